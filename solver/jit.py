@@ -1,0 +1,13 @@
+"""numba-compiled twins of the ranking functions, for the builder and the search kernels.
+
+The definitions live, once, as plain Python in :mod:`solver.ranking`; this module compiles
+them.  Importing it imports numba, so exact-table lookups never import it.
+"""
+from __future__ import annotations
+
+import numba
+
+from . import ranking
+
+rank = numba.njit(cache=True, inline="always")(ranking.rank)
+unrank = numba.njit(cache=True, inline="always")(ranking.unrank)
