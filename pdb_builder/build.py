@@ -1,0 +1,101 @@
+"""What to build, with progress, atomic writes, a summary and verification.
+
+``build-pdb`` is a thin layer over this module: :func:`build_exact` writes the exact tables of
+a small board, :func:`build_partition` an additive pattern database (delegating the search to
+:mod:`pdb_builder.build_apdb`), :func:`list_built` and :func:`verify_all` inspect the data
+directory.
+"""
+from __future__ import annotations
+
+import resource
+import time
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from solver import exact, store
+from solver.board import Shape
+
+from .exact_bfs import bfs_exact, check_exact_shape, table_size
+
+DEFAULT_EXACT_SHAPES = tuple(Shape.parse(s) for s in exact.DEFAULT_SHAPES)
+DEFAULT_4X4_PARTITION = "6-6-3"
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MiB (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def build_exact(shape: Shape, data_dir=None, force: bool = False, progress: bool = True) -> dict:
+    """Build ``exact-<shape>.h5``: one BFS per goal blank cell (see :mod:`solver.exact`).
+
+    Returns a summary row; skips the work when the file exists and ``force`` is false.
+    """
+    check_exact_shape(shape)
+    directory = store.ensure_writable(store.data_dir(data_dir))
+    store.remove_stale_temporaries(directory)
+    path = directory / exact.file_name(shape)
+    row = {"file": path.name, "kind": "exact", "entries": table_size(shape) * shape.size}
+    if path.exists() and not force:
+        return {**row, "skipped": True, "mb": path.stat().st_size / 2**20}
+    t0 = time.perf_counter()
+    default_goal = exact.canonical_goal(shape, shape.size - 1)
+    attrs = {"kind": exact.KIND, "shape": str(shape), "goal": default_goal.flat(),
+             "tables": "blank_<cell>: distances to the canonical goal with the blank on <cell>"}
+    max_d, total_d, states = 0, 0, 0
+    with store.atomic_h5(path, attrs) as f:
+        cells = tqdm(range(shape.size), desc=f"exact {shape}", unit="goal", disable=not progress)
+        for cell in cells:
+            goal = exact.canonical_goal(shape, cell)
+            table, counts = bfs_exact(goal)
+            store.write_table(f, exact.table_name(cell), table, goal=goal.flat(),
+                              counts=counts, max_distance=len(counts) - 1)
+            max_d = max(max_d, len(counts) - 1)
+            total_d += int(np.dot(np.arange(len(counts)), counts))
+            states += int(counts.sum())
+    return {**row, "skipped": False, "mb": path.stat().st_size / 2**20, "max_h": max_d,
+            "mean_h": total_d / states, "seconds": time.perf_counter() - t0,
+            "peak_mb": peak_rss_mb()}
+
+
+def build_partition(shape: Shape, partition: str, goal=None, data_dir=None, force=False,
+                    progress=True) -> dict:
+    """Build the additive pattern database of ``partition`` (a preset such as ``6-6-3`` or
+    tiles like ``1,2,3,4/5,6,7,8``) for ``shape`` and ``goal``."""
+    from solver.board import goal_board
+
+    from .build_apdb import build_apdb
+    from .patterns import parse_partition
+
+    directory = store.ensure_writable(store.data_dir(data_dir))
+    store.remove_stale_temporaries(directory)
+    part = parse_partition(partition, shape)
+    return build_apdb(shape, part, goal_board(shape, goal), directory, force=force,
+                      progress=progress)
+
+
+def list_built(data_dir=None) -> list[dict]:
+    """One row per database file in the data directory."""
+    rows = []
+    directory = store.data_dir(data_dir)
+    for path in sorted(directory.glob("*.h5")) if directory.is_dir() else []:
+        try:
+            a = store.read_root_attrs(path)
+        except OSError:
+            a = {"kind": "unreadable"}
+        rows.append({"file": path.name, "kind": a.get("kind", "?"), "shape": a.get("shape", "?"),
+                     "partition": a.get("partition", ""), "goal": a.get("goal", ""),
+                     "mb": path.stat().st_size / 2**20, "created_by": a.get("created_by", "")})
+    return rows
+
+
+def verify_all(data_dir=None) -> tuple[list[Path], list[str]]:
+    """Recompute every checksum in the data directory: (files checked, problems found)."""
+    directory = store.data_dir(data_dir)
+    files = sorted(directory.glob("*.h5")) if directory.is_dir() else []
+    problems = []
+    for path in tqdm(files, desc="verify", unit="file", disable=len(files) < 2):
+        problems += store.verify(path)
+    return files, problems

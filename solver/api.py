@@ -1,0 +1,117 @@
+"""The public API: ``distance()`` and ``solve()``, dispatching to the right algorithm.
+
+Each algorithm is a function ``fn(start, goal, options) -> Solution`` in its own module,
+registered by name in :data:`ALGORITHMS` and imported only when used (the numba kernels cost
+start-up time that a table lookup must not pay).  The CLI is a thin layer over this module.
+"""
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .board import Board, BoardError, Shape, goal_board, parse_board, solvability
+from .solution import Solution, Unsolvable
+
+# name -> (module, function); 'auto' picks 'table' or 'idastar'.
+ALGORITHMS = {
+    "table": ("solver.exact", "solve"),
+    "idastar": ("solver.idastar", "solve"),
+    "astar": ("solver.blind", "astar"),
+    "bfs": ("solver.blind", "bfs"),
+    "dfs": ("solver.blind", "dfs"),
+    "dls": ("solver.blind", "dls"),
+    "iddfs": ("solver.blind", "iddfs"),
+}
+HEURISTICS = ("auto", "pdb", "manhattan", "linear-conflict")
+CYCLE_CHECKS = ("parent", "path", "visited")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Everything a caller may ask of a search; each algorithm reads the fields it knows."""
+
+    algorithm: str = "auto"
+    heuristic: str = "auto"
+    partition: str | None = None
+    reflect: bool = True
+    depth_limit: int | None = None
+    cycle_check: str | None = None
+    timeout: float | None = None
+    max_nodes: int | None = None
+    data_dir: Path | None = None
+
+    def __post_init__(self):
+        if self.algorithm != "auto" and self.algorithm not in ALGORITHMS:
+            raise BoardError(
+                f"unknown algorithm '{self.algorithm}': use auto, {', '.join(ALGORITHMS)}"
+            )
+        if self.heuristic not in HEURISTICS:
+            raise BoardError(f"unknown heuristic '{self.heuristic}': use {', '.join(HEURISTICS)}")
+        if self.cycle_check is not None and self.cycle_check not in CYCLE_CHECKS:
+            raise BoardError(
+                f"unknown cycle check '{self.cycle_check}': use {', '.join(CYCLE_CHECKS)}"
+            )
+
+
+def read_problem(board, goal=None, shape: Shape | str | None = None) -> tuple[Board, Board]:
+    """Parse a start and a goal (preset name, board or None for the default) of one shape."""
+    start = parse_board(board, shape)
+    return start, goal_board(start.shape, goal)
+
+
+def check_solvable(start: Board, goal: Board) -> None:
+    """Raise :class:`Unsolvable` (with the parity working) when start cannot reach goal."""
+    s = solvability(start, goal)
+    if not s.solvable:
+        raise Unsolvable(s)
+
+
+def _resolve_algorithm(start: Board, opts: SearchOptions) -> str:
+    if opts.algorithm != "auto":
+        return opts.algorithm
+    from . import exact
+
+    if opts.heuristic == "auto" and exact.has_table(start.shape, opts.data_dir):
+        return "table"
+    return "idastar"
+
+
+def algorithm_function(name: str):
+    """The function registered for algorithm ``name``."""
+    module, func = ALGORITHMS[name]
+    return getattr(importlib.import_module(module), func)
+
+
+def solve(board, goal=None, *, shape=None, options: SearchOptions | None = None, **kw) -> Solution:
+    """Solve ``board`` towards ``goal`` (default: blank last); optimal unless the algorithm
+    is a non-optimal one (dfs, dls).  Keyword arguments are :class:`SearchOptions` fields.
+
+    Raises :class:`Unsolvable`, :class:`~solver.board.BoardError`,
+    :class:`~solver.store.DatabaseError` or :class:`~solver.solution.SearchLimitReached`.
+    """
+    opts = replace(options or SearchOptions(), **kw)
+    start, goal_b = read_problem(board, goal, shape)
+    check_solvable(start, goal_b)
+    name = _resolve_algorithm(start, opts)
+    t0 = time.perf_counter()
+    sol = algorithm_function(name)(start, goal_b, opts)
+    if not sol.seconds:
+        sol.seconds = time.perf_counter() - t0
+    return sol.check()
+
+
+def distance(board, goal=None, *, shape=None, data_dir=None) -> int:
+    """The optimal number of moves from ``board`` to ``goal``.
+
+    2x3 and 3x3 boards are answered by a table lookup; other shapes are solved by IDA*.
+    Raises :class:`Unsolvable` when the goal cannot be reached.
+    """
+    start, goal_b = read_problem(board, goal, shape)
+    check_solvable(start, goal_b)
+    from . import exact
+
+    if exact.has_table(start.shape, data_dir):
+        return exact.distance(start, goal_b, data_dir=data_dir)
+    return solve(start, goal_b, data_dir=data_dir).length

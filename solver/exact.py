@@ -1,0 +1,225 @@
+"""Exact distances and optimal paths from the exact tables of small boards (layer 4).
+
+An exact file (``exact-3x3.h5``) holds one table per cell the goal's blank may occupy:
+``blank_<cell>`` is the distance of every arrangement to the *canonical goal* with the blank on
+that cell and tiles ``1..N-1`` in row-major order around it.  Any goal is reduced to one of
+these by renaming tiles (:func:`solver.symmetry.relabelling`), so every goal is answered by a
+lookup.  An optimal path walks down the table: always to a neighbour one move closer.
+
+Imports: numpy and the solver core (board, ranking, store) — never numba, so a lookup costs
+little more than starting Python.
+"""
+from __future__ import annotations
+
+import functools
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import store
+from .board import Board, BoardError, Shape, parse_board
+from .ranking import rank, rank_many
+from .solution import Solution
+from .symmetry import relabelling
+
+KIND = "exact"
+UNREACHABLE = 255  # the uint8 sentinel written by pdb_builder.exact_bfs for the other parity
+DEFAULT_SHAPES = ("2x3", "3x3")
+
+
+def file_name(shape: Shape) -> str:
+    """The file an exact table of ``shape`` is stored in, e.g. ``exact-3x3.h5``."""
+    return f"exact-{shape}.h5"
+
+
+def table_name(blank_cell: int) -> str:
+    """The dataset holding distances to the canonical goal with the blank on ``blank_cell``."""
+    return f"blank_{blank_cell}"
+
+
+def build_command(shape: Shape) -> str:
+    """The command that (re)builds the exact table of ``shape``."""
+    return f"build-pdb --shape {shape}"
+
+
+def canonical_goal(shape: Shape, blank_cell: int) -> Board:
+    """Tiles ``1..N-1`` in row-major order with the blank on ``blank_cell``.
+
+    >>> str(canonical_goal(Shape(2, 3), 0)), str(canonical_goal(Shape(2, 3), 5))
+    ('0 1 2/3 4 5', '1 2 3/4 5 0')
+    """
+    tiles = list(range(1, shape.size))
+    tiles.insert(blank_cell, 0)
+    return Board(shape, tuple(tiles))
+
+
+def has_table(shape: Shape, data_dir=None) -> bool:
+    """True when an exact file for ``shape`` exists in the data directory."""
+    return (store.data_dir(data_dir) / file_name(shape)).is_file()
+
+
+@functools.lru_cache(maxsize=16)
+def _open(shape: Shape, directory: Path) -> store.TableFile:
+    tf = store.open_tables(
+        directory / file_name(shape), {"kind": KIND, "shape": str(shape)}, build_command(shape)
+    )
+    expected = store_size = len(tf.tables.get(table_name(0), ()))
+    import math
+
+    if store_size != math.factorial(shape.size):
+        raise store.DatabaseCorrupt(
+            f"{tf.path} has {expected} entries per table, expected {math.factorial(shape.size)}",
+            build_command(shape),
+        )
+    for cell in range(shape.size):
+        if table_name(cell) not in tf.tables:
+            raise store.DatabaseCorrupt(
+                f"{tf.path} lacks table {table_name(cell)}", build_command(shape)
+            )
+    return tf
+
+
+def tables(shape: Shape, data_dir=None) -> store.TableFile:
+    """The memory-mapped exact tables of ``shape`` (cached per process).
+
+    Raises :class:`~solver.store.DatabaseMissing` / :class:`~solver.store.DatabaseCorrupt`.
+    """
+    return _open(shape, store.data_dir(data_dir).resolve())
+
+
+def _reduce(start: Board, goal: Board) -> tuple[np.ndarray, list[int]]:
+    """The table for ``goal``'s blank cell and the tile renaming that maps goal onto it."""
+    if start.shape != goal.shape:
+        raise BoardError(f"start is {start.shape} but goal is {goal.shape}")
+    canon = canonical_goal(goal.shape, goal.blank)
+    return table_name(goal.blank), relabelling(goal, canon)
+
+
+def lookup(start: Board, goal: Board, data_dir=None) -> int | None:
+    """The exact distance from ``start`` to ``goal``, or None when unreachable (parity)."""
+    tf = tables(start.shape, data_dir)
+    name, m = _reduce(start, goal)
+    r = rank(np.array([m[t] for t in start.tiles], dtype=np.int64), start.shape.size)
+    d = int(tf.tables[name][r])
+    return None if d == UNREACHABLE else d
+
+
+def distance(start, goal, data_dir=None) -> int:
+    """Like :func:`lookup` but raising :class:`~solver.solution.Unsolvable` when unreachable."""
+    d = lookup(start, goal, data_dir)
+    if d is None:
+        from .board import solvability
+        from .solution import Unsolvable
+
+        raise Unsolvable(solvability(start, goal))
+    return d
+
+
+def distances(boards: np.ndarray, goal: Board, data_dir=None) -> np.ndarray:
+    """Vectorised lookup: ``boards`` is an ``(m, N)`` int array of tiles (row-major), all of
+    ``goal``'s shape; returns int16 distances with -1 for boards that cannot reach the goal.
+
+    The rows are assumed to be valid arrangements (use :func:`validate_many` first if not).
+    """
+    boards = np.asarray(boards)
+    n = goal.shape.size
+    if boards.ndim != 2 or boards.shape[1] != n:
+        raise BoardError(f"expected an array of shape (m, {n}) for {goal.shape} boards")
+    tf = tables(goal.shape, data_dir)
+    name, m = _reduce(goal, goal)
+    renamed = np.asarray(m, dtype=np.int64)[boards]
+    d = np.asarray(tf.tables[name])[rank_many(renamed, n)].astype(np.int16)
+    d[d == UNREACHABLE] = -1
+    return d
+
+
+def validate_many(boards: np.ndarray, n: int) -> np.ndarray:
+    """Boolean mask of the rows of ``boards`` that are permutations of ``0..n-1``."""
+    boards = np.asarray(boards)
+    in_range = ((boards >= 0) & (boards < n)).all(axis=1)
+    clipped = np.where(in_range[:, None], boards, 0)
+    sorted_rows = np.sort(clipped, axis=1)
+    return in_range & (sorted_rows == np.arange(n)).all(axis=1)
+
+
+def optimal_moves(start: Board, goal: Board, data_dir=None) -> str:
+    """An optimal move string, walking to a neighbour one closer at every step."""
+    tf = tables(start.shape, data_dir)
+    name, m = _reduce(start, goal)
+    table = tf.tables[name]
+    n = start.shape.size
+    tiles = [m[t] for t in start.tiles]
+    d = int(table[rank(np.array(tiles, dtype=np.int64), n)])
+    if d == UNREACHABLE:
+        return None
+    moves = []
+    blank = tiles.index(0)
+    while d > 0:
+        for mv in "UDLR":
+            nb = start.shape.neighbour(blank, mv)
+            if nb is None:
+                continue
+            tiles[blank], tiles[nb] = tiles[nb], 0
+            if int(table[rank(np.array(tiles, dtype=np.int64), n)]) == d - 1:
+                moves.append(mv)
+                blank, d = nb, d - 1
+                break
+            tiles[nb], tiles[blank] = tiles[blank], 0
+        else:  # a consistent table always has such a neighbour
+            raise store.DatabaseCorrupt(
+                f"{tf.path} is inconsistent at distance {d}", build_command(start.shape)
+            )
+    return "".join(moves)
+
+
+def solve(start: Board, goal: Board, opts) -> Solution:
+    """Algorithm ``table``: an optimal solution read off the exact table (``api.solve``)."""
+    t0 = time.perf_counter()
+    data_dir = getattr(opts, "data_dir", None)
+    moves = optimal_moves(start, goal, data_dir)
+    if moves is None:
+        from .board import solvability
+        from .solution import Unsolvable
+
+        raise Unsolvable(solvability(start, goal))
+    return Solution(
+        start=start,
+        goal=goal,
+        moves=moves,
+        algorithm="table",
+        optimal=True,
+        database=file_name(start.shape),
+        root_h=len(moves),
+        lower_bound=len(moves),
+        nodes_generated=4 * len(moves),
+        nodes_expanded=len(moves),
+        depth_reached=len(moves),
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def count_at_distances(shape: Shape, goal=None, data_dir=None) -> list[int]:
+    """Number of states at each distance from ``goal`` (default: blank last)."""
+    from .board import goal_board
+
+    g = goal_board(shape, goal)
+    tf = tables(shape, data_dir)
+    name, m = _reduce(g, g)
+    counts = tf.table_attrs[name].get("counts")
+    return list(counts)
+
+
+__all__ = [
+    "canonical_goal",
+    "has_table",
+    "tables",
+    "lookup",
+    "distance",
+    "distances",
+    "validate_many",
+    "optimal_moves",
+    "solve",
+    "count_at_distances",
+    "parse_board",
+]
