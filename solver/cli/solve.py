@@ -1,0 +1,157 @@
+"""``npuzzle solve``: an optimal solution (or a teaching search) for one board or a stream."""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from .. import api, batch
+from ..solution import STATUS_NOT_FOUND, Solution
+from . import common
+from .common import main_group as main
+
+
+def _moves_text(sol: Solution, tiles: bool) -> str:
+    if tiles:
+        return " ".join(map(str, sol.start.tiles_moved(sol.moves)))
+    return sol.moves
+
+
+def _human(sol: Solution, tiles: bool) -> str:
+    if sol.length == 0:
+        return "0 moves: already at the goal"
+    return f"{sol.length} moves: {_moves_text(sol, tiles)}"
+
+
+def _stats(sol: Solution) -> str:
+    parts = [sol.algorithm]
+    if sol.heuristic:
+        parts.append(f"heuristic {sol.heuristic}")
+    if sol.database:
+        parts.append(f"database {sol.database}")
+    parts.append(f"{sol.nodes_generated:,} nodes generated")
+    if sol.iterations:
+        parts.append(f"{sol.iterations} iterations")
+    parts.append(f"{sol.seconds:.3f} s")
+    return ", ".join(parts)
+
+
+def _show(sol: Solution) -> str:
+    boards = sol.boards()
+    blocks = [f"start\n{boards[0].grid()}"]
+    for i, (m, b) in enumerate(zip(sol.moves, boards[1:]), 1):
+        tile = boards[i - 1].tiles[b.blank]
+        blocks.append(f"{i}. {m} (tile {tile})\n{b.grid()}")
+    return "\n\n".join(blocks)
+
+
+def _record(sol: Solution) -> dict:
+    rec = sol.as_dict()
+    rec["tiles"] = sol.start.tiles_moved(sol.moves) if sol.moves is not None else None
+    return rec
+
+
+def _print_solution(sol: Solution, as_json, show, tiles, verbose) -> int:
+    if sol.moves is None:  # e.g. depth-limited search with too low a limit
+        if as_json:
+            click.echo(common.json_line(_record(sol)))
+        else:
+            click.echo(f"not found: {sol.algorithm} found no solution"
+                       f"{' within depth ' + str(sol.depth_reached) if sol.depth_reached else ''}",
+                       err=True)
+        return common.EXIT_LIMIT
+    if as_json:
+        click.echo(common.json_line(_record(sol)))
+        return common.EXIT_OK
+    if show:
+        click.echo(_show(sol))
+        click.echo("")
+    click.echo(_human(sol, tiles))
+    if verbose:
+        click.echo(_stats(sol), err=True)
+    return common.EXIT_OK
+
+
+def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
+    worst = common.EXIT_OK
+    stream = batch.solve_stream(common.stdin_lines(), goal=goal, shape=shape, options=opts,
+                                jobs=jobs, progress=sys.stderr.isatty())
+    for line, result in stream:
+        if result is None:
+            click.echo("")
+        elif isinstance(result, Solution):
+            click.echo(common.json_line(_record(result)) if as_json else _human(result, tiles))
+            if result.moves is None:
+                worst = max(worst, common.EXIT_LIMIT)
+        else:
+            code, message = common.classify(result)
+            if code == common.EXIT_DATABASE:
+                raise result
+            if as_json:
+                click.echo(common.json_line(common.error_record(line, result, message)))
+            else:
+                click.echo("unsolvable" if code == common.EXIT_UNSOLVABLE else message)
+            if code in (common.EXIT_USAGE, common.EXIT_LIMIT):
+                worst = max(worst, code)
+    return worst
+
+
+@main.command()
+@common.board_argument
+@common.problem_options
+@click.option("--show", is_flag=True, help="Print the board after every move.")
+@click.option("--tiles", is_flag=True, help="Print which tile slides at each step instead of "
+                                            "the blank's directions.")
+@click.option("--algorithm", "-a", default="auto", show_default=True,
+              type=click.Choice(["auto", *api.ALGORITHMS]),
+              help="auto: exact table on 2x3/3x3, IDA* elsewhere.  bfs, dfs, dls, iddfs, astar "
+                   "are the teaching searches (with statistics).")
+@click.option("--heuristic", default="auto", show_default=True, type=click.Choice(api.HEURISTICS),
+              help="For idastar/astar: pdb = additive pattern databases.")
+@click.option("--partition", "-p", default=None, metavar="P",
+              help="Which pattern database (e.g. 7-8, 6-6-3); default: the strongest built.")
+@click.option("--no-reflect", is_flag=True, help="Do not add the mirrored pattern lookup.")
+@click.option("--depth-limit", type=click.IntRange(min=0), default=None,
+              help="Depth limit for dls (and iddfs).")
+@click.option("--cycle-check", type=click.Choice(api.CYCLE_CHECKS), default=None,
+              help="For dfs/dls: never return to the parent, never repeat a state on the "
+                   "current path, or remember every state generated.")
+@click.option("--timeout", type=click.FloatRange(min=0), default=None, metavar="S",
+              help="Give up after S seconds (exit 4, with the bound proven so far).")
+@click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Give up after generating N nodes (exit 4).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Processes for '-' (default: the number of cores).")
+@click.option("--verbose", "-v", is_flag=True, help="Statistics on stderr.")
+@common.guarded
+def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heuristic, partition,
+          no_reflect, depth_limit, cycle_check, timeout, max_nodes, jobs, verbose):
+    """Print an optimal solution: the blank's moves (U D L R) and their number.
+
+    2x3/3x3 boards walk the exact table; 4x4 and larger boards use IDA* with the
+    strongest pattern database built (`build-pdb`).  With BOARD '-', reads one board
+    per line and prints one answer per line, in order.
+
+    \b
+      npuzzle solve 8 6 7 2 5 4 3 0 1
+      npuzzle solve "1 2 3/4 0 5" --show
+      npuzzle solve 14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3 --goal blank-first
+      npuzzle solve "3 6 4/2 5 8/0 1 7" --algorithm bfs --goal blank-first -v
+      npuzzle solve - --json < boards.txt
+    """
+    opts = api.SearchOptions(algorithm=algorithm, heuristic=heuristic, partition=partition,
+                             reflect=not no_reflect, depth_limit=depth_limit,
+                             cycle_check=cycle_check, timeout=timeout, max_nodes=max_nodes,
+                             data_dir=data_dir)
+    if common.is_stdin(board):
+        raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs or os.cpu_count() or 1))
+    text = common.board_text(board)
+    try:
+        sol = api.solve(text, goal, shape=shape, options=opts)
+    except Exception as e:
+        if as_json:
+            code, message = common.classify(e)
+            click.echo(common.json_line(common.error_record(text, e, message)))
+        raise
+    raise SystemExit(_print_solution(sol, as_json, show, tiles, verbose))
