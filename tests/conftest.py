@@ -1,0 +1,72 @@
+"""Shared fixtures: databases built once per test session into temporary directories.
+
+Tests never touch the real data directory: each fixture points NPUZZLE_DATA-free code at its
+own ``--data-dir``.  Expensive tests are marked ``slow`` and run only with ``--slow``.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from solver.board import Shape
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true", default=False, help="run slow tests too")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: expensive test, run with --slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--slow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_data_dir(monkeypatch, tmp_path_factory):
+    """No test reads or writes the developer's data/ by accident."""
+    monkeypatch.setenv("NPUZZLE_DATA", str(tmp_path_factory.getbasetemp() / "no-databases-here"))
+
+
+@pytest.fixture(scope="session")
+def exact_dir(tmp_path_factory):
+    """A data directory holding the exact 2x3 and 3x3 tables (built once, ~1 s)."""
+    from pdb_builder.build import build_exact
+
+    d = tmp_path_factory.mktemp("exact")
+    for shape in ("2x3", "3x3"):
+        build_exact(Shape.parse(shape), d, progress=False)
+    return d
+
+
+@pytest.fixture
+def run_cli():
+    """Invoke the npuzzle CLI in-process: run_cli(args, input=None) -> click Result."""
+    from solver.cli import main
+
+    runner = CliRunner()
+
+    def run(args, input=None, env=None):
+        return runner.invoke(main, [str(a) for a in args], input=input, env=env,
+                             catch_exceptions=True)
+
+    return run
+
+
+def assert_one_line_error(result, code):
+    """The command failed with ``code`` and said why in one line, without a traceback."""
+    assert result.exit_code == code, (result.exit_code, result.output, result.exception)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    err = result.stderr.strip()
+    assert err and "\n" not in err and "Traceback" not in err, err
+
+
+os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".numba-cache"))
