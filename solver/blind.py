@@ -1,0 +1,714 @@
+"""Teaching searches: BFS, DFS, depth-limited, iterative deepening and A* (search layer).
+
+Every algorithm here is the *same* loop, :func:`search`, run with two policies:
+
+* a **frontier policy** — which generated-but-unexpanded node comes out next:
+  a FIFO queue (breadth-first), a LIFO stack (depth-first) or a priority queue on
+  ``f = g + h`` (A*);
+* a **cycle-check policy** — which children are thrown away because their state was seen:
+  ``parent`` (never undo the last move), ``path`` (no state twice on the path from the root)
+  or ``visited`` (remember every state generated).
+
+=========  ==========  ====================  ==========================================
+algorithm  frontier    cycle check default   depth limit
+=========  ==========  ====================  ==========================================
+bfs        FIFO        visited               none
+dfs        LIFO        visited               none
+dls        LIFO        path                  ``opts.depth_limit`` (required)
+iddfs      LIFO        path                  0, 1, 2, ... up to ``opts.depth_limit``
+astar      f = g + h   visited (re-opened     none
+                       when a shorter path
+                       is found)
+=========  ==========  ====================  ==========================================
+
+Each run counts what a teacher wants to compare: nodes generated and expanded, the largest
+frontier, the states held in memory at the peak, the deepest node, seconds.  ``opts.max_nodes``
+(nodes generated) and ``opts.timeout`` (seconds) stop a run by raising
+:class:`~solver.solution.SearchLimitReached` with those statistics.
+
+States are packed into one int (``bits`` per cell, cell 0 in the low bits) with the blank's
+cell carried beside it, so a move is two shifts and an add, and a visited set is a set of ints.
+
+Imports: :mod:`solver.board` and :mod:`solver.solution`; :mod:`solver.heuristics` (A*) and
+:mod:`solver.exact` (is a DFS answer optimal?) lazily, when a run needs them.
+"""
+from __future__ import annotations
+
+import functools
+import heapq
+import time
+from collections import deque
+from typing import Callable
+
+from .board import MOVES, Board, BoardError, Shape, solvability
+from .board import manhattan as board_manhattan
+from .solution import (
+    STATUS_LIMIT,
+    STATUS_NOT_FOUND,
+    STATUS_SOLVED,
+    SearchLimitReached,
+    Solution,
+    Unsolvable,
+)
+
+DEFAULT_CYCLE_CHECK = {
+    "bfs": "visited",
+    "dfs": "visited",
+    "dls": "path",
+    "iddfs": "path",
+    "astar": "visited",
+}
+# How many nodes to generate between two looks at the clock (a clock read costs ~50 ns, a
+# node ~1 us, so this keeps the cost of --timeout invisible and its reaction time ~ms).
+CLOCK_EVERY = 1 << 12
+
+
+# --- compact states ----------------------------------------------------------------------
+
+
+class Encoding:
+    """A shape's states packed into ints, and its move table.
+
+    ``moves[blank]`` lists ``(letter, target cell, shift of the target cell)`` for each move
+    the blank can make from cell ``blank``, in ``UDLR`` order.
+
+    >>> enc = encoding(Shape(2, 3))
+    >>> s = enc.encode((1, 2, 3, 4, 0, 5))
+    >>> enc.decode(s)
+    (1, 2, 3, 4, 0, 5)
+    >>> [m for m, _, _ in enc.moves[4]]
+    ['U', 'L', 'R']
+    """
+
+    def __init__(self, shape: Shape):
+        self.shape = shape
+        self.bits = max(1, (shape.size - 1).bit_length())  # 4 bits per cell up to 4x4
+        self.mask = (1 << self.bits) - 1
+        self.shifts = tuple(cell * self.bits for cell in range(shape.size))
+        table = shape.neighbour_table()  # per cell: the cell reached by U, D, L, R or -1
+        self.moves = tuple(
+            tuple(
+                (letter, target, self.shifts[target])
+                for letter, target in zip(MOVES, table[cell])
+                if target >= 0
+            )
+            for cell in range(shape.size)
+        )
+
+    def encode(self, tiles) -> int:
+        """Pack a tile tuple into an int."""
+        return sum(t << s for t, s in zip(tiles, self.shifts))
+
+    def decode(self, state: int) -> tuple[int, ...]:
+        """Unpack an int into the tile tuple."""
+        mask = self.mask
+        return tuple((state >> s) & mask for s in self.shifts)
+
+
+@functools.lru_cache(maxsize=None)
+def encoding(shape: Shape) -> Encoding:
+    """The (cached) :class:`Encoding` of ``shape``."""
+    return Encoding(shape)
+
+
+class Node:
+    """One node of the search tree: a state, how it was reached, and from which node.
+
+    The parent link is what lets a search read the solution back once the goal is found;
+    it is also why every ancestor of a frontier node stays in memory.
+    """
+
+    __slots__ = ("state", "blank", "g", "move", "parent")
+
+    def __init__(self, state: int, blank: int, g: int, move: str, parent: Node | None):
+        self.state = state
+        self.blank = blank
+        self.g = g  # moves from the root
+        self.move = move  # the move that led here ('' at the root)
+        self.parent = parent
+
+    def path(self) -> str:
+        """The moves from the root to this node."""
+        moves = []
+        node = self
+        while node.parent is not None:
+            moves.append(node.move)
+            node = node.parent
+        return "".join(reversed(moves))
+
+
+# --- frontier policies -------------------------------------------------------------------
+
+
+class FifoFrontier:
+    """A queue: the oldest node is expanded first, so the tree grows layer by layer (BFS)."""
+
+    name = "fifo"
+    depth_first = False
+
+    def __init__(self):
+        self._queue = deque()
+
+    def push_children(self, children: list[Node]) -> None:
+        self._queue.extend(children)
+
+    def pop(self) -> Node:
+        return self._queue.popleft()
+
+    def bound(self, node: Node) -> int:
+        """A lower bound on the distance once ``node`` is popped: every shallower node
+        has been tested."""
+        return node.g
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+
+class LifoFrontier:
+    """A stack: the newest node is expanded first, so the search dives (DFS, DLS, IDDFS).
+
+    Children are pushed in reverse so the first move in ``UDLR`` order is tried first.
+    """
+
+    name = "lifo"
+    depth_first = True
+
+    def __init__(self):
+        self._stack = []
+
+    def push_children(self, children: list[Node]) -> None:
+        self._stack.extend(reversed(children))
+
+    def pop(self) -> Node:
+        return self._stack.pop()
+
+    def bound(self, node: Node) -> None:
+        """Depth-first order proves no bound (iterative deepening sets its own)."""
+        return None
+
+    def __len__(self) -> int:
+        return len(self._stack)
+
+
+class PriorityFrontier:
+    """A heap on ``f = g + h``: the node that looks cheapest overall comes first (A*).
+
+    Ties on ``f`` go to the smaller ``h`` (the deeper node, nearer the goal), then to the
+    older node, so runs are reproducible.
+    """
+
+    name = "priority"
+    depth_first = False
+
+    def __init__(self, h: Callable[[int], int]):
+        self._heap = []
+        self._h = h
+        self._count = 0
+
+    def push_children(self, children: list[Node]) -> None:
+        for node in children:
+            h = self._h(node.state)
+            self._count += 1
+            heapq.heappush(self._heap, (node.g + h, h, self._count, node))
+
+    def pop(self) -> Node:
+        return heapq.heappop(self._heap)[-1]
+
+    def bound(self, node: Node) -> int:
+        """``f`` of the node just popped: with a consistent ``h`` no solution is shorter."""
+        return node.g + self._h(node.state)
+
+    def __len__(self) -> int:
+        return len(self._heap)
+
+
+# --- cycle-check policies ----------------------------------------------------------------
+
+
+class ParentCheck:
+    """Never return to the parent: drop the child that undoes the move just made.
+
+    Costs no memory, but on a graph (the puzzle's moves are reversible) longer cycles —
+    four moves round a 2x2 block — survive, so an unbounded DFS can loop forever.
+    """
+
+    name = "parent"
+
+    def start(self, root: Node) -> None:
+        pass
+
+    def enter(self, node: Node) -> None:
+        pass
+
+    def admit(self, node: Node, child_state: int, child_g: int) -> bool:
+        return node.parent is None or child_state != node.parent.state
+
+    def fresh(self, node: Node) -> bool:
+        return True
+
+    def remembered(self) -> int:
+        return 0
+
+
+class PathCheck:
+    """No state twice on the current path from the root: no cycles of any length.
+
+    With a stack the path is kept as a list plus a set (O(1) checks): when a node at depth
+    ``g`` is popped, the first ``g`` entries of the path are exactly its ancestors, because
+    everything deeper was pushed later and has been finished.  With a queue or a heap the
+    ancestors are walked through the parent links instead (O(depth) per check).
+    """
+
+    name = "path"
+
+    def __init__(self, depth_first: bool):
+        self.depth_first = depth_first
+        self._path: list[int] = []
+        self._on_path: set[int] = set()
+
+    def start(self, root: Node) -> None:
+        self._path.clear()
+        self._on_path.clear()
+
+    def enter(self, node: Node) -> None:
+        if self.depth_first:
+            path, on_path = self._path, self._on_path
+            while len(path) > node.g:  # back up to the popped node's parent
+                on_path.discard(path.pop())
+            path.append(node.state)
+            on_path.add(node.state)
+
+    def admit(self, node: Node, child_state: int, child_g: int) -> bool:
+        if self.depth_first:
+            return child_state not in self._on_path
+        ancestor = node
+        while ancestor is not None:
+            if ancestor.state == child_state:
+                return False
+            ancestor = ancestor.parent
+        return True
+
+    def fresh(self, node: Node) -> bool:
+        return True
+
+    def remembered(self) -> int:
+        return 0  # the path is counted with the tree the search keeps (see search())
+
+
+class VisitedCheck:
+    """Remember every state generated and never generate it again.
+
+    Memory grows with every distinct state reached (up to the whole space: 181,440 for the
+    8-puzzle).  With ``reopen`` (A*), a state is admitted again when it is reached by a
+    shorter path, and the older, costlier copy left in the heap is skipped when popped.
+    Without it (BFS, DFS), the first path found to a state is the only one ever tried —
+    harmless for BFS, which meets every state first at its least depth, but it is why DFS
+    with this check returns long detours and why DLS with it can miss solutions within the
+    limit (a state first met deep is not tried again when it is met shallower).
+    """
+
+    name = "visited"
+
+    def __init__(self, reopen: bool = False):
+        self.reopen = reopen
+        self._best_g: dict[int, int] = {}
+
+    def start(self, root: Node) -> None:
+        self._best_g.clear()
+        self._best_g[root.state] = 0
+
+    def enter(self, node: Node) -> None:
+        pass
+
+    def admit(self, node: Node, child_state: int, child_g: int) -> bool:
+        best = self._best_g.get(child_state)
+        if best is not None and (not self.reopen or best <= child_g):
+            return False
+        self._best_g[child_state] = child_g
+        return True
+
+    def fresh(self, node: Node) -> bool:
+        return not self.reopen or self._best_g[node.state] == node.g
+
+    def remembered(self) -> int:
+        return len(self._best_g)
+
+
+def cycle_check(name: str, depth_first: bool, reopen: bool = False):
+    """The cycle-check policy called ``name`` (``parent``, ``path`` or ``visited``)."""
+    if name == "parent":
+        return ParentCheck()
+    if name == "path":
+        return PathCheck(depth_first)
+    if name == "visited":
+        return VisitedCheck(reopen)
+    raise BoardError(f"unknown cycle check '{name}': use parent, path or visited")
+
+
+# --- the generic search ------------------------------------------------------------------
+
+
+class Stats:
+    """Counters of one run; an iterative-deepening run adds its iterations together."""
+
+    def __init__(self):
+        self.generated = 0
+        self.expanded = 0
+        self.max_frontier = 0
+        self.peak_states = 0
+        self.depth_reached = 0
+        self.iterations = 0
+        self.lower_bound: int | None = None
+        self.started = time.perf_counter()
+
+    def fill(self, sol: Solution) -> Solution:
+        sol.nodes_generated = self.generated
+        sol.nodes_expanded = self.expanded
+        sol.max_frontier = self.max_frontier
+        sol.peak_states = self.peak_states
+        sol.depth_reached = self.depth_reached
+        sol.iterations = self.iterations
+        sol.lower_bound = self.lower_bound
+        sol.seconds = time.perf_counter() - self.started
+        return sol
+
+
+class _Limit(Exception):
+    """Raised inside :func:`search` when a cap is hit; turned into SearchLimitReached."""
+
+
+def search(
+    start: Board,
+    goal: Board,
+    frontier,
+    check,
+    *,
+    depth_limit: int | None = None,
+    stats: Stats | None = None,
+    max_nodes: int | None = None,
+    deadline: float | None = None,
+) -> tuple[str | None, bool, Stats]:
+    """Search from ``start`` for ``goal``, expanding nodes in ``frontier`` order and pruning
+    children with ``check``; return ``(moves or None, cut_off, stats)``.
+
+    The goal test is made when a node is *expanded* (popped), not when it is generated: that
+    is what keeps A* optimal, and it costs BFS one extra layer.  Nodes at ``depth_limit`` are
+    tested but not expanded; ``cut_off`` tells whether that happened (if not, the space
+    reachable under the cycle check was exhausted and no deeper limit can help).
+
+    ``stats.peak_states`` is the most states held at once: the frontier, plus what the cycle
+    check remembers (the visited set), plus the tree kept through parent links — for a stack,
+    the path from the root to the current node; for a queue or heap without a visited set,
+    every node expanded so far (an upper bound: a subtree whose nodes were all pruned is freed).
+
+    Raises :class:`_Limit` when ``max_nodes`` (counted over ``stats``) or ``deadline``
+    (a ``time.perf_counter()`` value) is passed.
+    """
+    stats = stats or Stats()
+    enc = encoding(start.shape)
+    moves, mask = enc.moves, enc.mask
+    goal_state = enc.encode(goal.tiles)
+    root = Node(enc.encode(start.tiles), start.blank, 0, "", None)
+    check.start(root)
+    frontier.push_children([root])
+
+    generated, expanded = stats.generated, stats.expanded
+    max_frontier, peak, deepest = stats.max_frontier, stats.peak_states, stats.depth_reached
+    node_cap = max_nodes if max_nodes is not None else float("inf")
+    next_clock = generated + CLOCK_EVERY
+    keeps_tree = not isinstance(check, VisitedCheck)  # else the visited set counts the tree
+    cut_off = False
+    found = node = None
+    try:
+        while frontier:
+            node = frontier.pop()
+            if not check.fresh(node):  # a stale heap entry: a shorter path was found later
+                continue
+            check.enter(node)
+            if node.state == goal_state:
+                found = node
+                break
+            if depth_limit is not None and node.g >= depth_limit:
+                cut_off = True
+                continue
+
+            # Expand: slide each neighbouring tile into the blank's cell.
+            expanded += 1
+            state, blank, g = node.state, node.blank, node.g + 1
+            blank_shift = enc.shifts[blank]
+            children = []
+            for letter, target, target_shift in moves[blank]:
+                tile = (state >> target_shift) & mask
+                child = state + (tile << blank_shift) - (tile << target_shift)
+                generated += 1
+                if check.admit(node, child, g):
+                    children.append(Node(child, target, g, letter, node))
+            frontier.push_children(children)
+
+            if g > deepest and children:
+                deepest = g
+            size = len(frontier)
+            if size > max_frontier:
+                max_frontier = size
+            if keeps_tree:
+                held = size + (node.g + 1 if frontier.depth_first else expanded)
+            else:
+                held = size + check.remembered()
+            if held > peak:
+                peak = held
+            if generated >= node_cap:
+                raise _Limit(f"node limit of {max_nodes:,} generated nodes reached")
+            if generated >= next_clock:
+                next_clock = generated + CLOCK_EVERY
+                if deadline is not None and time.perf_counter() > deadline:
+                    raise _Limit("time limit reached")
+    except _Limit:
+        if node is not None:
+            stats.lower_bound = frontier.bound(node)
+        raise
+    finally:
+        stats.generated, stats.expanded = generated, expanded
+        stats.max_frontier, stats.peak_states = max_frontier, peak
+        stats.depth_reached = max(deepest, found.g if found else 0)
+    return (found.path() if found else None), cut_off, stats
+
+
+# --- heuristics and the exact distance -----------------------------------------------------
+
+
+def _heuristic(start: Board, goal: Board, opts) -> tuple[str, Callable[[Board], int], str | None]:
+    """``(name, h(board) -> int, database name or None)`` for ``opts.heuristic``.
+
+    ``auto`` is the pattern database when one is built for the shape, else linear conflict.
+    """
+    try:
+        from . import heuristics  # the one place heuristics are chosen
+    except ImportError:  # TEMPORARY until solver.heuristics lands
+        return "manhattan", (lambda b: board_manhattan(b, goal)), None
+
+    name = opts.heuristic or "auto"
+    if name in ("auto", "pdb"):
+        from .store import DatabaseMissing
+
+        try:
+            pdb = heuristics.load_apdb(
+                start.shape, getattr(opts, "partition", None), goal=goal, data_dir=opts.data_dir
+            )
+        except DatabaseMissing:
+            if name == "pdb":
+                raise
+            name = "linear-conflict"
+        else:
+            reflect = getattr(opts, "reflect", True)
+            label = getattr(pdb, "name", None) or "pdb"
+            return "pdb", (lambda b: pdb.value(b, reflect=reflect)), label
+    if name == "manhattan":
+        return name, (lambda b: heuristics.manhattan(b, goal)), None
+    if name == "linear-conflict":
+        return name, (lambda b: heuristics.linear_conflict(b, goal)), None
+    raise BoardError(f"unknown heuristic '{name}': use auto, manhattan, linear-conflict or pdb")
+
+
+def exact_distance(start: Board, goal: Board, data_dir=None) -> int | None:
+    """The optimal distance when an exact table for the shape is built, else None."""
+    try:
+        from . import exact
+        from .store import DatabaseError
+    except ImportError:
+        return None
+    try:
+        if not exact.has_table(start.shape, data_dir):
+            return None
+        return exact.distance(start, goal, data_dir=data_dir)
+    except DatabaseError:
+        return None
+
+
+# --- the algorithms ------------------------------------------------------------------------
+
+
+def _run(
+    algorithm: str,
+    start: Board,
+    goal: Board,
+    opts,
+    make_frontier: Callable[[], object],
+    *,
+    depth_limit: int | None = None,
+    reopen: bool = False,
+    optimal: bool | None = None,
+    heuristic: str | None = None,
+    database: str | None = None,
+    root_h: int | None = None,
+) -> Solution:
+    """Run one :func:`search` and wrap it as a Solution with statistics and the optimality
+    verdict (``optimal`` when the algorithm guarantees it, else compared with the exact
+    table)."""
+    _require_solvable(start, goal)
+    check_name = opts.cycle_check or DEFAULT_CYCLE_CHECK[algorithm]
+    frontier = make_frontier()
+    check = cycle_check(check_name, frontier.depth_first, reopen)
+    stats = Stats()
+    sol = Solution(start, goal, None, algorithm, heuristic=heuristic, database=database)
+    sol.root_h = root_h
+    sol.extra = {"frontier": frontier.name, "cycle_check": check_name, "depth_limit": depth_limit}
+    try:
+        moves, _, _ = search(
+            start, goal, frontier, check, depth_limit=depth_limit, stats=stats,
+            **_caps(opts, stats),
+        )
+    except _Limit as e:
+        _stop(sol, stats, str(e))
+    stats.iterations = 1
+    return _finish(sol, stats, moves, optimal, opts)
+
+
+def _caps(opts, stats: Stats) -> dict:
+    timeout = getattr(opts, "timeout", None)
+    return {
+        "max_nodes": getattr(opts, "max_nodes", None),
+        "deadline": None if timeout is None else stats.started + timeout,
+    }
+
+
+def _stop(sol: Solution, stats: Stats, why: str):
+    sol.status = STATUS_LIMIT
+    stats.fill(sol)
+    raise SearchLimitReached(sol, why)
+
+
+def _finish(sol: Solution, stats: Stats, moves: str | None, optimal, opts) -> Solution:
+    stats.fill(sol)
+    sol.moves = moves
+    if moves is None:
+        sol.status = STATUS_NOT_FOUND
+        sol.optimal = None
+        return sol
+    sol.status = STATUS_SOLVED
+    sol.lower_bound = None
+    if optimal is None:
+        best = exact_distance(sol.start, sol.goal, getattr(opts, "data_dir", None))
+        optimal = None if best is None else len(moves) == best
+    sol.optimal = optimal
+    return sol
+
+
+def _require_solvable(start: Board, goal: Board) -> None:
+    # api.solve checks too; repeated here so a direct call on an unsolvable start cannot
+    # send DFS or IDDFS round the unreachable half of the space forever.
+    s = solvability(start, goal)
+    if not s.solvable:
+        raise Unsolvable(s)
+
+
+def bfs(start: Board, goal: Board, opts) -> Solution:
+    """Breadth-first search: a FIFO frontier; cycle check ``opts.cycle_check`` (default
+    ``visited``).  Optimal with any cycle check: every state is first met at its least depth.
+    Time and memory O(b^d).
+    """
+    return _run("bfs", start, goal, opts, FifoFrontier, optimal=True)
+
+
+def dfs(start: Board, goal: Board, opts) -> Solution:
+    """Depth-first search with no depth limit: a LIFO frontier; cycle check
+    ``opts.cycle_check`` (default ``visited``; ``path`` terminates but can take very long;
+    ``parent`` can loop forever, so give it ``max_nodes`` or ``timeout``).  Not optimal:
+    ``optimal`` is filled in by comparing with the exact table when one is built, else None.
+    """
+    return _run("dfs", start, goal, opts, LifoFrontier)
+
+
+def dls(start: Board, goal: Board, opts) -> Solution:
+    """Depth-limited search: DFS that does not expand nodes at depth ``opts.depth_limit``
+    (required); cycle check ``opts.cycle_check`` (default ``path``).  Returns a Solution with
+    ``moves=None, status="not-found"`` when no solution of at most that many moves is found.
+    Any solution is at most the limit long, not necessarily the shortest; ``optimal`` comes
+    from the exact table when one is built.  Time O(b^L), memory O(b·L).
+    """
+    limit = _depth_limit(opts, required=True)
+    return _run("dls", start, goal, opts, LifoFrontier, depth_limit=limit)
+
+
+def iddfs(start: Board, goal: Board, opts) -> Solution:
+    """Iterative deepening: depth-limited search with limits 0, 1, 2, ... until a solution
+    (optimal: the first limit that succeeds is the distance).  Cycle check
+    ``opts.cycle_check`` (default ``path``; with ``visited`` a limit can fail although a
+    solution within it exists, so optimality is then checked against the exact table).
+    ``opts.depth_limit``, if given, is the last limit tried (then ``status="not-found"``).
+    Statistics add up over the iterations; ``iterations`` counts them.
+    """
+    _require_solvable(start, goal)
+    max_limit = _depth_limit(opts, required=False)
+    check_name = opts.cycle_check or DEFAULT_CYCLE_CHECK["iddfs"]
+    stats = Stats()
+    sol = Solution(start, goal, None, "iddfs")
+    sol.extra = {"frontier": "lifo", "cycle_check": check_name, "depth_limit": max_limit}
+    caps = _caps(opts, stats)
+    limit, moves = 0, None
+    while max_limit is None or limit <= max_limit:
+        check = cycle_check(check_name, depth_first=True)
+        stats.iterations += 1
+        try:
+            moves, cut_off, _ = search(
+                start, goal, LifoFrontier(), check, depth_limit=limit, stats=stats, **caps
+            )
+        except _Limit as e:
+            stats.lower_bound = limit  # every limit below this one failed
+            _stop(sol, stats, str(e))
+        if moves is not None or not cut_off:
+            break
+        limit += 1
+    stats.lower_bound = None
+    return _finish(sol, stats, moves, True if check_name != "visited" else None, opts)
+
+
+def astar(start: Board, goal: Board, opts) -> Solution:
+    """A*: a priority frontier on ``f = g + h`` with ``h`` = ``opts.heuristic`` (``auto`` is
+    the pattern database when one is built for the shape, else linear conflict; also
+    ``manhattan``, ``linear-conflict``, ``pdb``).  Cycle check ``opts.cycle_check`` (default
+    ``visited``, re-opening a state reached again by a shorter path).  Optimal, since every
+    heuristic offered is admissible.  Memory holds every state generated: O(b^d) in the worst
+    case, which is why IDA* is the one that scales to the 15-puzzle.
+    """
+    name, h_board, database = _heuristic(start, goal, opts)
+    enc = encoding(start.shape)
+    shape = start.shape
+
+    def h(state: int) -> int:
+        return h_board(Board(shape, enc.decode(state)))
+
+    return _run(
+        "astar", start, goal, opts, lambda: PriorityFrontier(h), reopen=True, optimal=True,
+        heuristic=name, database=database, root_h=h_board(start),
+    )
+
+
+def _depth_limit(opts, required: bool) -> int | None:
+    limit = getattr(opts, "depth_limit", None)
+    if limit is None:
+        if required:
+            raise BoardError("depth-limited search needs a depth limit (--depth-limit L)")
+        return None
+    if limit < 0:
+        raise BoardError(f"depth limit {limit} is negative")
+    return int(limit)
+
+
+__all__ = [
+    "bfs",
+    "dfs",
+    "dls",
+    "iddfs",
+    "astar",
+    "search",
+    "FifoFrontier",
+    "LifoFrontier",
+    "PriorityFrontier",
+    "ParentCheck",
+    "PathCheck",
+    "VisitedCheck",
+    "cycle_check",
+    "encoding",
+    "exact_distance",
+    "DEFAULT_CYCLE_CHECK",
+]
