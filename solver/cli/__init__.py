@@ -10,3 +10,4 @@ from .common import main_group as main
 # Command modules (each adds one command to `main`).
 from . import distance  # noqa: E402,F401
 from . import solve  # noqa: E402,F401
+from . import compare  # noqa: E402,F401

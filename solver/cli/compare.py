@@ -1,0 +1,182 @@
+"""``npuzzle compare``: several algorithms on one board, side by side (teaching mode).
+
+Each algorithm runs through :func:`solver.api.solve`, so every solution in the table has been
+replayed onto the start.  A run stopped by ``--max-nodes`` / ``--timeout`` shows ``limit`` with
+the statistics it had gathered, and the other runs still fill the table.
+"""
+from __future__ import annotations
+
+import click
+
+from .. import api
+from ..board import BoardError
+from ..solution import STATUS_LIMIT, SearchLimitReached, Solution
+from ..store import DatabaseError
+from . import common
+from .common import main_group as main
+
+DEFAULT_ALGORITHMS = "bfs,iddfs,astar,idastar"
+COLUMNS = (
+    ("algorithm", "<"),
+    ("setting", "<"),
+    ("length", ">"),
+    ("optimal", "^"),
+    ("generated", ">"),
+    ("expanded", ">"),
+    ("max frontier", ">"),
+    ("peak states", ">"),
+    ("depth", ">"),
+    ("seconds", ">"),
+)
+
+
+def parse_runs(text: str, default_check: str | None) -> list[tuple[str, str | None]]:
+    """Read ``bfs,dfs:path,dls`` as ``[(algorithm, cycle check or None), ...]``.
+
+    >>> parse_runs("bfs, dfs:path", None)
+    [('bfs', None), ('dfs', 'path')]
+    """
+    runs = []
+    for item in text.split(","):
+        item = item.strip().lower()
+        if not item:
+            continue
+        name, _, check = item.partition(":")
+        if name not in api.ALGORITHMS:
+            raise click.BadParameter(
+                f"unknown algorithm '{name}': use {', '.join(api.ALGORITHMS)}",
+                param_hint="--algorithms",
+            )
+        if check and check not in api.CYCLE_CHECKS:
+            raise click.BadParameter(
+                f"unknown cycle check '{check}' in '{item}': use {', '.join(api.CYCLE_CHECKS)}",
+                param_hint="--algorithms",
+            )
+        runs.append((name, check or default_check))
+    if not runs:
+        raise click.BadParameter("give at least one algorithm", param_hint="--algorithms")
+    return runs
+
+
+def _setting(sol: Solution) -> str:
+    """What the run was configured with: cycle check, depth limit, heuristic."""
+    parts = []
+    if sol.heuristic:
+        parts.append(sol.heuristic)
+    if sol.extra.get("cycle_check"):
+        parts.append(sol.extra["cycle_check"])
+    if sol.extra.get("depth_limit") is not None:
+        parts.append(f"L={sol.extra['depth_limit']}")
+    return ", ".join(parts)
+
+
+def _row(sol: Solution) -> list[str]:
+    if sol.status == STATUS_LIMIT:
+        length = "limit"
+    elif sol.moves is None:
+        length = "none"
+    else:
+        length = str(sol.length)
+    optimal = {True: "yes", False: "no", None: "?"}[sol.optimal]
+    return [
+        sol.algorithm, _setting(sol), length, optimal,
+        f"{sol.nodes_generated:,}", f"{sol.nodes_expanded:,}", f"{sol.max_frontier:,}",
+        f"{sol.peak_states:,}", str(sol.depth_reached), f"{sol.seconds:.3f}",
+    ]
+
+
+def format_table(rows: list[list[str]]) -> str:
+    """Align ``rows`` under :data:`COLUMNS`."""
+    header = [name for name, _ in COLUMNS]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(COLUMNS))]
+
+    def line(cells):
+        return "  ".join(f"{c:{a}{w}}" for c, (_, a), w in zip(cells, COLUMNS, widths)).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), rule, *(line(r) for r in rows)])
+
+
+def run_one(start, goal, algorithm: str, check: str | None, opts: api.SearchOptions):
+    """Solve with one algorithm; return ``(solution or None, exit status, message or None)``.
+
+    A search limit gives the partial solution (status ``limit``), a missing database or a
+    bad option gives no solution and the message; other errors propagate.
+    """
+    try:
+        sol = api.solve(start, goal, algorithm=algorithm, cycle_check=check, options=opts)
+    except SearchLimitReached as e:
+        return e.partial, common.EXIT_LIMIT, common.classify(e)[1]
+    except (DatabaseError, BoardError) as e:
+        code, message = common.classify(e)
+        return None, code, message
+    code = common.EXIT_LIMIT if sol.moves is None else common.EXIT_OK
+    return sol, code, None
+
+
+@main.command()
+@common.board_argument
+@common.problem_options
+@click.option("--algorithms", "-a", default=DEFAULT_ALGORITHMS, show_default=True,
+              metavar="A[,A...]",
+              help=f"Algorithms to run, in order: {', '.join(api.ALGORITHMS)}; "
+                   "append :parent, :path or :visited to set one run's cycle check "
+                   "(e.g. dfs:path).")
+@click.option("--heuristic", default="auto", show_default=True, type=click.Choice(api.HEURISTICS),
+              help="For astar/idastar.")
+@click.option("--depth-limit", type=click.IntRange(min=0), default=None,
+              help="Depth limit for dls (required by it) and the last limit iddfs tries.")
+@click.option("--cycle-check", type=click.Choice(api.CYCLE_CHECKS), default=None,
+              help="Cycle check for the blind searches without their own ':check' "
+                   "(default per algorithm: bfs/dfs/astar visited, dls/iddfs path).")
+@click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Stop each run after generating N nodes (it shows 'limit').")
+@click.option("--timeout", type=click.FloatRange(min=0), default=None, metavar="S",
+              help="Stop each run after S seconds (it shows 'limit').")
+@common.guarded
+def compare(board, goal, shape, data_dir, as_json, algorithms, heuristic, depth_limit,
+            cycle_check, max_nodes, timeout):
+    """Run several algorithms on one board and print their statistics side by side.
+
+    Columns: solution length (limit = stopped by a cap, none = not found within the
+    depth limit), whether it is optimal (? = unknown: no exact table built), nodes
+    generated and expanded, the largest frontier, the most states held in memory at
+    once, the deepest node, seconds.  Exit status 4 when any run was capped or found
+    nothing, 3 when a run lacked its database; the table is printed either way.
+
+    \b
+      npuzzle compare "3 6 4/2 5 8/0 1 7" --goal blank-first
+      npuzzle compare "3 6 4/2 5 8/0 1 7" --goal blank-first \\
+          --algorithms bfs,dfs:visited,dls:path,dls:visited,astar --depth-limit 25
+      npuzzle compare 1 2 3 4 5 6 0 8 7 9 10 11 13 14 15 12 -a bfs,astar,idastar \\
+          --max-nodes 200000 --json
+    """
+    runs = parse_runs(algorithms, cycle_check)
+    start, goal_b = api.read_problem(common.board_text(board), goal, shape)
+    api.check_solvable(start, goal_b)
+    opts = api.SearchOptions(heuristic=heuristic, depth_limit=depth_limit, timeout=timeout,
+                             max_nodes=max_nodes, data_dir=data_dir)
+    worst, rows, records = common.EXIT_OK, [], []
+    for name, check in runs:
+        sol, code, message = run_one(start, goal_b, name, check, opts)
+        worst = max(worst, code)
+        if sol is not None:
+            rows.append(_row(sol))
+            record = sol.as_dict()
+        else:
+            rows.append([name, check or "", "error", "", "", "", "", "", "", ""])
+            record = {"algorithm": name, "cycle_check": check, "status": "error"}
+        if message is not None:
+            record["error"] = message
+            if sol is None or not as_json:
+                click.echo(f"npuzzle: {name}: {message}", err=True)
+        records.append(record)
+    if as_json:
+        click.echo(common.json_line({
+            "start": start.flat(), "goal": goal_b.flat(), "shape": str(start.shape),
+            "runs": records,
+        }))
+    else:
+        click.echo(f"start {start}  goal {goal_b}")
+        click.echo(format_table(rows))
+    raise SystemExit(worst)
