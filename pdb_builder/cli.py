@@ -7,6 +7,7 @@ import click
 
 from solver import store
 from solver.board import BoardError, Shape
+from solver.cli.common import Command
 
 from . import build
 
@@ -53,7 +54,8 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
     return plan
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=Command, name="build-pdb",
+               context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--shape", "shapes", multiple=True, metavar="RxC",
               help="Board shape to build for (repeatable). Boards of up to 10 cells get exact "
                    "tables; larger ones need --partition.")
@@ -103,7 +105,8 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet):
             click.echo(f"{len(files)} file(s) verified, checksums match")
             return
         plan = _plan(shapes, partitions)
-        click.echo(f"building into {store.data_dir(data_dir)}", err=True)
+        directory = store.ensure_writable(store.data_dir(data_dir))
+        click.echo(f"building into {directory}", err=True)
         rows = []
         for shape, partition in plan:
             if partition is None:

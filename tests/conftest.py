@@ -5,21 +5,16 @@ own ``--data-dir``.  Expensive tests are marked ``slow`` and run only with ``--s
 """
 from __future__ import annotations
 
-import os
-
 import pytest
 from click.testing import CliRunner
 
 from solver.board import Shape
 
-
 def pytest_addoption(parser):
     parser.addoption("--slow", action="store_true", default=False, help="run slow tests too")
 
-
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: expensive test, run with --slow")
-
 
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--slow"):
@@ -29,12 +24,10 @@ def pytest_collection_modifyitems(config, items):
         if "slow" in item.keywords:
             item.add_marker(skip)
 
-
 @pytest.fixture(autouse=True)
 def _isolated_data_dir(monkeypatch, tmp_path_factory):
     """No test reads or writes the developer's data/ by accident."""
     monkeypatch.setenv("NPUZZLE_DATA", str(tmp_path_factory.getbasetemp() / "no-databases-here"))
-
 
 @pytest.fixture(scope="session")
 def exact_dir(tmp_path_factory):
@@ -45,7 +38,6 @@ def exact_dir(tmp_path_factory):
     for shape in ("2x3", "3x3"):
         build_exact(Shape.parse(shape), d, progress=False)
     return d
-
 
 @pytest.fixture
 def run_cli():
@@ -60,7 +52,6 @@ def run_cli():
 
     return run
 
-
 def assert_one_line_error(result, code):
     """The command failed with ``code`` and said why in one line, without a traceback."""
     assert result.exit_code == code, (result.exit_code, result.output, result.exception)
@@ -68,5 +59,3 @@ def assert_one_line_error(result, code):
     err = result.stderr.strip()
     assert err and "\n" not in err and "Traceback" not in err, err
 
-
-os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".numba-cache"))

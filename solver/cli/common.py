@@ -51,8 +51,7 @@ def _one_line(exc: BaseException) -> str:
 
 def fail(message: str, code: int):
     """Print ``npuzzle: message`` on stderr and exit with ``code``."""
-    click.echo(f"npuzzle: {message}", err=True)
-    sys.exit(code)
+    fail_as("npuzzle", message, code)
 
 
 def guarded(command):
@@ -112,7 +111,39 @@ def error_record(line: str, exc: BaseException, message: str) -> dict:
     return rec
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineUsage:
+    """Mixin for click commands: usage errors become one line on stderr and exit status 2
+    (click's default is a usage block over several lines)."""
+
+    def main(self, args=None, prog_name=None, **extra):
+        extra["standalone_mode"] = False
+        try:
+            rv = super().main(args, prog_name, **extra)
+        except click.UsageError as e:
+            where = e.ctx.command_path if e.ctx else (prog_name or self.name)
+            fail_as(where, f"error: {e.format_message()} (see '{where} --help')", EXIT_USAGE)
+        except click.ClickException as e:
+            fail_as(prog_name or self.name, f"error: {e.format_message()}", e.exit_code)
+        except click.Abort:
+            fail_as(prog_name or self.name, "interrupted", EXIT_INTERRUPTED)
+        sys.exit(rv if isinstance(rv, int) else EXIT_OK)
+
+
+class Group(OneLineUsage, click.Group):
+    """The npuzzle group, with one-line usage errors."""
+
+
+class Command(OneLineUsage, click.Command):
+    """A stand-alone command (build-pdb), with one-line usage errors."""
+
+
+def fail_as(program: str, message: str, code: int):
+    """Print ``program: message`` on stderr and exit with ``code``."""
+    click.echo(f"{program.split()[0]}: {message}", err=True)
+    sys.exit(code)
+
+
+@click.group(cls=Group, name="npuzzle", context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_version, prog_name="npuzzle")
 def main_group():
     """Solve sliding-tile puzzles (2x3, 8-puzzle, 15-puzzle, any RxC) optimally.

@@ -1,0 +1,4 @@
+"""``python -m solver`` runs the ``npuzzle`` command."""
+from .cli import main
+
+main()
