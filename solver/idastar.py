@@ -1,0 +1,827 @@
+"""IDA* with an incrementally updated heuristic: the numba kernels and the ``solve`` wrapper
+(layer 5: search).
+
+The kernels take plain numpy arrays and ints.  A search is a depth-first walk with an explicit
+stack (so it can stop after a node budget and be resumed exactly where it stopped); each
+iteration searches every path whose ``f = g + h`` stays within a threshold, never undoing the
+previous move, and the next threshold is the smallest ``f`` that went over it.
+
+Heuristics, all updated in O(1)-ish per move because a move slides exactly one tile:
+
+* **additive pattern databases** -- each tile belongs to one pattern; the pattern's table is
+  indexed by the lexicographic rank of its tiles' cells (:func:`solver.ranking.rank`).  The rank
+  is a mixed-radix number whose digit for tile i counts the free cells below it, so sliding a
+  tile changes its own digit by the step and, for a vertical step, the digits of the pattern
+  tiles standing on the ``cols - 1`` cells it jumps over: a few table lookups (see
+  :func:`rank_delta_tables`).  With the reflection lookup the mirrored state (transposed,
+  tiles relabelled so the goal maps to itself) is ranked the same way, and its lookup is done
+  only for children that the normal sum did not already prune;
+* **Manhattan distance** -- exactly a pattern database of one-tile patterns, so it runs on the
+  same kernel with tables of grid distances;
+* **linear conflict** -- Manhattan plus two moves for every tile that must leave its goal row
+  (column) to let others pass; a move re-evaluates only the two lines it changes.
+
+Imports: numpy, numba and the solver core; :mod:`solver.heuristics` (pattern databases) and
+:mod:`solver.symmetry` (goal reduction) when a database is used.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from . import store
+from .board import BLANK, MOVES, Board, BoardError, Shape
+from .solution import STATUS_LIMIT, SearchLimitReached, Solution
+
+# Kernel status codes.
+FOUND, ITERATION_DONE, BUDGET_SPENT = 1, 2, 3
+# Slots of the int64 state vector shared by the kernel and its caller across slices.
+S_DEPTH, S_BLANK, S_BOUND, S_NEXT, S_GEN, S_EXP = range(6)
+STATE_SLOTS = 6
+NO_MOVE = 4  # "previous direction" at the root: nothing to avoid undoing
+INFINITE_F = 1 << 30
+# Nodes per kernel call between clock checks: the first slice is small so easy puzzles pay
+# nothing; later slices aim at about SLICE_SECONDS of search each.
+FIRST_SLICE = 1 << 18
+MAX_SLICE = 1 << 26
+SLICE_SECONDS = 0.05
+FIX_4X4 = "build-pdb --shape 4x4 --partition 6-6-3"
+
+
+# --- kernels ---------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _ida_pdb(tiles, st, path, kidx, hst, hmst, sv, ranks, vals, ranksm, valsm,
+             table, pat, wt, contrib, patm, wtm, contribm,
+             mv_nb, mv_sgn, mv_sgnm, mv_vert, mv_btw, step, succ, succ_n, reflect, budget):
+    """Resume an IDA* iteration over additive pattern databases for at most ``budget``
+    generated nodes; return FOUND, ITERATION_DONE or BUDGET_SPENT.
+
+    ``tiles`` is the board at the top of the stack; ``ranks[p]``/``vals[p]`` the table index
+    (offset included) and value of pattern p there, ``ranksm``/``valsm`` the same for the
+    mirrored state.  ``path[d]`` is the move id (blank cell * 4 + direction) taken at depth d,
+    ``kidx[d]`` the next successor to try, ``hst``/``hmst`` the normal/mirrored h per depth and
+    ``sv[d]`` the four values the move at depth d overwrote.
+    """
+    d = st[S_DEPTH]
+    blank = st[S_BLANK]
+    bound = st[S_BOUND]
+    nxt = st[S_NEXT]
+    gen = 0
+    exp = 0
+    nbtw = mv_btw.shape[1]
+    h = hst[d]
+    hm = hmst[d]
+    status = ITERATION_DONE
+    while True:
+        prev = NO_MOVE if d == 0 else (path[d - 1] & 3)
+        row = blank * 5 + prev
+        k = kidx[d]
+        if k >= succ_n[row]:
+            # Every child tried: undo the move that led here.
+            if d == 0:
+                status = ITERATION_DONE
+                break
+            d -= 1
+            m = path[d]
+            e = m >> 2
+            t = tiles[e]
+            tiles[blank] = t
+            tiles[e] = BLANK
+            blank = e
+            ranks[pat[t]] = sv[d, 0]
+            vals[pat[t]] = sv[d, 1]
+            if reflect:
+                ranksm[patm[t]] = sv[d, 2]
+                valsm[patm[t]] = sv[d, 3]
+            h = hst[d]
+            hm = hmst[d]
+            continue
+        kidx[d] = k + 1
+        m = succ[row, k]
+        nb = mv_nb[m]
+        t = tiles[nb]  # the tile that slides from nb onto the blank's cell
+        p = pat[t]
+        if mv_vert[m]:
+            dl = wt[t] * step
+            for j in range(nbtw):
+                dl += contrib[t, tiles[mv_btw[m, j]]]
+        else:
+            dl = wt[t]
+        r2 = ranks[p] + mv_sgn[m] * dl
+        v2 = np.int64(table[r2])
+        hc = h - vals[p] + v2
+        gen += 1
+        f = d + 1 + hc
+        if f > bound:
+            if f < nxt:
+                nxt = f
+            continue
+        hcm = hm
+        if reflect:
+            q = patm[t]
+            if mv_vert[m]:
+                dm = wtm[t]
+            else:
+                dm = wtm[t] * step
+                for j in range(nbtw):
+                    dm += contribm[t, tiles[mv_btw[m, j]]]
+            rm2 = ranksm[q] + mv_sgnm[m] * dm
+            vm2 = np.int64(table[rm2])
+            hcm = hm - valsm[q] + vm2
+            f = d + 1 + hcm
+            if f > bound:
+                if f < nxt:
+                    nxt = f
+                continue
+            sv[d, 2] = ranksm[q]
+            sv[d, 3] = valsm[q]
+            ranksm[q] = rm2
+            valsm[q] = vm2
+        sv[d, 0] = ranks[p]
+        sv[d, 1] = vals[p]
+        ranks[p] = r2
+        vals[p] = v2
+        tiles[blank] = t
+        tiles[nb] = BLANK
+        path[d] = m
+        blank = nb
+        d += 1
+        h = hc
+        hm = hcm
+        hst[d] = h
+        hmst[d] = hm
+        kidx[d] = 0
+        if h == 0:  # every pattern home: the goal
+            status = FOUND
+            break
+        exp += 1
+        if gen >= budget:
+            status = BUDGET_SPENT
+            break
+    st[S_DEPTH] = d
+    st[S_BLANK] = blank
+    st[S_NEXT] = nxt
+    st[S_GEN] += gen
+    st[S_EXP] += exp
+    return status
+
+
+@njit(cache=True, inline="always")
+def _line_conflicts(tiles, first, stride, count, line, goal_line, goal_pos, scratch):
+    """Tiles to lift out of one line so the rest stand in goal order: the number of tiles
+    of the line that belong to it, minus the longest increasing run of their goal positions."""
+    n = 0
+    for i in range(count):
+        u = tiles[first + i * stride]
+        if u != BLANK and goal_line[u] == line:
+            scratch[n] = goal_pos[u]
+            n += 1
+    if n < 2:
+        return 0
+    best = 0
+    # Longest increasing subsequence by the O(n^2) recurrence; n is a board side.
+    for i in range(n):
+        run = 1
+        for j in range(i):
+            if scratch[j] < scratch[i] and scratch[count + j] + 1 > run:
+                run = scratch[count + j] + 1
+        scratch[count + i] = run
+        if run > best:
+            best = run
+    return n - best
+
+
+@njit(cache=True)
+def _ida_lc(tiles, st, path, kidx, hst, sv, rowc, colc, md, grow, gcol, rows, cols,
+            mv_nb, succ, succ_n, use_lc, scratch, budget):
+    """Resume an IDA* iteration with Manhattan distance (+ linear conflict when ``use_lc``)
+    for at most ``budget`` generated nodes; same protocol as :func:`_ida_pdb`.
+
+    ``rowc[r]``/``colc[c]`` hold the conflicts of each row/column; ``sv[d]`` the two line
+    values the move at depth d replaced."""
+    d = st[S_DEPTH]
+    blank = st[S_BLANK]
+    bound = st[S_BOUND]
+    nxt = st[S_NEXT]
+    gen = 0
+    exp = 0
+    h = hst[d]
+    status = ITERATION_DONE
+    while True:
+        prev = NO_MOVE if d == 0 else (path[d - 1] & 3)
+        row = blank * 5 + prev
+        k = kidx[d]
+        if k >= succ_n[row]:
+            if d == 0:
+                status = ITERATION_DONE
+                break
+            d -= 1
+            m = path[d]
+            e = m >> 2
+            t = tiles[e]
+            tiles[blank] = t
+            tiles[e] = BLANK
+            if use_lc:
+                if (m & 3) < 2:  # vertical: the tile changed rows
+                    rowc[blank // cols] = sv[d, 0]
+                    rowc[e // cols] = sv[d, 1]
+                else:
+                    colc[blank % cols] = sv[d, 0]
+                    colc[e % cols] = sv[d, 1]
+            blank = e
+            h = hst[d]
+            continue
+        kidx[d] = k + 1
+        m = succ[row, k]
+        nb = mv_nb[m]
+        t = tiles[nb]
+        hc = h + md[t, blank] - md[t, nb]
+        gen += 1
+        if use_lc:
+            # Slide the tile, then re-count the two lines it left and entered.
+            tiles[blank] = t
+            tiles[nb] = BLANK
+            if (m & 3) < 2:
+                a, b = nb // cols, blank // cols
+                oa, ob = rowc[a], rowc[b]
+                na = _line_conflicts(tiles, a * cols, 1, cols, a, grow, gcol, scratch)
+                nb2 = _line_conflicts(tiles, b * cols, 1, cols, b, grow, gcol, scratch)
+            else:
+                a, b = nb % cols, blank % cols
+                oa, ob = colc[a], colc[b]
+                na = _line_conflicts(tiles, a, cols, rows, a, gcol, grow, scratch)
+                nb2 = _line_conflicts(tiles, b, cols, rows, b, gcol, grow, scratch)
+            hc += 2 * (na + nb2 - oa - ob)
+            f = d + 1 + hc
+            if f > bound:
+                tiles[nb] = t
+                tiles[blank] = BLANK
+                if f < nxt:
+                    nxt = f
+                continue
+            sv[d, 0] = oa
+            sv[d, 1] = ob
+            if (m & 3) < 2:
+                rowc[a] = na
+                rowc[b] = nb2
+            else:
+                colc[a] = na
+                colc[b] = nb2
+        else:
+            f = d + 1 + hc
+            if f > bound:
+                if f < nxt:
+                    nxt = f
+                continue
+            tiles[blank] = t
+            tiles[nb] = BLANK
+        path[d] = m
+        blank = nb
+        d += 1
+        h = hc
+        hst[d] = h
+        kidx[d] = 0
+        if h == 0:
+            status = FOUND
+            break
+        exp += 1
+        if gen >= budget:
+            status = BUDGET_SPENT
+            break
+    st[S_DEPTH] = d
+    st[S_BLANK] = blank
+    st[S_NEXT] = nxt
+    st[S_GEN] += gen
+    st[S_EXP] += exp
+    return status
+
+
+# --- move tables -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MoveTables:
+    """Per move id ``m = cell * 4 + direction`` (the blank on ``cell`` travelling U, D, L, R):
+    where the blank lands (``nb``, -1 off the board) and the successor lists without the move
+    that would undo the previous one (``succ[cell * 5 + prev]``, prev 4 at the root)."""
+
+    nb: np.ndarray
+    succ: np.ndarray
+    succ_n: np.ndarray
+
+
+@functools.lru_cache(maxsize=None)
+def move_tables(shape: Shape) -> MoveTables:
+    """The move tables of ``shape`` (cached)."""
+    n = shape.size
+    nb = np.full(n * 4, -1, dtype=np.int64)
+    for cell, targets in enumerate(shape.neighbour_table()):
+        nb[cell * 4 : cell * 4 + 4] = targets
+    succ = np.zeros((n * 5, 4), dtype=np.int64)
+    succ_n = np.zeros(n * 5, dtype=np.int64)
+    for cell in range(n):
+        for prev in range(5):
+            k = 0
+            for d in range(4):
+                if nb[cell * 4 + d] < 0 or (prev < 4 and d == prev ^ 1):
+                    continue
+                succ[cell * 5 + prev, k] = cell * 4 + d
+                k += 1
+            succ_n[cell * 5 + prev] = k
+    for a in (nb, succ, succ_n):
+        a.setflags(write=False)
+    return MoveTables(nb, succ, succ_n)
+
+
+def mirror_cells(shape: Shape) -> list[int]:
+    """Cell of each cell after reflection across the main diagonal (square boards)."""
+    c = shape.cols
+    return [(i % c) * c + i // c for i in range(shape.size)]
+
+
+def mirror_relabel(goal: Board) -> list[int] | None:
+    """The tile relabelling that makes the reflected goal equal the goal, or None when the
+    board is not square or the goal's blank is off the main diagonal.
+
+    >>> from solver.board import goal_board
+    >>> mirror_relabel(goal_board("3x3"))
+    [0, 1, 4, 7, 2, 5, 8, 3, 6]
+    """
+    shape = goal.shape
+    if shape.rows != shape.cols:
+        return None
+    mc = mirror_cells(shape)
+    if mc[goal.blank] != goal.blank:
+        return None
+    home = {t: c for c, t in enumerate(goal.tiles)}
+    return [goal.tiles[mc[home[t]]] for t in range(shape.size)]
+
+
+def rank_delta_tables(shape: Shape, patterns: list[tuple[int, ...]], relabel=None):
+    """Per-tile data that turns a one-tile slide into a rank update of a few lookups.
+
+    Returns ``pat[t]`` (pattern of tile t, -1 for the blank), ``wt[t]`` (the weight of t's
+    digit: the product of the radices after it) and ``contrib[t, u]``: how a tile u of the same
+    pattern, standing on a cell the vertical slide of t jumps over, changes the rank -- u
+    before t in the pattern loses t from its count of smaller cells (t's digit drops by one,
+    ``-wt[t]``), u after t no longer sees t below it (u's digit grows, ``+wt[u]``).  A slide of
+    t from cell a to cell b then changes the rank by
+    ``sign(b - a) * (wt[t] * |b - a| + sum of contrib[t, u] over the cells between)``.
+
+    With ``relabel`` the tables describe the mirrored state: tile t stands for ``relabel[t]``.
+    """
+    n = shape.size
+    pat = np.full(n, -1, dtype=np.int64)
+    idx = np.zeros(n, dtype=np.int64)
+    wt = np.zeros(n, dtype=np.int64)
+    for p, tiles in enumerate(patterns):
+        k = len(tiles)
+        for i, t in enumerate(sorted(tiles)):
+            pat[t], idx[t] = p, i
+            wt[t] = math.prod(n - j for j in range(i + 1, k))
+    contrib = np.zeros((n, n), dtype=np.int64)
+    for t in range(1, n):
+        for u in range(1, n):
+            if u != t and pat[u] == pat[t]:
+                contrib[t, u] = -wt[t] if idx[u] < idx[t] else wt[u]
+    if relabel is not None:
+        r = np.asarray(relabel, dtype=np.int64)
+        pat, wt, contrib = pat[r], wt[r], contrib[np.ix_(r, r)]
+    for a in (pat, wt, contrib):
+        a.setflags(write=False)
+    return pat, wt, contrib
+
+
+def slide_geometry(shape: Shape, mirror: list[int] | None):
+    """Per move id: the sign of the tile's step in normal and mirrored cell numbering, whether
+    it is vertical in the normal board, and the cells jumped over by whichever of the two
+    views sees a vertical step (``cols - 1`` of them)."""
+    n, cols = shape.size, shape.cols
+    mt = move_tables(shape)
+    sgn = np.zeros(n * 4, dtype=np.int64)
+    sgnm = np.zeros(n * 4, dtype=np.int64)
+    vert = np.zeros(n * 4, dtype=np.bool_)
+    btw = np.zeros((n * 4, cols - 1), dtype=np.int64)
+    for m in range(n * 4):
+        b, a = m >> 2, int(mt.nb[m])  # the tile slides from a (the blank's target) to b
+        if a < 0:
+            continue
+        sgn[m] = 1 if b > a else -1
+        vert[m] = abs(b - a) == cols
+        if vert[m]:
+            between = list(range(min(a, b) + 1, max(a, b)))
+        elif mirror is not None:
+            ma, mb = mirror[a], mirror[b]
+            between = [mirror[y] for y in range(min(ma, mb) + 1, max(ma, mb))]
+        else:
+            between = [b] * (cols - 1)  # unused
+        if mirror is not None:
+            sgnm[m] = 1 if mirror[b] > mirror[a] else -1
+        btw[m] = between
+    for x in (sgn, sgnm, vert, btw):
+        x.setflags(write=False)
+    return sgn, sgnm, vert, btw
+
+
+# --- heuristic plans -------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """Everything a kernel needs to search towards ``target`` with one heuristic.
+
+    ``name`` is the heuristic as reported (``pdb 6-6-3 + reflection``, ``manhattan``...),
+    ``database`` the file name of the tables (None for Manhattan / linear conflict).
+    """
+
+    kind: str  # "pdb" (also Manhattan) or "lc"
+    name: str
+    shape: Shape
+    target: Board
+    database: str | None = None
+    reflect: bool = False
+    patterns: list = field(default_factory=list)
+    offsets: np.ndarray | None = None
+    table: np.ndarray | None = None
+    static: tuple = ()
+    mirror: list | None = None
+    relabel: list | None = None
+
+    def root(self, tiles: np.ndarray) -> tuple:
+        """(ranks, vals, ranksm, valsm, h, hm) of the board ``tiles`` (cell -> tile)."""
+        from .ranking import rank
+
+        pos = np.empty(len(tiles), dtype=np.int64)
+        pos[tiles] = np.arange(len(tiles))
+
+        def ranked(cell_of):
+            rk = np.array(
+                [self.offsets[p] + int(rank(np.array([cell_of(t) for t in sorted(pt)]),
+                                            self.shape.size))
+                 for p, pt in enumerate(self.patterns)],
+                dtype=np.int64,
+            )
+            return rk, self.table[rk].astype(np.int64)
+
+        ranks, vals = ranked(lambda t: pos[t])
+        if self.reflect:
+            # In the mirrored state tile relabel[t] stands on mirror[pos[t]].
+            inv = np.empty(len(tiles), dtype=np.int64)
+            inv[np.asarray(self.relabel)] = np.arange(len(tiles))
+            ranksm, valsm = ranked(lambda v: self.mirror[pos[inv[v]]])
+        else:
+            ranksm, valsm = ranks.copy(), vals.copy()
+        return ranks, vals, ranksm, valsm, int(vals.sum()), int(valsm.sum())
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    if a.flags.writeable:
+        a = a.view()
+        a.setflags(write=False)
+    return a
+
+
+def _joined_tables(tables: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """One read-only uint8 array holding every pattern table, and each table's offset in it.
+
+    Tables memory-mapped from one file are joined by mapping the whole file (no copy); others
+    are concatenated."""
+    files = {getattr(t, "filename", None) for t in tables}
+    if len(files) == 1 and None not in files and all(isinstance(t, np.memmap) for t in tables):
+        whole = np.memmap(next(iter(files)), dtype=np.uint8, mode="r")
+        offsets = np.array([t.offset for t in tables], dtype=np.int64)
+        ok = all(
+            t.dtype == np.uint8 and t.ndim == 1 and whole[o : o + 16].tobytes() == t[:16].tobytes()
+            for t, o in zip(tables, offsets)
+        )
+        if ok:
+            return _readonly(whole.view(np.ndarray)), offsets
+    sizes = [len(t) for t in tables]
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    return _readonly(np.concatenate([np.asarray(t, dtype=np.uint8) for t in tables])), offsets
+
+
+def pdb_plan(shape: Shape, target: Board, patterns, tables, *, reflect: bool, name: str,
+             database: str | None) -> Plan:
+    """A plan for additive tables ``tables[i]`` over ``patterns[i]`` (tuples of tiles),
+    indexed by :func:`solver.ranking.rank` of the pattern tiles' cells in sorted tile order."""
+    patterns = [tuple(sorted(int(t) for t in p)) for p in patterns]
+    relabel = mirror_relabel(target) if reflect else None
+    reflect = relabel is not None
+    mirror = mirror_cells(shape) if reflect else None
+    table, offsets = _joined_tables(list(tables))
+    pat, wt, contrib = rank_delta_tables(shape, patterns)
+    if reflect:
+        patm, wtm, contribm = rank_delta_tables(shape, patterns, relabel)
+    else:
+        patm, wtm, contribm = pat, wt, contrib
+    sgn, sgnm, vert, btw = slide_geometry(shape, mirror)
+    static = (pat, wt, contrib, patm, wtm, contribm, sgn, sgnm, vert, btw)
+    return Plan("pdb", name, shape, target, database, reflect, patterns, offsets, table,
+                static, mirror, relabel)
+
+
+def manhattan_plan(shape: Shape, target: Board) -> Plan:
+    """Manhattan distance as a database of one-tile patterns: tile t's table holds the grid
+    distance from each cell to t's goal cell."""
+    cols = shape.cols
+    home = {t: c for c, t in enumerate(target.tiles)}
+    tiles = [t for t in range(1, shape.size)]
+    tables = [
+        np.array([abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
+                  for c in range(shape.size)], dtype=np.uint8)
+        for t in tiles
+    ]
+    return pdb_plan(shape, target, [(t,) for t in tiles], tables, reflect=False,
+                    name="manhattan", database=None)
+
+
+def lc_plan(shape: Shape, target: Board) -> Plan:
+    """Manhattan distance plus linear conflicts, evaluated by :func:`_ida_lc`."""
+    n, cols = shape.size, shape.cols
+    home = [0] * n
+    for c, t in enumerate(target.tiles):
+        home[t] = c
+    md = np.zeros((n, n), dtype=np.int64)
+    for t in range(1, n):
+        for c in range(n):
+            md[t, c] = abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
+    grow = np.array([home[t] // cols if t else -1 for t in range(n)], dtype=np.int64)
+    gcol = np.array([home[t] % cols if t else -1 for t in range(n)], dtype=np.int64)
+    for a in (md, grow, gcol):
+        a.setflags(write=False)
+    return Plan("lc", "linear-conflict", shape, target, static=(md, grow, gcol))
+
+
+def _line_values(plan: Plan, tiles: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    md, grow, gcol = plan.static
+    rows, cols = plan.shape.rows, plan.shape.cols
+    scratch = np.zeros(2 * max(rows, cols), dtype=np.int64)
+    rowc = np.array([_line_conflicts(tiles, r * cols, 1, cols, r, grow, gcol, scratch)
+                     for r in range(rows)], dtype=np.int64)
+    colc = np.array([_line_conflicts(tiles, c, cols, rows, c, gcol, grow, scratch)
+                     for c in range(cols)], dtype=np.int64)
+    h = int(sum(md[t, c] for c, t in enumerate(tiles) if t)) + 2 * int(rowc.sum() + colc.sum())
+    return rowc, colc, h
+
+
+# --- the search driver -----------------------------------------------------------------------
+
+
+@dataclass
+class SearchResult:
+    """What a finished (or stopped) search reports, in the plan's target frame."""
+
+    moves: str | None
+    root_h: int
+    lower_bound: int
+    generated: int
+    expanded: int
+    iterations: int
+    seconds: float
+    stopped: str | None = None  # why a limit stopped it
+
+
+def _blank_parity(tiles, target: Board, cols: int) -> int:
+    b = int(np.flatnonzero(tiles == BLANK)[0])
+    g = target.blank
+    return (abs(b // cols - g // cols) + abs(b % cols - g % cols)) & 1
+
+
+def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | None = None
+           ) -> SearchResult:
+    """Run IDA* from ``tiles`` (cell -> tile) to ``plan.target`` in kernel slices, checking the
+    clock and the node cap between slices.  A KeyboardInterrupt arrives between slices."""
+    t0 = time.perf_counter()
+    deadline = None if timeout is None else t0 + timeout
+    tiles = np.array(tiles, dtype=np.int64)
+    mt = move_tables(plan.shape)
+    cols = plan.shape.cols
+    parity = _blank_parity(tiles, plan.target, cols)
+    if plan.kind == "pdb":
+        ranks, vals, ranksm, valsm, h0, hm0 = plan.root(tiles)
+        root_h = max(h0, hm0)
+    else:
+        rowc, colc, h0 = _line_values(plan, tiles)
+        hm0 = h0
+        root_h = h0
+    bound = root_h + ((root_h ^ parity) & 1)  # a solution's length has the blank's parity
+    cap = 64
+    st = np.zeros(STATE_SLOTS, dtype=np.int64)
+    iterations = 0
+    slice_nodes = FIRST_SLICE
+    stopped = None
+    moves = None
+
+    def fresh(cap):
+        return (np.zeros(cap + 2, dtype=np.int64), np.zeros(cap + 2, dtype=np.int64),
+                np.zeros(cap + 2, dtype=np.int64), np.zeros(cap + 2, dtype=np.int64),
+                np.zeros((cap + 2, 4), dtype=np.int64))
+
+    path, kidx, hst, hmst, sv = fresh(cap)
+    if root_h == 0 and bound == 0:
+        return SearchResult("", 0, 0, 0, 0, 0, time.perf_counter() - t0)
+    new_iteration = True
+    while True:
+        if new_iteration:
+            if bound > cap:
+                cap = max(bound, 2 * cap)
+                path, kidx, hst, hmst, sv = fresh(cap)
+            iterations += 1
+            st[S_DEPTH], st[S_BLANK], st[S_BOUND], st[S_NEXT] = (
+                0, int(np.flatnonzero(tiles == BLANK)[0]), bound, INFINITE_F)
+            kidx[0] = 0
+            hst[0], hmst[0] = h0, hm0
+            new_iteration = False
+        budget = slice_nodes
+        if max_nodes is not None:
+            budget = min(budget, max_nodes - int(st[S_GEN]))
+            if budget <= 0:
+                stopped = f"node limit of {max_nodes:,} reached"
+                break
+        ts = time.perf_counter()
+        if plan.kind == "pdb":
+            pat, wt, contrib, patm, wtm, contribm, sgn, sgnm, vert, btw = plan.static
+            status = _ida_pdb(tiles, st, path, kidx, hst, hmst, sv, ranks, vals, ranksm, valsm,
+                              plan.table, pat, wt, contrib, patm, wtm, contribm,
+                              mt.nb, sgn, sgnm, vert, btw, cols, mt.succ, mt.succ_n,
+                              plan.reflect, budget)
+        else:
+            md, grow, gcol = plan.static
+            scratch = np.zeros(2 * max(plan.shape.rows, cols), dtype=np.int64)
+            status = _ida_lc(tiles, st, path, kidx, hst, sv, rowc, colc, md, grow, gcol,
+                             plan.shape.rows, cols, mt.nb, mt.succ, mt.succ_n,
+                             plan.name == "linear-conflict", scratch, budget)
+        now = time.perf_counter()
+        if status == FOUND:
+            d = int(st[S_DEPTH])
+            moves = "".join(MOVES[int(m) & 3] for m in path[:d])
+            break
+        if status == ITERATION_DONE:
+            nxt = int(st[S_NEXT])
+            if nxt >= INFINITE_F:
+                raise AssertionError("internal error: IDA* exhausted a solvable puzzle")
+            bound = nxt + ((nxt ^ parity) & 1)
+            new_iteration = True
+        else:
+            spent = now - ts
+            if spent < SLICE_SECONDS / 2 and slice_nodes < MAX_SLICE:
+                slice_nodes *= 2
+        if deadline is not None and now >= deadline:
+            stopped = f"time limit of {timeout:g} s reached"
+            break
+    lower = len(moves) if moves is not None else bound
+    return SearchResult(moves, root_h, lower, int(st[S_GEN]), int(st[S_EXP]) + iterations,
+                        iterations, time.perf_counter() - t0, stopped)
+
+
+# --- choosing a heuristic --------------------------------------------------------------------
+
+
+def _partition_label(patterns) -> str:
+    return "-".join(str(len(p)) for p in patterns)
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_pdb_plan(shape: Shape, partition: str | None, target_key, data_dir, reflect: bool):
+    from . import heuristics
+
+    target = Board(shape, target_key) if target_key is not None else None
+    pdb = heuristics.load_apdb(shape, partition, target, data_dir)
+    patterns = [tuple(p.tiles) for p in pdb.patterns]
+    label = getattr(pdb, "name", None) or _partition_label(patterns)
+    plan = pdb_plan(shape, pdb.goal, patterns, [p.table for p in pdb.patterns],
+                    reflect=reflect, name="", database=Path(pdb.path).name)
+    plan.name = f"pdb {label}" + (" + reflection" if plan.reflect else "")
+    return plan
+
+
+def _strongest_partition(shape: Shape, data_dir) -> str | None:
+    from . import heuristics
+
+    built = list(heuristics.built_partitions(shape, data_dir))
+    if not built:
+        return None
+
+    def strength(part):
+        spec = part if isinstance(part, str) else getattr(part, "name", str(part))
+        sizes = _sizes_of(spec)
+        return sum(math.perm(shape.size, k) for k in sizes)
+
+    best = max(built, key=strength)
+    return best if isinstance(best, str) else getattr(best, "name", str(best))
+
+
+def _sizes_of(spec: str) -> list[int]:
+    if "/" in spec or "," in spec:
+        return [len([x for x in grp.split(",") if x.strip()]) for grp in spec.split("/")]
+    return [int(x) for x in spec.split("-") if x.strip().isdigit()]
+
+
+def plan_for(goal: Board, opts) -> Plan:
+    """The plan that solves towards ``goal`` (or towards a database goal it reduces to) with
+    ``opts.heuristic``, ``opts.partition`` and ``opts.reflect``.
+
+    ``auto``: the strongest pattern database built for the shape, else linear conflict -- but a
+    4x4 without any database raises :class:`solver.store.DatabaseMissing` (IDA* with linear
+    conflict alone takes minutes to hours there)."""
+    shape = goal.shape
+    kind = opts.heuristic
+    if kind in ("manhattan", "linear-conflict"):
+        return _cached_simple_plan(shape, goal.tiles, kind)
+    partition = opts.partition
+    if partition is None:
+        partition = _strongest_partition(shape, opts.data_dir)
+        if partition is None:
+            if kind == "pdb" or shape == Shape(4, 4):
+                fix = (FIX_4X4 if shape == Shape(4, 4)
+                       else f"build-pdb --shape {shape} --partition TILES/TILES...")
+                raise store.DatabaseMissing(
+                    f"no pattern database is built for {shape} in "
+                    f"{store.data_dir(opts.data_dir)}", fix)
+            return _cached_simple_plan(shape, goal.tiles, "linear-conflict")
+    return _pdb_plan_towards(goal, str(partition), _key(opts.data_dir), bool(opts.reflect))
+
+
+def _pdb_plan_towards(goal: Board, partition: str, data_dir, reflect: bool) -> Plan:
+    """The database for the default goal when a symmetry and relabelling carry ``goal`` onto
+    it, else the database built for ``goal`` itself."""
+    from .symmetry import reduce_to
+
+    plan = _cached_pdb_plan(goal.shape, partition, None, data_dir, reflect)
+    if reduce_to(goal, goal, plan.target) is not None:
+        return plan
+    return _cached_pdb_plan(goal.shape, partition, goal.tiles, data_dir, reflect)
+
+
+def _key(data_dir):
+    return None if data_dir is None else str(data_dir)
+
+
+@functools.lru_cache(maxsize=32)
+def _cached_simple_plan(shape: Shape, goal_tiles, kind: str) -> Plan:
+    target = Board(shape, goal_tiles)
+    return manhattan_plan(shape, target) if kind == "manhattan" else lc_plan(shape, target)
+
+
+# --- the public wrapper ----------------------------------------------------------------------
+
+
+def solve(start: Board, goal: Board, opts) -> Solution:
+    """Solve ``start`` -> ``goal`` optimally with IDA* (algorithm ``"idastar"``).
+
+    The heuristic follows ``opts.heuristic`` / ``opts.partition`` / ``opts.reflect``; goals other
+    than the database's are reduced to it by relabelling and board symmetry, and the moves are
+    mapped back.  ``opts.timeout`` / ``opts.max_nodes`` raise
+    :class:`~solver.solution.SearchLimitReached` whose ``partial.lower_bound`` is the threshold
+    of the iteration under way (every shorter length was ruled out).  Missing databases raise
+    :class:`~solver.store.DatabaseMissing` with the command that builds them.
+    """
+    if start.shape != goal.shape:
+        raise BoardError(f"start is {start.shape} but goal is {goal.shape}")
+    t0 = time.perf_counter()
+    plan = plan_for(goal, opts)
+    red = None
+    reduced = start
+    if plan.target != goal:
+        from .symmetry import reduce_to
+
+        red = reduce_to(start, goal, plan.target)
+        reduced = red.start
+    res = search(plan, reduced.tiles, timeout=opts.timeout, max_nodes=opts.max_nodes)
+    moves = res.moves
+    if moves is not None and red is not None:
+        moves = red.moves_back(moves)
+    sol = Solution(
+        start=start,
+        goal=goal,
+        moves=moves,
+        algorithm="idastar",
+        optimal=moves is not None,
+        heuristic=plan.name,
+        database=plan.database,
+        root_h=res.root_h,
+        lower_bound=res.lower_bound,
+        nodes_generated=res.generated,
+        nodes_expanded=res.expanded,
+        iterations=res.iterations,
+        depth_reached=res.lower_bound,
+        seconds=time.perf_counter() - t0,
+        extra={"search_seconds": round(res.seconds, 6)},
+    )
+    if res.stopped:
+        sol.status = STATUS_LIMIT
+        sol.optimal = None
+        raise SearchLimitReached(sol, f"{res.stopped}; the optimal length is at least "
+                                      f"{res.lower_bound}")
+    return sol
+
