@@ -139,3 +139,25 @@ def test_verify_detects_a_flipped_byte(exact_dir, tmp_path):
     with h5py.File(path, "r+") as f:
         f["blank_0"][0] = 7
     assert any("checksum mismatch" in p for p in store.verify(path))
+
+
+def test_package_level_api(exact_dir):
+    import numpy as np
+
+    import solver
+
+    assert solver.distance("1 2 3/4 0 5", data_dir=exact_dir) == 1
+    with pytest.raises(solver.Unsolvable):
+        solver.distance("1 2 3/5 4 0", data_dir=exact_dir)
+    got = solver.distances(np.array([[1, 2, 3, 4, 0, 5], [1, 2, 3, 5, 4, 0]]),
+                           solver.goal_board("2x3"), exact_dir)
+    assert got.tolist() == [1, -1]
+
+
+def test_a_lookup_does_not_import_numba(exact_dir):
+    import subprocess
+    import sys
+
+    code = ("import sys, solver; solver.distance('8 6 7 2 5 4 3 0 1', data_dir=%r); "
+            "assert 'numba' not in sys.modules" % str(exact_dir))
+    subprocess.run([sys.executable, "-c", code], check=True)
