@@ -11,3 +11,6 @@ from .common import main_group as main
 from . import distance  # noqa: E402,F401
 from . import solve  # noqa: E402,F401
 from . import compare  # noqa: E402,F401
+from . import check  # noqa: E402,F401
+from . import generate  # noqa: E402,F401
+from . import stats  # noqa: E402,F401

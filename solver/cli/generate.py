@@ -1,0 +1,66 @@
+"""``npuzzle generate``: random solvable positions, each with its exact optimal distance."""
+from __future__ import annotations
+
+import click
+
+from .. import generate as gen
+from ..board import Shape, goal_board
+from . import common
+from .common import main_group as main
+
+
+@main.command()
+@click.option("--shape", "-s", default="3x3", show_default=True, metavar="RxC",
+              help="Board shape.")
+@click.option("--count", "-n", default=1, show_default=True, type=click.IntRange(min=0),
+              help="How many positions.")
+@click.option("--distance", "-d", type=click.IntRange(min=0), default=None,
+              help="Exact optimal distance of every position.")
+@click.option("--min", "min_distance", type=click.IntRange(min=0), default=None,
+              help="Smallest optimal distance allowed.")
+@click.option("--max", "max_distance", type=click.IntRange(min=0), default=None,
+              help="Largest optimal distance allowed.")
+@click.option("--goal", "-g", default=None, metavar="G",
+              help="Goal: blank-last (default), blank-first, snake, spiral, or a board.")
+@click.option("--method", "-m", type=click.Choice(gen.METHODS), default="shuffle",
+              show_default=True,
+              help="shuffle: uniform over the solvable positions; walk: random walks from the "
+                   "goal that never undo a move.")
+@click.option("--length", "walk_length", type=click.IntRange(min=0), default=None,
+              help="Steps of each walk (--method walk; default 10 per cell).")
+@click.option("--seed", type=int, default=None, help="Random seed: the same seed, the same "
+                                                     "positions.")
+@click.option("--unique", is_flag=True, help="Never repeat a position.")
+@click.option("--data-dir", default=None, type=click.Path(file_okay=False),
+              help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
+                   "~/.local/share/npuzzle).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+@common.guarded
+def generate(shape, count, distance, min_distance, max_distance, goal, method, walk_length,
+             seed, unique, data_dir, as_json):
+    """Print COUNT random positions that can reach the goal, each with its optimal distance.
+
+    Each line is the board (rows separated by '/'), a tab, and the distance.  With
+    --distance (or --min/--max), 2x3 and 3x3 positions are drawn from the exact table
+    (instant); 4x4 positions are searched for, solving candidates optimally, with a
+    progress bar on stderr.
+
+    \b
+      npuzzle generate --count 5 --seed 1
+      npuzzle generate --shape 3x3 --distance 31 --count 2
+      npuzzle generate --shape 4x4 --count 3 --min 40 --max 45 --json
+      npuzzle generate --shape 2x3 --method walk --length 12 --goal blank-first
+    """
+    shape_ = Shape.parse(shape)
+    goal_b = goal_board(shape_, goal)
+    rows = gen.generate(shape_, count, distance=distance, min_distance=min_distance,
+                        max_distance=max_distance, goal=goal_b, method=method, seed=seed,
+                        data_dir=data_dir, progress=True, walk_length=walk_length,
+                        unique=unique)
+    for board, d in rows:
+        if as_json:
+            click.echo(common.json_line({"board": board.flat(), "rows": str(board),
+                                         "shape": str(shape_), "goal": goal_b.flat(),
+                                         "distance": d, "method": method}))
+        else:
+            click.echo(f"{board}\t{d}")

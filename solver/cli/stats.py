@@ -1,0 +1,96 @@
+"""``npuzzle stats``: how many positions lie at each optimal distance — a table, a terminal
+bar chart and, with matplotlib, a histogram PNG."""
+from __future__ import annotations
+
+import click
+
+from ..board import Shape
+from ..generate import DistanceCounts, distance_counts
+from . import common
+from .common import main_group as main
+
+BAR_WIDTH = 50  # characters of the longest bar
+PLOT_HINT = "pip install 'npuzzle[plot]'"
+
+
+def table_lines(dc: DistanceCounts) -> list[str]:
+    """The counts as aligned rows: distance, states, percentage, cumulative percentage, bar."""
+    top = max(dc.counts)
+    width = max(len(f"{top:,}"), len("states"))
+    lines = [f"{'distance':>8}  {'states':>{width}}  {'%':>7}  {'cum %':>7}"]
+    cum = 0
+    for d, c in enumerate(dc.counts):
+        cum += c
+        bar = "#" * round(BAR_WIDTH * c / top)
+        if c and not bar:
+            bar = "."  # fewer than half a character's worth, but not none
+        lines.append(f"{d:>8}  {c:>{width},}  {100 * c / dc.total:>7.3f}  "
+                     f"{100 * cum / dc.total:>7.3f}  {bar}")
+    lines.append(f"{'total':>8}  {dc.total:>{width},}")
+    lines.append(f"mean distance {dc.mean:.6f}, maximum {dc.max_distance}")
+    return lines
+
+
+def _pyplot():
+    """matplotlib's pyplot on a file-only backend, or a one-line error and exit 2."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        common.fail(f"--plot needs matplotlib, which is not installed: {PLOT_HINT}",
+                    common.EXIT_USAGE)
+    return plt
+
+
+def write_plot(dc: DistanceCounts, path: str, plt) -> None:
+    """A bar chart of the counts, saved to ``path`` (the format follows its extension)."""
+    fig, ax = plt.subplots(figsize=(9, 5))
+    ax.bar(range(len(dc.counts)), dc.counts, color="#3b6ea8")
+    ax.set_xlabel("optimal distance (moves)")
+    ax.set_ylabel("positions")
+    ax.set_title(f"{dc.shape}: positions at each distance from {dc.goal} "
+                 f"(mean {dc.mean:.2f}, max {dc.max_distance})")
+    ax.axvline(dc.mean, color="#c44e52", linestyle="--", linewidth=1)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+@main.command()
+@click.option("--shape", "-s", default="3x3", show_default=True, metavar="RxC",
+              help="Board shape.")
+@click.option("--goal", "-g", default=None, metavar="G",
+              help="Goal: blank-last (default), blank-first, snake, spiral, or a board.")
+@click.option("--plot", "plot_path", default=None, metavar="FILE.png",
+              help="Also write a histogram to FILE.png (needs matplotlib: "
+                   f"{PLOT_HINT}).")
+@click.option("--data-dir", default=None, type=click.Path(file_okay=False),
+              help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
+                   "~/.local/share/npuzzle).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@common.guarded
+def stats(shape, goal, plot_path, data_dir, as_json):
+    """Count the positions at each optimal distance from the goal.
+
+    2x3 and 3x3 (and any board with an exact table) are counted from the exact
+    table; 4x4 shows the published counts (Korf & Schultze 2005), valid for any goal
+    with the blank in a corner.
+
+    \b
+      npuzzle stats --shape 3x3
+      npuzzle stats --shape 4x4 --json
+      npuzzle stats --shape 3x3 --goal spiral --plot spiral.png
+    """
+    plt = _pyplot() if plot_path else None  # fail before any work when it cannot plot
+    dc = distance_counts(Shape.parse(shape), goal, data_dir)
+    if as_json:
+        click.echo(common.json_line(dc.as_dict()))
+    else:
+        click.echo(f"{dc.shape} positions by optimal distance to {dc.goal} ({dc.source})")
+        for line in table_lines(dc):
+            click.echo(line)
+    if plot_path:
+        write_plot(dc, plot_path, plt)
+        click.echo(f"wrote {plot_path}", err=True)

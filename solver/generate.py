@@ -1,0 +1,599 @@
+"""Random solvable positions with their exact optimal distance (layer 5: above exact and api).
+
+Two ways to make a position, both for any goal:
+
+* ``shuffle`` — a uniformly random arrangement of the tiles; when it has the wrong parity for
+  the goal, the tiles on the first two non-blank cells are swapped.  That swap changes the
+  inversion count by one and leaves the blank alone, so it pairs every unsolvable arrangement
+  with exactly one solvable one: the result is uniform over the ``N!/2`` solvable positions.
+* ``walk`` — a random walk of the blank from the goal that never undoes its previous move.
+
+Every position comes with its exact optimal distance: a table lookup on boards that have
+exact tables (2x3, 3x3, ...), an optimal solve (:func:`solver.api.distance`) otherwise.
+
+Asking for a distance (or a range ``min..max``):
+
+* with exact tables, ``shuffle`` samples uniformly among the positions at that level of the
+  table (``np.flatnonzero`` over the table, no search), and ``walk`` walks from the goal until
+  it first stands at a wanted distance;
+* otherwise (4x4) positions are drawn by the method and kept when their solved distance fits
+  — rejection sampling, so ``shuffle`` stays uniform over the wanted level.  Cheap filters
+  come first: the distance has the parity of the Manhattan distance, and is at least it.  A
+  ``walk`` adapts its length (longer while it lands too close, shorter when too far).  For a
+  ``shuffle`` whose level holds too small a share of all positions (known from the published
+  4x4 counts) the walk is used instead, when it can do better.
+
+The same ``seed`` gives the same positions (numpy's ``Generator``).
+
+Imports: numpy, tqdm and the solver core (board, ranking, store, exact); :mod:`solver.api`
+only when a position must be solved.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from . import exact, store
+from .board import BLANK, Board, BoardError, Shape, goal_board, solvability
+from .ranking import rank_many, unrank_many
+
+METHODS = ("shuffle", "walk")
+OPPOSITE_INDEX = np.array([1, 0, 3, 2])  # U<->D, L<->R in the UDLR order of Shape.neighbour_table
+# Default walk length: a multiple of the number of cells.  On 3x3 the mean distance of a
+# 90-step walk is within a few tenths of a move of the uniform mean (21.97); see
+# scripts/reproduce_article.py for the curve.
+WALK_STEPS_PER_CELL = 10
+# A walk whose length is adapted to a target distance never grows beyond this many steps per
+# cell: by then its end is spread over the positions almost like a shuffle.
+MAX_WALK_STEPS_PER_CELL = 40
+# Shuffle rejection is abandoned for the walk when fewer than this share of the positions lie
+# in the wanted range (more than ~200 optimal solves per position kept).
+MIN_SHUFFLE_SHARE = 0.005
+# Give up after this many solved candidates per position asked for.
+MAX_TRIES_PER_POSITION = 2000
+# Walkers moved together when walking to a distance on a board with exact tables.
+WALKERS = 4096
+MAX_WALK_BATCH_STEPS = 100_000
+PROGRESS_DELAY = 0.5  # seconds before a progress bar appears (quick runs show none)
+REFERENCE_PACKAGE_DIR = "reference"  # solver/reference/distances-<shape>.txt
+
+
+class GenerateError(BoardError):
+    """A generation request that cannot be met (distance out of range, nothing found)."""
+
+
+@dataclass(frozen=True)
+class DistanceCounts:
+    """How many positions lie at each optimal distance from a goal, and where that is known."""
+
+    shape: Shape
+    goal: Board
+    counts: tuple[int, ...]  # counts[d] = number of positions at distance d
+    source: str  # e.g. "exact table exact-3x3.h5" or "published counts (…/distances-4x4.txt)"
+
+    @property
+    def total(self) -> int:
+        """Number of positions that can reach the goal (``N!/2``)."""
+        return sum(self.counts)
+
+    @property
+    def max_distance(self) -> int:
+        """The largest distance any position has."""
+        return len(self.counts) - 1
+
+    @property
+    def mean(self) -> float:
+        """Mean optimal distance of a uniformly random solvable position."""
+        return sum(d * c for d, c in enumerate(self.counts)) / self.total
+
+    def share(self, lo: int, hi: int) -> float:
+        """Fraction of the positions whose distance is in ``lo..hi``."""
+        return sum(self.counts[max(lo, 0) : hi + 1]) / self.total
+
+    def as_dict(self) -> dict:
+        """JSON-ready fields."""
+        return {"shape": str(self.shape), "goal": self.goal.flat(), "source": self.source,
+                "counts": list(self.counts), "total": self.total,
+                "max_distance": self.max_distance, "mean": round(self.mean, 6)}
+
+
+# --- distance distributions ------------------------------------------------------------------
+
+
+def _corner_cells(shape: Shape) -> set[int]:
+    return {0, shape.cols - 1, shape.size - shape.cols, shape.size - 1}
+
+
+def _reference_path(shape: Shape, data_dir=None) -> Path | None:
+    name = f"distances-{shape}.txt"
+    candidate = store.data_dir(data_dir) / name
+    if candidate.is_file():
+        return candidate
+    packaged = resources.files(__package__) / REFERENCE_PACKAGE_DIR / name
+    if packaged.is_file():
+        return Path(str(packaged))
+    return None
+
+
+def read_reference(path: Path) -> list[int]:
+    """Counts from a reference file: ``distance<TAB>states`` lines, ``#`` comments."""
+    counts: dict[int, int] = {}
+    for n, line in enumerate(Path(path).read_text().splitlines(), 1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        parts = text.split()
+        try:
+            d, c = int(parts[0]), int(parts[1])
+        except (IndexError, ValueError):
+            raise GenerateError(f"{path}:{n}: expected 'distance states', got '{line}'") from None
+        counts[d] = c
+    if not counts or sorted(counts) != list(range(max(counts) + 1)):
+        raise GenerateError(f"{path}: distances must run 0, 1, 2, … without gaps")
+    return [counts[d] for d in range(len(counts))]
+
+
+def reference_counts(shape: Shape | str, goal=None, data_dir=None) -> DistanceCounts | None:
+    """Published counts of positions at each distance (``distances-<shape>.txt``), or None.
+
+    The 4x4 counts (Korf & Schultze 2005) hold for every goal with the blank in a corner:
+    renaming tiles and mirroring the board do not change distances.  A file of that name in
+    the data directory wins over the copy shipped with the package.
+    """
+    shape = Shape.parse(shape)
+    g = goal_board(shape, goal)
+    path = _reference_path(shape, data_dir)
+    if path is None or g.blank not in _corner_cells(shape):
+        return None
+    return DistanceCounts(shape, g, tuple(read_reference(path)), f"published counts ({path})")
+
+
+def _uses_exact_table(shape: Shape, data_dir=None) -> bool:
+    return str(shape) in exact.DEFAULT_SHAPES or exact.has_table(shape, data_dir)
+
+
+def distance_counts(shape: Shape | str, goal=None, data_dir=None) -> DistanceCounts:
+    """Number of positions at each optimal distance from ``goal``: from the exact table when
+    the board has one, else from a published reference (4x4, blank in a corner).
+
+    Raises :class:`~solver.store.DatabaseMissing` when an exact table must be built first and
+    :class:`GenerateError` when no source knows the answer.
+    """
+    shape = Shape.parse(shape)
+    g = goal_board(shape, goal)
+    if _uses_exact_table(shape, data_dir):
+        counts = exact.count_at_distances(shape, g, data_dir)
+        while counts and counts[-1] == 0:
+            counts = counts[:-1]
+        return DistanceCounts(shape, g, tuple(int(c) for c in counts),
+                              f"exact table {exact.file_name(shape)}")
+    ref = reference_counts(shape, g, data_dir)
+    if ref is not None:
+        return ref
+    if _reference_path(shape, data_dir) is not None:
+        raise GenerateError(
+            f"the distances of {shape} positions are known only for goals with the blank in a "
+            f"corner (distances-{shape}.txt); {g} has it on cell {g.blank}"
+        )
+    raise GenerateError(
+        f"the distances of {shape} positions are not known: there is no exact table and no "
+        f"published distribution (distances-{shape}.txt) for it"
+    )
+
+
+# --- making positions ------------------------------------------------------------------------
+
+
+def parity_class(boards: np.ndarray, shape: Shape) -> np.ndarray:
+    """The parity invariant of each row of an ``(m, N)`` array: inversions (odd width) or
+    inversions + blank row from the bottom (even width), modulo 2.  Two boards reach each
+    other exactly when their classes agree (see :func:`solver.board.solvability`)."""
+    boards = np.asarray(boards)
+    n = shape.size
+    inv = np.zeros(len(boards), dtype=np.int64)
+    for i in range(n - 1):
+        a = boards[:, i : i + 1]
+        inv += ((a > boards[:, i + 1 :]) & (boards[:, i + 1 :] != BLANK)).sum(axis=1)
+    if shape.cols % 2 == 0:
+        blank = np.argmax(boards == BLANK, axis=1)
+        inv += shape.rows - blank // shape.cols
+    return inv % 2
+
+
+def _goal_class(goal: Board) -> int:
+    s = solvability(goal, goal)
+    extra = s.goal_blank_row_from_bottom if s.width_even else 0
+    return (s.goal_inversions + extra) % 2
+
+
+def shuffled(goal: Board, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` uniformly random positions that can reach ``goal``, as an ``(count, N)``
+    array: random permutations, with the first two non-blank cells swapped when the parity is
+    wrong (a bijection between the two classes, so the result stays uniform)."""
+    n = goal.shape.size
+    boards = rng.permuted(np.tile(np.arange(n, dtype=np.int64), (count, 1)), axis=1)
+    wrong = parity_class(boards, goal.shape) != _goal_class(goal)
+    rows = np.flatnonzero(wrong)
+    if rows.size:
+        # Cells of the first two tiles that are not the blank: cell 0 and 1 unless one of them
+        # holds the blank, in which case cells 0/1 and 2.
+        blank = np.argmax(boards[rows] == BLANK, axis=1)
+        first = np.where(blank == 0, 1, 0)
+        second = np.where(blank <= 1, 2, 1)
+        a, b = boards[rows, first].copy(), boards[rows, second].copy()
+        boards[rows, first], boards[rows, second] = b, a
+    return boards
+
+
+def _neighbours(shape: Shape) -> np.ndarray:
+    return np.array(shape.neighbour_table(), dtype=np.int64)
+
+
+class _Walkers:
+    """Many non-backtracking random walks of the blank from the goal, moved in lockstep."""
+
+    def __init__(self, goal: Board, count: int, rng: np.random.Generator):
+        self.goal = np.array(goal.tiles, dtype=np.int64)
+        self.nbr = _neighbours(goal.shape)
+        self.rng = rng
+        self.boards = np.tile(self.goal, (count, 1))
+        self.blank = np.full(count, goal.blank, dtype=np.int64)
+        self.last = np.full(count, -1, dtype=np.int64)
+        self.rows = np.arange(count)
+
+    def step(self) -> None:
+        """Every walker slides one tile, never straight back into the cell it just left."""
+        cand = self.nbr[self.blank]  # (count, 4) target cells, -1 off the board
+        allowed = cand >= 0
+        moved = self.last >= 0
+        allowed[self.rows[moved], OPPOSITE_INDEX[self.last[moved]]] = False
+        k = allowed.sum(axis=1)
+        pick = self.rng.integers(0, k)  # which of the allowed moves
+        move = np.argmax(np.cumsum(allowed, axis=1) > pick[:, None], axis=1)
+        target = cand[self.rows, move]
+        self.boards[self.rows, self.blank] = self.boards[self.rows, target]
+        self.boards[self.rows, target] = BLANK
+        self.blank, self.last = target, move
+
+    def restart(self, which: np.ndarray) -> None:
+        """Send the walkers ``which`` back to the goal."""
+        self.boards[which] = self.goal
+        self.blank[which] = int(np.flatnonzero(self.goal == BLANK)[0])
+        self.last[which] = -1
+
+
+def walked(goal: Board, count: int, length: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` positions at the end of ``length``-step random walks from ``goal`` that never
+    undo their previous move, as a ``(count, N)`` array."""
+    walkers = _Walkers(goal, count, rng)
+    for _ in range(length):
+        walkers.step()
+    return walkers.boards
+
+
+def default_walk_length(shape: Shape) -> int:
+    """The walk length used when none is given: ``10 * cells`` (90 on 3x3, 160 on 4x4)."""
+    return WALK_STEPS_PER_CELL * shape.size
+
+
+def manhattan_many(boards: np.ndarray, goal: Board) -> np.ndarray:
+    """Manhattan distance of each row of ``boards`` to ``goal`` (a lower bound, and of the
+    same parity as the optimal distance: every move changes it by exactly one)."""
+    boards = np.asarray(boards)
+    cols = goal.shape.cols
+    home = np.empty(goal.shape.size, dtype=np.int64)
+    home[list(goal.tiles)] = np.arange(goal.shape.size)
+    cells = np.arange(goal.shape.size)
+    h = home[boards]
+    d = np.abs(h // cols - cells // cols) + np.abs(h % cols - cells % cols)
+    return np.where(boards == BLANK, 0, d).sum(axis=1)
+
+
+# --- exact-table generation ------------------------------------------------------------------
+
+
+class _ExactTable:
+    """The exact table of ``goal``'s blank cell, with the tile renaming both ways."""
+
+    def __init__(self, goal: Board, data_dir=None):
+        shape = goal.shape
+        name, mapping = exact._reduce(goal, goal)
+        self.n = shape.size
+        self.table = np.asarray(exact.tables(shape, data_dir).tables[name])
+        self.to_canon = np.asarray(mapping, dtype=np.int64)
+        self.from_canon = np.argsort(self.to_canon)
+
+    def distances(self, boards: np.ndarray) -> np.ndarray:
+        d = self.table[rank_many(self.to_canon[np.asarray(boards)], self.n)].astype(np.int64)
+        d[d == exact.UNREACHABLE] = -1
+        return d
+
+    def level(self, lo: int, hi: int) -> np.ndarray:
+        """Ranks of every position whose distance is in ``lo..hi``."""
+        t = self.table
+        return np.flatnonzero((t >= lo) & (t <= hi) & (t != exact.UNREACHABLE))
+
+    def boards(self, ranks: np.ndarray) -> np.ndarray:
+        return self.from_canon[unrank_many(np.asarray(ranks, dtype=np.int64), self.n, self.n)]
+
+
+def _sample_level(tab: _ExactTable, lo, hi, count, rng, unique) -> np.ndarray:
+    ranks = tab.level(lo, hi)
+    if unique and count > ranks.size:
+        raise GenerateError(f"only {ranks.size:,} positions are at {_span(lo, hi)}, "
+                            f"fewer than the {count:,} distinct ones asked for")
+    picks = rng.choice(ranks.size, size=count, replace=not unique)
+    return tab.boards(ranks[picks])
+
+
+def _walk_to_level(tab: _ExactTable, goal: Board, lo, hi, count, rng, unique, bar) -> list:
+    """Walk many walkers from the goal; each one that first stands at a wanted distance is
+    kept and starts again from the goal."""
+    walkers = _Walkers(goal, min(WALKERS, max(count, 64)), rng)
+    out, seen = [], set()
+    for _ in range(MAX_WALK_BATCH_STEPS):
+        d = tab.distances(walkers.boards)
+        hit = np.flatnonzero((d >= lo) & (d <= hi))
+        for i in hit:
+            key = tuple(walkers.boards[i].tolist())
+            if unique and key in seen:
+                continue
+            seen.add(key)
+            out.append((key, int(d[i])))
+            bar.update(1)
+            if len(out) == count:
+                return out
+        walkers.restart(hit)
+        walkers.step()
+    raise GenerateError(f"random walks found only {len(out)} of {count} positions at "
+                        f"{_span(lo, hi)}; try --method shuffle")
+
+
+# --- search generation (no exact table: 4x4) -------------------------------------------------
+
+
+def _solver(goal: Board, data_dir):
+    from . import api
+
+    def solve_distance(tiles) -> int:
+        return api.distance(Board(goal.shape, tuple(int(t) for t in tiles)), goal,
+                            data_dir=data_dir)
+
+    return solve_distance
+
+
+def search(goal: Board, count: int, lo: int, hi: int, method: str, rng: np.random.Generator,
+           solve_distance, *, unique=False, walk_length=None, max_tries=None, bar=None) -> list:
+    """Rejection sampling: draw positions by ``method``, solve the ones that pass the cheap
+    filters with ``solve_distance(tiles) -> int`` and keep those at distance ``lo..hi``.
+
+    A ``walk`` starts ``max(lo, walk_length or 0)`` steps long (same parity as ``lo`` when one
+    distance is asked for) and grows by one step — two to keep the parity — while it lands
+    too close, shrinking when it lands too far.  Returns ``[(tiles, distance), ...]``.
+    """
+    shape = goal.shape
+    exact_one = lo == hi
+    step = 2 if exact_one else 1
+    length = max(lo, walk_length or 0)
+    if exact_one and (length - lo) % 2:
+        length += 1
+    longest = max(MAX_WALK_STEPS_PER_CELL * shape.size, lo)
+    max_tries = max_tries or MAX_TRIES_PER_POSITION * count
+    out, seen, tries = [], set(), 0
+    while len(out) < count:
+        if method == "walk":
+            tiles = walked(goal, 1, length, rng)[0]
+        else:
+            tiles = shuffled(goal, 1, rng)[0]
+        h = int(manhattan_many(tiles[None, :], goal)[0])
+        if h > hi or (exact_one and (h - lo) % 2):
+            # Too far (Manhattan is a lower bound) or of the wrong parity: no solve needed.
+            if method == "walk" and h > hi:
+                length = max(lo, length - step)
+            continue
+        key = tuple(tiles.tolist())
+        if unique and key in seen:
+            continue
+        tries += 1
+        if tries > max_tries:
+            raise GenerateError(
+                f"gave up after {max_tries:,} optimal solves: found {len(out)} of {count} "
+                f"positions at {_span(lo, hi)}" + ("" if method == "walk" else
+                                                    "; try --method walk"))
+        d = solve_distance(tiles)
+        if lo <= d <= hi:
+            seen.add(key)
+            out.append((key, d))
+            if bar is not None:
+                bar.update(1)
+        elif method == "walk":
+            length = min(longest, length + step) if d < lo else max(lo, length - step)
+        if bar is not None:
+            bar.set_postfix(solved=tries, refresh=False)
+    return out
+
+
+# --- the public entry point ------------------------------------------------------------------
+
+
+def _span(lo: int, hi: int) -> str:
+    return f"distance {lo}" if lo == hi else f"distances {lo}..{hi}"
+
+
+def _target(distance, min_distance, max_distance) -> tuple[int, int] | None:
+    if distance is not None and (min_distance is not None or max_distance is not None):
+        raise GenerateError("give either a distance or a min/max range, not both")
+    if distance is not None:
+        lo = hi = int(distance)
+    elif min_distance is None and max_distance is None:
+        return None
+    else:
+        lo = 0 if min_distance is None else int(min_distance)
+        hi = 10**9 if max_distance is None else int(max_distance)
+    if lo < 0 or hi < 0:
+        raise GenerateError("a distance cannot be negative")
+    if lo > hi:
+        raise GenerateError(f"the minimum distance {lo} is above the maximum {hi}")
+    return lo, hi
+
+
+def _check_reachable(counts: DistanceCounts | None, lo: int, hi: int) -> None:
+    if counts is None:
+        return
+    top = counts.max_distance
+    if lo > top:
+        what = f"{lo}" if lo == hi else f"{lo} or more"
+        raise GenerateError(f"no {counts.shape} position is {what} moves from "
+                            f"{counts.goal}: the maximum is {top}")
+    if counts.share(lo, hi) == 0:
+        raise GenerateError(f"no {counts.shape} position is at {_span(lo, hi)} from "
+                            f"{counts.goal}")
+
+
+def _note(progress: bool, message: str) -> None:
+    if progress:
+        print(f"npuzzle: {message}", file=sys.stderr)
+
+
+def generate(shape, count: int, *, distance=None, min_distance=None, max_distance=None,
+             goal=None, method: str = "shuffle", seed=None, data_dir=None,
+             progress: bool = False, walk_length: int | None = None, unique: bool = False,
+             max_tries: int | None = None) -> list[tuple[Board, int]]:
+    """``count`` random positions that can reach ``goal``, each with its optimal distance.
+
+    ``method`` is ``"shuffle"`` (uniform over the solvable positions) or ``"walk"`` (random
+    walks from the goal that never undo a move; ``walk_length`` steps, default
+    :func:`default_walk_length`).  ``distance``, or ``min_distance``/``max_distance``,
+    restricts the optimal distance (see the module docstring for how).  Positions are drawn
+    independently, so a small level may repeat one; ``unique=True`` returns distinct ones.
+    ``progress`` shows a bar (and notes) on stderr.
+
+    >>> import tempfile; from pdb_builder.build import build_exact
+    >>> d = tempfile.mkdtemp(); _ = build_exact(Shape(3, 3), d, progress=False)
+    >>> [(str(b), n) for b, n in generate("3x3", 2, distance=31, seed=1, data_dir=d)]
+    [('8 6 7/2 5 4/3 0 1', 31), ('6 4 7/8 5 0/3 2 1', 31)]
+
+    Raises :class:`GenerateError` (a ``ValueError``) for requests that cannot be met, e.g. a
+    distance beyond the largest one, and :class:`~solver.store.DatabaseMissing` when a table
+    or database must be built first.
+    """
+    shape = Shape.parse(shape)
+    g = goal_board(shape, goal)
+    if method not in METHODS:
+        raise GenerateError(f"unknown method '{method}': use {' or '.join(METHODS)}")
+    if int(count) < 0:
+        raise GenerateError("the count cannot be negative")
+    count = int(count)
+    if walk_length is not None and int(walk_length) < 0:
+        raise GenerateError("the walk length cannot be negative")
+    target = _target(distance, min_distance, max_distance)
+    rng = np.random.default_rng(seed)
+    from tqdm import tqdm
+
+    has_table = _uses_exact_table(shape, data_dir)
+    counts = None
+    if has_table:
+        counts = distance_counts(shape, g, data_dir)
+    elif target is not None:
+        counts = reference_counts(shape, g, data_dir)
+    if target is not None:
+        _check_reachable(counts, *target)
+        if counts is not None:
+            target = (target[0], min(target[1], counts.max_distance))
+    if count == 0:
+        return []
+    desc = f"generate {shape}" + (f" at {_span(*target)}" if target else "")
+    with tqdm(total=count, desc=desc, unit="pos", file=sys.stderr, disable=not progress,
+              leave=False, delay=PROGRESS_DELAY) as bar:
+        rows = _generate_rows(g, count, target, method, rng, data_dir, has_table, counts,
+                              walk_length, unique, max_tries, progress, bar)
+    return [(Board(shape, tuple(int(t) for t in tiles)), int(d)) for tiles, d in rows]
+
+
+def _generate_rows(g, count, target, method, rng, data_dir, has_table, counts, walk_length,
+                   unique, max_tries, progress, bar) -> list:
+    shape = g.shape
+    if has_table:
+        tab = _ExactTable(g, data_dir)
+        if target is not None and method == "shuffle":
+            boards = _sample_level(tab, *target, count, rng, unique)
+            bar.update(count)
+            return list(zip(boards.tolist(), tab.distances(boards).tolist()))
+        if target is not None:
+            return _walk_to_level(tab, g, *target, count, rng, unique, bar)
+        return _draw_with_table(tab, g, count, method, rng, walk_length, unique, bar)
+    solve_distance = _solver(g, data_dir)
+    if target is None:
+        return _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, bar)
+    lo, hi = target
+    if method == "shuffle" and counts is not None and counts.share(lo, hi) < MIN_SHUFFLE_SHARE:
+        share = counts.share(lo, hi)
+        if lo < counts.mean:
+            _note(progress, f"only {share:.2g} of the {shape} positions are at "
+                            f"{_span(lo, hi)}; searching random walks instead")
+            method = "walk"
+        else:
+            raise GenerateError(
+                f"only {share:.2g} of the {shape} positions are at {_span(lo, hi)}: about "
+                f"{1 / share:,.0f} optimal solves per position, and random walks do no "
+                f"better above the mean ({counts.mean:.2f}); ask for a distance nearer the "
+                f"mean")
+    return search(g, count, lo, hi, method, rng, solve_distance, unique=unique,
+                  walk_length=walk_length, max_tries=max_tries, bar=bar)
+
+
+def _draw(g, count, method, rng, walk_length) -> np.ndarray:
+    if method == "walk":
+        length = default_walk_length(g.shape) if walk_length is None else int(walk_length)
+        return walked(g, count, length, rng)
+    return shuffled(g, count, rng)
+
+
+def _draw_with_table(tab, g, count, method, rng, walk_length, unique, bar) -> list:
+    out, seen = [], set()
+    for _ in range(MAX_TRIES_PER_POSITION):
+        boards = _draw(g, count - len(out), method, rng, walk_length)
+        for tiles, d in zip(boards.tolist(), tab.distances(boards).tolist()):
+            key = tuple(tiles)
+            if unique and key in seen:
+                continue
+            seen.add(key)
+            out.append((key, d))
+            bar.update(1)
+        if len(out) == count:
+            return out
+    raise GenerateError(f"found only {len(out)} distinct positions of the {count} asked for")
+
+
+def _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, bar) -> list:
+    out, seen = [], set()
+    while len(out) < count:
+        tiles = _draw(g, 1, method, rng, walk_length)[0]
+        key = tuple(tiles.tolist())
+        if unique and key in seen:
+            continue
+        seen.add(key)
+        out.append((key, solve_distance(tiles)))
+        bar.update(1)
+    return out
+
+
+__all__ = [
+    "METHODS",
+    "GenerateError",
+    "DistanceCounts",
+    "generate",
+    "search",
+    "shuffled",
+    "walked",
+    "default_walk_length",
+    "parity_class",
+    "manhattan_many",
+    "distance_counts",
+    "reference_counts",
+    "read_reference",
+]
