@@ -341,3 +341,21 @@ def test_cli_stats_plot_png(run_cli, exact_dir, tmp_path):
     out = tmp_path / "h.png"
     run_ok(run_cli, ["stats", "--data-dir", exact_dir, "--plot", out])
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_reproduce_article_script_in_3x3_mode(exact_dir, tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "reproduce_article.py"
+    spec = importlib.util.spec_from_file_location("reproduce_article", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    code = mod.main(["--shape", "3x3", "--samples", "40", "--walk-samples", "8", "--steps",
+                     "0,4,60", "--jobs", "1", "--data-dir", str(exact_dir), "--plot",
+                     str(tmp_path / "w.png")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "exact    21.972399" in out and "95% CI" in out
+    lines = {line.split()[0]: line.split() for line in out.splitlines() if line[:6].strip()}
+    assert lines["0"][1] == "0.00" and lines["4"][1] == "4.00"  # short walks: exactly n away
