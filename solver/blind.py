@@ -481,12 +481,13 @@ def _heuristic(start: Board, goal: Board, opts) -> tuple[str, Callable[[Board], 
 
     ``auto`` is the pattern database when one is built for the shape, else linear conflict.
     """
+    name = opts.heuristic or "auto"
     try:
         from . import heuristics  # the one place heuristics are chosen
     except ImportError:  # TEMPORARY until solver.heuristics lands
+        if name not in ("auto", "manhattan"):
+            raise BoardError(f"heuristic '{name}' is not available yet") from None
         return "manhattan", (lambda b: board_manhattan(b, goal)), None
-
-    name = opts.heuristic or "auto"
     if name in ("auto", "pdb"):
         from .store import DatabaseMissing
 
