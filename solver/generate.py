@@ -475,7 +475,7 @@ def generate(shape, count: int, *, distance=None, min_distance=None, max_distanc
     >>> import tempfile; from pdb_builder.build import build_exact
     >>> d = tempfile.mkdtemp(); _ = build_exact(Shape(3, 3), d, progress=False)
     >>> [(str(b), n) for b, n in generate("3x3", 2, distance=31, seed=1, data_dir=d)]
-    [('8 6 7/2 5 4/3 0 1', 31), ('6 4 7/8 5 0/3 2 1', 31)]
+    [('6 4 7/8 5 0/3 2 1', 31), ('8 6 7/2 5 4/3 0 1', 31)]
 
     Raises :class:`GenerateError` (a ``ValueError``) for requests that cannot be met, e.g. a
     distance beyond the largest one, and :class:`~solver.store.DatabaseMissing` when a table
@@ -570,11 +570,15 @@ def _draw_with_table(tab, g, count, method, rng, walk_length, unique, bar) -> li
 
 
 def _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, bar) -> list:
-    out, seen = [], set()
+    out, seen, repeats = [], set(), 0
     while len(out) < count:
         tiles = _draw(g, 1, method, rng, walk_length)[0]
         key = tuple(tiles.tolist())
         if unique and key in seen:
+            repeats += 1
+            if repeats > MAX_TRIES_PER_POSITION * count:
+                raise GenerateError(f"found only {len(out)} distinct positions of the "
+                                    f"{count} asked for")
             continue
         seen.add(key)
         out.append((key, solve_distance(tiles)))

@@ -61,6 +61,7 @@ def generate(shape, count, distance, min_distance, max_distance, goal, method, w
         if as_json:
             click.echo(common.json_line({"board": board.flat(), "rows": str(board),
                                          "shape": str(shape_), "goal": goal_b.flat(),
-                                         "distance": d, "method": method}))
+                                         "solvable": True, "distance": d,
+                                         "method": method}))
         else:
             click.echo(f"{board}\t{d}")
