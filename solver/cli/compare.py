@@ -70,7 +70,8 @@ def _setting(sol: Solution) -> str:
     return ", ".join(parts)
 
 
-def _row(sol: Solution) -> list[str]:
+def table_row(sol: Solution) -> list[str]:
+    """The cells of one run's line in the table, in :data:`COLUMNS` order."""
     if sol.status == STATUS_LIMIT:
         length = "limit"
     elif sol.moves is None:
@@ -161,7 +162,7 @@ def compare(board, goal, shape, data_dir, as_json, algorithms, heuristic, depth_
         sol, code, message = run_one(start, goal_b, name, check, opts)
         worst = max(worst, code)
         if sol is not None:
-            rows.append(_row(sol))
+            rows.append(table_row(sol))
             record = sol.as_dict()
         else:
             rows.append([name, check or "", "error", "", "", "", "", "", "", ""])
