@@ -42,7 +42,7 @@ RUNS = [
     ("bfs", "parent", {}, True, "tree search: the frontier explodes"),
     ("dfs", "visited", {}, False, "finds a very long solution"),
     ("dfs", "path", {}, False, "finite, may take astronomically long; lucky here"),
-    ("dfs", "parent", {}, True, "loops forever round 4-move cycles"),
+    ("dfs", "parent", {}, True, "loops forever round 12-move cycles"),
     ("dls", "path", {"depth_limit": DEPTH_LIMIT}, False, "solution <= limit; memory O(b*L)"),
     ("dls", "parent", {"depth_limit": DEPTH_LIMIT}, False, "as path, a few more duplicates"),
     ("dls", "visited", {"depth_limit": DEPTH_LIMIT}, False,

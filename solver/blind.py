@@ -228,8 +228,9 @@ class PriorityFrontier:
 class ParentCheck:
     """Never return to the parent: drop the child that undoes the move just made.
 
-    Costs no memory, but on a graph (the puzzle's moves are reversible) longer cycles —
-    four moves round a 2x2 block — survive, so an unbounded DFS can loop forever.
+    Costs no memory, but on a graph longer cycles survive — the shortest is 12 moves, the
+    blank circling a 2x2 block three times until its three tiles are home again — so an
+    unbounded DFS can loop forever.
     """
 
     name = "parent"
