@@ -415,6 +415,8 @@ def search(
 
     generated, expanded = stats.generated, stats.expanded
     max_frontier, peak, deepest = stats.max_frontier, stats.peak_states, stats.depth_reached
+    max_frontier = max(max_frontier, len(frontier))  # the root alone
+    peak = max(peak, len(frontier) + check.remembered())
     node_cap = max_nodes if max_nodes is not None else float("inf")
     next_clock = generated + CLOCK_EVERY
     keeps_tree = not isinstance(check, VisitedCheck)  # else the visited set counts the tree
@@ -462,7 +464,8 @@ def search(
             if generated >= next_clock:
                 next_clock = generated + CLOCK_EVERY
                 if deadline is not None and time.perf_counter() > deadline:
-                    raise _Limit("time limit reached")
+                    elapsed = time.perf_counter() - stats.started
+                    raise _Limit(f"time limit reached after {elapsed:.1f} s")
     except _Limit:
         if node is not None:
             stats.lower_bound = frontier.bound(node)
@@ -551,6 +554,7 @@ def _run(
     frontier = make_frontier()
     check = cycle_check(check_name, frontier.depth_first, reopen)
     stats = Stats()
+    stats.iterations = 1
     sol = Solution(start, goal, None, algorithm, heuristic=heuristic, database=database)
     sol.root_h = root_h
     sol.extra = {"frontier": frontier.name, "cycle_check": check_name, "depth_limit": depth_limit}
@@ -561,7 +565,6 @@ def _run(
         )
     except _Limit as e:
         _stop(sol, stats, str(e))
-    stats.iterations = 1
     return _finish(sol, stats, moves, optimal, opts)
 
 
