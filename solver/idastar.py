@@ -57,35 +57,108 @@ FIX_4X4 = "build-pdb --shape 4x4 --partition 6-6-3"
 # --- kernels ---------------------------------------------------------------------------------
 
 
+# Fields of a generated child kept on the stack: move id, normal rank and value, mirrored rank
+# and value, normal and mirrored h.
+C_MOVE, C_RANK, C_VAL, C_RANKM, C_VALM, C_H, C_HM = range(7)
+CHILD_FIELDS = 8
+
+
 @njit(cache=True)
-def _ida_pdb(tiles, st, path, kidx, hst, hmst, sv, ranks, vals, ranksm, valsm,
+def _ida_pdb(tiles, st, path, kid, nkid, kidx, hst, hmst, sv, ranks, vals, ranksm, valsm,
              table, pat, wt, contrib, patm, wtm, contribm,
              mv_nb, mv_sgn, mv_sgnm, mv_vert, mv_btw, step, succ, succ_n, reflect, budget):
-    """Resume an IDA* iteration over additive pattern databases for at most ``budget``
+    """Resume an IDA* iteration over additive pattern databases for about ``budget``
     generated nodes; return FOUND, ITERATION_DONE or BUDGET_SPENT.
 
-    ``tiles`` is the board at the top of the stack; ``ranks[p]``/``vals[p]`` the table index
-    (offset included) and value of pattern p there, ``ranksm``/``valsm`` the same for the
-    mirrored state.  ``path[d]`` is the move id (blank cell * 4 + direction) taken at depth d,
-    ``kidx[d]`` the next successor to try, ``hst``/``hmst`` the normal/mirrored h per depth and
-    ``sv[d]`` the four values the move at depth d overwrote.
+    ``tiles`` is the board at the top of the stack (depth ``st[S_DEPTH]``); ``ranks[p]`` /
+    ``vals[p]`` the table index (offset included) and value of pattern p there, ``ranksm`` /
+    ``valsm`` the same for the mirrored state.  Per depth d: ``path[d]`` the move id (blank
+    cell * 4 + direction) taken, ``kid[d, :nkid[d]]`` the children within the bound (nkid -1:
+    not expanded yet) and ``kidx[d]`` the next one to enter, ``hst``/``hmst`` the normal and
+    mirrored h, ``sv[d]`` the four values the move at depth d overwrote.
     """
     d = st[S_DEPTH]
     blank = st[S_BLANK]
     bound = st[S_BOUND]
     nxt = st[S_NEXT]
+    nbtw = mv_btw.shape[1]
     gen = 0
     exp = 0
-    nbtw = mv_btw.shape[1]
-    h = hst[d]
-    hm = hmst[d]
     status = ITERATION_DONE
+    expand = nkid[d] < 0
     while True:
-        prev = NO_MOVE if d == 0 else (path[d - 1] & 3)
-        row = blank * 5 + prev
-        k = kidx[d]
-        if k >= succ_n[row]:
-            # Every child tried: undo the move that led here.
+        if expand:
+            # Generate every child of the node at depth d and keep those within the bound.
+            # The siblings' table lookups do not depend on each other, so their cache misses
+            # overlap.
+            expand = False
+            prev = NO_MOVE if d == 0 else (path[d - 1] & 3)
+            row = blank * 5 + prev
+            n = succ_n[row]
+            h = hst[d]
+            g1 = d + 1
+            cnt = 0
+            for k in range(n):
+                m = succ[row, k]
+                t = tiles[mv_nb[m]]  # the tile that slides onto the blank's cell
+                p = pat[t]
+                if mv_vert[m]:
+                    dl = wt[t] * step
+                    for j in range(nbtw):
+                        dl += contrib[t, tiles[mv_btw[m, j]]]
+                else:
+                    dl = wt[t]
+                r2 = ranks[p] + mv_sgn[m] * dl
+                v2 = np.int64(table[r2])
+                hc = h - vals[p] + v2
+                kid[d, cnt, C_MOVE] = m
+                kid[d, cnt, C_RANK] = r2
+                kid[d, cnt, C_VAL] = v2
+                kid[d, cnt, C_H] = hc
+                f = g1 + hc
+                if f <= bound:
+                    cnt += 1
+                elif f < nxt:
+                    nxt = f
+            if reflect and cnt > 0:
+                # The mirrored lookup only for the children the normal sum did not prune.
+                hm = hmst[d]
+                keep = 0
+                for i in range(cnt):
+                    m = kid[d, i, C_MOVE]
+                    t = tiles[mv_nb[m]]
+                    q = patm[t]
+                    if mv_vert[m]:
+                        dm = wtm[t]
+                    else:
+                        dm = wtm[t] * step
+                        for j in range(nbtw):
+                            dm += contribm[t, tiles[mv_btw[m, j]]]
+                    rm2 = ranksm[q] + mv_sgnm[m] * dm
+                    vm2 = np.int64(table[rm2])
+                    hcm = hm - valsm[q] + vm2
+                    if keep != i:
+                        for c in range(C_HM):
+                            kid[d, keep, c] = kid[d, i, c]
+                    kid[d, keep, C_RANKM] = rm2
+                    kid[d, keep, C_VALM] = vm2
+                    kid[d, keep, C_HM] = hcm
+                    f = g1 + hcm
+                    if f <= bound:
+                        keep += 1
+                    elif f < nxt:
+                        nxt = f
+                cnt = keep
+            nkid[d] = cnt
+            kidx[d] = 0
+            gen += n
+            exp += 1
+            if gen >= budget:
+                status = BUDGET_SPENT
+                break
+        i = kidx[d]
+        if i >= nkid[d]:
+            # Every child entered: undo the move that led here.
             if d == 0:
                 status = ITERATION_DONE
                 break
@@ -101,71 +174,33 @@ def _ida_pdb(tiles, st, path, kidx, hst, hmst, sv, ranks, vals, ranksm, valsm,
             if reflect:
                 ranksm[patm[t]] = sv[d, 2]
                 valsm[patm[t]] = sv[d, 3]
-            h = hst[d]
-            hm = hmst[d]
             continue
-        kidx[d] = k + 1
-        m = succ[row, k]
+        kidx[d] = i + 1
+        m = kid[d, i, C_MOVE]
         nb = mv_nb[m]
-        t = tiles[nb]  # the tile that slides from nb onto the blank's cell
+        t = tiles[nb]
         p = pat[t]
-        if mv_vert[m]:
-            dl = wt[t] * step
-            for j in range(nbtw):
-                dl += contrib[t, tiles[mv_btw[m, j]]]
-        else:
-            dl = wt[t]
-        r2 = ranks[p] + mv_sgn[m] * dl
-        v2 = np.int64(table[r2])
-        hc = h - vals[p] + v2
-        gen += 1
-        f = d + 1 + hc
-        if f > bound:
-            if f < nxt:
-                nxt = f
-            continue
-        hcm = hm
-        if reflect:
-            q = patm[t]
-            if mv_vert[m]:
-                dm = wtm[t]
-            else:
-                dm = wtm[t] * step
-                for j in range(nbtw):
-                    dm += contribm[t, tiles[mv_btw[m, j]]]
-            rm2 = ranksm[q] + mv_sgnm[m] * dm
-            vm2 = np.int64(table[rm2])
-            hcm = hm - valsm[q] + vm2
-            f = d + 1 + hcm
-            if f > bound:
-                if f < nxt:
-                    nxt = f
-                continue
-            sv[d, 2] = ranksm[q]
-            sv[d, 3] = valsm[q]
-            ranksm[q] = rm2
-            valsm[q] = vm2
         sv[d, 0] = ranks[p]
         sv[d, 1] = vals[p]
-        ranks[p] = r2
-        vals[p] = v2
+        ranks[p] = kid[d, i, C_RANK]
+        vals[p] = kid[d, i, C_VAL]
+        if reflect:
+            q = patm[t]
+            sv[d, 2] = ranksm[q]
+            sv[d, 3] = valsm[q]
+            ranksm[q] = kid[d, i, C_RANKM]
+            valsm[q] = kid[d, i, C_VALM]
         tiles[blank] = t
         tiles[nb] = BLANK
         path[d] = m
         blank = nb
+        hst[d + 1] = kid[d, i, C_H]
+        hmst[d + 1] = kid[d, i, C_HM]
         d += 1
-        h = hc
-        hm = hcm
-        hst[d] = h
-        hmst[d] = hm
-        kidx[d] = 0
-        if h == 0:  # every pattern home: the goal
+        if hst[d] == 0:  # every pattern home: the goal
             status = FOUND
             break
-        exp += 1
-        if gen >= budget:
-            status = BUDGET_SPENT
-            break
+        expand = True
     st[S_DEPTH] = d
     st[S_BLANK] = blank
     st[S_NEXT] = nxt
@@ -623,11 +658,13 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
     moves = None
 
     def fresh(cap):
-        return (np.zeros(cap + 2, dtype=np.int64), np.zeros(cap + 2, dtype=np.int64),
-                np.zeros(cap + 2, dtype=np.int64), np.zeros(cap + 2, dtype=np.int64),
-                np.zeros((cap + 2, 4), dtype=np.int64))
+        z = cap + 2
+        return (np.zeros(z, dtype=np.int64), np.zeros(z, dtype=np.int64),
+                np.zeros(z, dtype=np.int64), np.zeros(z, dtype=np.int64),
+                np.zeros((z, 4), dtype=np.int64), np.zeros((z, 4, CHILD_FIELDS), dtype=np.int64),
+                np.zeros(z, dtype=np.int64))
 
-    path, kidx, hst, hmst, sv = fresh(cap)
+    path, kidx, hst, hmst, sv, kid, nkid = fresh(cap)
     if root_h == 0 and bound == 0:
         return SearchResult("", 0, 0, 0, 0, 0, time.perf_counter() - t0)
     new_iteration = True
@@ -635,11 +672,12 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
         if new_iteration:
             if bound > cap:
                 cap = max(bound, 2 * cap)
-                path, kidx, hst, hmst, sv = fresh(cap)
+                path, kidx, hst, hmst, sv, kid, nkid = fresh(cap)
             iterations += 1
             st[S_DEPTH], st[S_BLANK], st[S_BOUND], st[S_NEXT] = (
                 0, int(np.flatnonzero(tiles == BLANK)[0]), bound, INFINITE_F)
             kidx[0] = 0
+            nkid[0] = -1  # the root is expanded by the kernel
             hst[0], hmst[0] = h0, hm0
             new_iteration = False
         budget = slice_nodes
@@ -651,7 +689,8 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
         ts = time.perf_counter()
         if plan.kind == "pdb":
             pat, wt, contrib, patm, wtm, contribm, sgn, sgnm, vert, btw = plan.static
-            status = _ida_pdb(tiles, st, path, kidx, hst, hmst, sv, ranks, vals, ranksm, valsm,
+            status = _ida_pdb(tiles, st, path, kid, nkid, kidx, hst, hmst, sv, ranks, vals,
+                              ranksm, valsm,
                               plan.table, pat, wt, contrib, patm, wtm, contribm,
                               mt.nb, sgn, sgnm, vert, btw, cols, mt.succ, mt.succ_n,
                               plan.reflect, budget)
@@ -680,7 +719,8 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
             stopped = f"time limit of {timeout:g} s reached"
             break
     lower = len(moves) if moves is not None else bound
-    return SearchResult(moves, root_h, lower, int(st[S_GEN]), int(st[S_EXP]) + iterations,
+    expanded = int(st[S_EXP]) + (iterations if plan.kind == "lc" else 0)
+    return SearchResult(moves, root_h, lower, int(st[S_GEN]), expanded,
                         iterations, time.perf_counter() - t0, stopped)
 
 
