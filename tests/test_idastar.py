@@ -1,0 +1,255 @@
+"""IDA* (solver.idastar) and batch solving (solver.batch).
+
+Truth comes from an independent breadth-first search (tests/naive_bfs.py) on 3x3 and from the
+published lengths of Korf's instances on 4x4.  The incremental rank updates are checked by a
+trick: pattern tables filled with the Manhattan distance of the pattern's tiles give exactly the
+Manhattan heuristic, so IDA* over them (with or without the reflection lookup) must retrace the
+Manhattan search node for node -- any wrong rank would change some h and the node count.
+"""
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from naive_bfs import distances_from
+from solver import api, idastar
+from solver.api import SearchOptions
+from solver.batch import solve_stream
+from solver.board import Board, Shape, goal_board
+from solver.ranking import count_placements, unrank_many
+from solver.solution import SearchLimitReached
+from solver.store import DatabaseMissing
+from solver.symmetry import reduce_to
+
+KORF = Path(__file__).resolve().parents[2] / "shared" / "data" / "korf100.txt"
+KORF_FALLBACK = Path("/work/shared/data/korf100.txt")
+SHAPE3 = Shape(3, 3)
+SHAPE4 = Shape(4, 4)
+
+
+def korf_instances(count: int | None = None) -> list[tuple[int, str, int]]:
+    """(id, tiles for the blank-first goal, optimal length) of Korf's 100 instances."""
+    path = KORF if KORF.is_file() else KORF_FALLBACK
+    if not path.is_file():
+        pytest.skip("korf100.txt not found")
+    rows = []
+    for line in path.read_text().splitlines():
+        if line and line[0].isdigit():
+            f = line.split("\t")
+            rows.append((int(f[0]), f[1], int(f[2])))
+    return rows[:count]
+
+
+def random_walk(goal: Board, steps: int, rng: random.Random) -> Board:
+    """A board ``steps`` moves from ``goal`` (never undoing the previous move)."""
+    board, last = goal, None
+    for _ in range(steps):
+        moves = [m for m in board.legal_moves() if m != {"U": "D", "D": "U", "L": "R",
+                                                         "R": "L"}.get(last)]
+        last = rng.choice(moves)
+        board = board.move(last)
+    return board
+
+
+def manhattan_tables(shape: Shape, goal: Board, patterns) -> list[np.ndarray]:
+    """Pattern tables holding the Manhattan distance of the pattern's tiles (test fixture: an
+    additive 'database' whose sum is exactly the Manhattan distance)."""
+    n, cols = shape.size, shape.cols
+    home = {t: c for c, t in enumerate(goal.tiles)}
+    out = []
+    for p in patterns:
+        p = sorted(p)
+        cells = unrank_many(np.arange(count_placements(n, len(p))), n, len(p))
+        v = np.zeros(len(cells), dtype=np.int64)
+        for i, t in enumerate(p):
+            c = cells[:, i]
+            v += abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
+        out.append(v.astype(np.uint8))
+    return out
+
+
+@pytest.fixture(scope="session")
+def truth3():
+    """Optimal distance of every solvable 3x3 state to the default goal (naive BFS)."""
+    return distances_from(goal_board(SHAPE3).tiles, 3, 3)
+
+
+def sample_states(truth: dict, count: int, seed: int) -> list[tuple[tuple, int]]:
+    rng = random.Random(seed)
+    states = sorted(truth)
+    return [(s, truth[s]) for s in rng.sample(states, count)]
+
+
+# --- Manhattan and linear conflict: exact answers on 3x3 -------------------------------------
+
+
+@pytest.mark.parametrize("heuristic", ["manhattan", "linear-conflict"])
+def test_3x3_optimal_with_simple_heuristics(truth3, heuristic):
+    opts = SearchOptions(algorithm="idastar", heuristic=heuristic)
+    for tiles, dist in sample_states(truth3, 300, seed=len(heuristic)):
+        sol = api.solve(Board(SHAPE3, tiles), options=opts)  # api.solve replays the moves
+        assert sol.length == dist, (tiles, sol.moves)
+        assert sol.optimal and sol.algorithm == "idastar"
+        assert sol.root_h <= dist and sol.nodes_generated >= sol.length
+
+
+@pytest.mark.parametrize("goal", ["blank-first", "snake", "spiral", "4 1 2/0 8 3/7 6 5"])
+def test_3x3_other_goals(goal, truth3):
+    goal_b = goal_board(SHAPE3, goal)
+    truth = distances_from(goal_b.tiles, 3, 3)
+    for h in ("linear-conflict", "manhattan"):
+        for tiles, dist in sample_states(truth, 40, seed=7):
+            sol = api.solve(Board(SHAPE3, tiles), goal, algorithm="idastar", heuristic=h)
+            assert sol.length == dist
+
+
+def test_linear_conflict_is_admissible_and_dominates_manhattan(truth3):
+    lc = idastar.lc_plan(SHAPE3, goal_board(SHAPE3))
+    for tiles, dist in sample_states(truth3, 2000, seed=3):
+        arr = np.array(tiles, dtype=np.int64)
+        _, _, h = idastar._line_values(lc, arr)
+        md = sum(lc.static[0][t, c] for c, t in enumerate(tiles) if t)
+        assert md <= h <= dist
+
+
+def test_already_solved_and_one_move():
+    g = goal_board(SHAPE4)
+    for h in ("manhattan", "linear-conflict"):
+        assert api.solve(g, algorithm="idastar", heuristic=h).moves == ""
+        assert api.solve(g.move("U"), algorithm="idastar", heuristic=h).moves == "D"
+
+
+# --- the incremental rank updates ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape,patterns", [
+    ("3x3", [(1, 2, 3, 4), (5, 6, 7, 8)]),
+    ("3x3", [(2, 5, 8), (1, 4), (3, 6, 7)]),
+    ("4x4", [(1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15)]),
+    ("4x4", [(1, 5, 9, 13), (2, 3, 6, 7), (4, 8, 12, 14), (10, 11, 15)]),
+])
+@pytest.mark.parametrize("reflect", [False, True])
+def test_rank_updates_retrace_manhattan(shape, patterns, reflect):
+    shape = Shape.parse(shape)
+    goal = goal_board(shape)
+    plan = idastar.pdb_plan(shape, goal, patterns, manhattan_tables(shape, goal, patterns),
+                            reflect=reflect, name="md-as-pdb", database=None)
+    assert plan.reflect == reflect
+    man = idastar.manhattan_plan(shape, goal)
+    rng = random.Random(11)
+    for _ in range(12 if shape.size == 9 else 4):
+        start = random_walk(goal, 26 if shape.size == 9 else 30, rng)
+        a = idastar.search(plan, start.tiles)
+        b = idastar.search(man, start.tiles)
+        assert (a.moves, a.generated, a.iterations) == (b.moves, b.generated, b.iterations)
+
+
+def test_mirror_relabel_fixes_the_goal():
+    for shape in (SHAPE3, SHAPE4, Shape(5, 5)):
+        goal = goal_board(shape)
+        r = idastar.mirror_relabel(goal)
+        mc = idastar.mirror_cells(shape)
+        mirrored = [0] * shape.size
+        for c, t in enumerate(goal.tiles):
+            mirrored[mc[c]] = r[t]
+        assert tuple(mirrored) == goal.tiles
+    assert idastar.mirror_relabel(goal_board("2x3")) is None
+    assert idastar.mirror_relabel(goal_board("3x3", "4 1 2/3 0 5/6 7 8")) is not None
+    assert idastar.mirror_relabel(goal_board("3x3", "1 0 2/3 4 5/6 7 8")) is None
+
+
+# --- limits, interruption and missing databases ----------------------------------------------
+
+HARD = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # Korf #1, 57 moves to blank-first
+
+
+def test_max_nodes_raises_with_a_lower_bound():
+    with pytest.raises(SearchLimitReached) as info:
+        api.solve(HARD, "blank-first", algorithm="idastar", heuristic="manhattan",
+                  max_nodes=200_000)
+    part = info.value.partial
+    assert part.moves is None and part.status == "limit"
+    assert part.root_h <= part.lower_bound <= 57
+    assert (57 - part.lower_bound) % 2 == 0
+    assert 200_000 <= part.nodes_generated < 200_000 + 1000
+    assert "node limit" in str(info.value)
+
+
+def test_timeout_raises_promptly():
+    t0 = time.perf_counter()
+    with pytest.raises(SearchLimitReached) as info:
+        api.solve(HARD, "blank-first", algorithm="idastar", heuristic="manhattan", timeout=0.3)
+    assert time.perf_counter() - t0 < 2.0
+    assert "time limit" in str(info.value)
+    assert 41 <= info.value.partial.lower_bound <= 57
+
+
+def test_keyboard_interrupt_ends_a_long_solve(tmp_path):
+    code = (
+        "import sys; from solver import api\n"
+        "api.solve('1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 0', '0 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1',"
+        " algorithm='idastar', heuristic='manhattan', max_nodes=None)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    time.sleep(4.0)  # imports and kernel load, then deep in the search
+    assert proc.poll() is None
+    t0 = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    assert time.perf_counter() - t0 < 2.0
+    assert "KeyboardInterrupt" in err
+
+
+def test_4x4_auto_without_database_says_how_to_build(tmp_path):
+    with pytest.raises(DatabaseMissing) as info:
+        api.solve(HARD, "blank-first", algorithm="idastar", data_dir=tmp_path)
+    assert info.value.fix == "build-pdb --shape 4x4 --partition 6-6-3"
+
+
+def test_pdb_without_database_is_missing(tmp_path):
+    with pytest.raises(DatabaseMissing) as info:
+        api.solve("1 2 3/4 5 6/0 7 8", algorithm="idastar", heuristic="pdb", data_dir=tmp_path)
+    assert "build-pdb" in info.value.fix
+
+
+def test_3x3_auto_without_database_uses_linear_conflict(tmp_path):
+    sol = api.solve("8 6 7/2 5 4/3 0 1", algorithm="idastar", data_dir=tmp_path)
+    assert sol.length == 31 and sol.heuristic == "linear-conflict"
+
+
+# --- batches ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_batch_in_input_order_with_errors(jobs, truth3):
+    states = sample_states(truth3, 12, seed=5)
+    lines = [" ".join(map(str, s)) for s, _ in states]
+    lines[3:3] = ["", "1 2 3/4 5 6/8 7 0", "1 2 2 4 5 6 7 8 0"]
+    want = {" ".join(map(str, s)): d for s, d in states}
+    opts = SearchOptions(algorithm="idastar", heuristic="linear-conflict")
+    out = list(solve_stream(lines, options=opts, jobs=jobs))
+    assert [line for line, _ in out] == lines
+    kinds = [type(r).__name__ for _, r in out]
+    assert kinds[3:6] == ["NoneType", "Unsolvable", "BoardError"]
+    for line, r in out:
+        if line in want:
+            assert r.length == want[line]
+    unsolvable = out[4][1]
+    assert unsolvable.solvability.start_inversions == 1  # attributes survive the process hop
+
+
+def test_batch_limits_come_back_as_values():
+    opts = SearchOptions(algorithm="idastar", heuristic="manhattan", max_nodes=10_000)
+    out = list(solve_stream([HARD, HARD], goal="blank-first", options=opts, jobs=2))
+    for _, r in out:
+        assert isinstance(r, SearchLimitReached) and r.partial.lower_bound >= 41
