@@ -1,0 +1,301 @@
+#!/usr/bin/env python
+"""Korf's 100 15-puzzle instances with every built pattern database (and Manhattan with a node
+cap): per-instance length, nodes and seconds, checked against the published optimal lengths;
+a CSV and a summary table beside the node counts Felner, Korf & Hanan published.
+
+    python scripts/bench_korf100.py                       # every built 4x4 database, +/- reflection
+    python scripts/bench_korf100.py --partition 7-8 --reflect-only
+    python scripts/bench_korf100.py --manhattan-cap 5000000 --csv korf100.csv
+    python scripts/bench_korf100.py --startup             # what one `npuzzle solve` costs to start
+
+The instances are stated for Korf's blank-first goal (0 1 2 ... 15); the databases are built for
+npuzzle's blank-last goal, so every instance is solved as its 180-degree rotation, exactly as
+`npuzzle solve --goal blank-first` does.  Times are search times on one core (the database is
+loaded and the kernel compiled before the clock starts; both are reported separately).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from solver import idastar, store  # noqa: E402
+from solver.api import SearchOptions  # noqa: E402
+from solver.board import Board, Shape, goal_board  # noqa: E402
+from solver.solution import SearchLimitReached  # noqa: E402
+
+KORF_FILE = ROOT.parent / "shared" / "data" / "korf100.txt"
+SHAPE = Shape(4, 4)
+
+# Mean nodes generated per instance, IDA* on 1000 random 15-puzzles, with the maximum of the
+# regular and the reflected lookup: Korf & Felner, "Disjoint pattern database heuristics",
+# AIJ 134 (2002), Table 1, repeated in Felner, Korf & Hanan, "Additive pattern database
+# heuristics", JAIR 22 (2004), Table 1.  7-8 with the regular lookup only: Felner, Korf,
+# Meshulam & Holte, "Compressed pattern databases", JAIR 30 (2007).  Manhattan (401,189,630)
+# is from the same table; for Korf's own 100 instances korf100.txt carries his 1985 counts.
+PUBLISHED = {
+    ("5-5-5", True): 3_090_405,
+    ("6-6-3", True): 617_555,
+    ("7-8", True): 36_710,
+    ("7-8", False): 136_288,
+    ("manhattan", False): 401_189_630,
+}
+PUBLISHED_SECONDS = {("5-5-5", True): 0.541, ("6-6-3", True): 0.163, ("7-8", True): 0.034,
+                     ("manhattan", False): 53.424}
+
+
+def read_korf(path: Path) -> list[dict]:
+    """Korf's instances: id, tiles (blank-first goal), optimal length, his 1985 node count."""
+    rows = []
+    for line in path.read_text().splitlines():
+        if line and line[0].isdigit():
+            f = line.split("\t")
+            rows.append({"id": int(f[0]), "tiles": f[1], "optimal": int(f[2]),
+                         "korf1985": int(f[3]) if len(f) > 3 else None})
+    return rows
+
+
+def built_partitions(data_dir) -> list[str]:
+    try:
+        from solver import heuristics
+    except ImportError:
+        return []
+
+    names = []
+    for p in heuristics.built_partitions(SHAPE, data_dir):
+        names.append(p if isinstance(p, str) else getattr(p, "name", str(p)))
+    order = {"5-5-5": 0, "6-6-3": 1, "7-8": 2}
+    return sorted(names, key=lambda n: (order.get(n, 9), n))
+
+
+def run_config(instances, label, opts, goal) -> list[dict]:
+    """Solve every instance with ``opts``; one row per instance."""
+    t0 = time.perf_counter()
+    plan = idastar.plan_for(goal_board(SHAPE), opts)  # maps the tables
+    load_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    idastar.solve(Board.parse("1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15"), goal_board(SHAPE), opts)
+    warm_s = time.perf_counter() - t0
+    rows = []
+    for inst in instances:
+        start = Board.parse(inst["tiles"])
+        row = {"config": label, "id": inst["id"], "published_length": inst["optimal"],
+               "korf1985_nodes": inst["korf1985"], "heuristic": plan.name,
+               "database": plan.database or ""}
+        t = time.perf_counter()
+        try:
+            sol = idastar.solve(start, goal, opts).check()
+            row.update(length=sol.length, solved=True, nodes=sol.nodes_generated,
+                       expanded=sol.nodes_expanded, iterations=sol.iterations,
+                       root_h=sol.root_h, seconds=sol.extra["search_seconds"])
+            row["ok"] = sol.length == inst["optimal"]
+        except SearchLimitReached as e:
+            p = e.partial
+            row.update(length=None, solved=False, nodes=p.nodes_generated,
+                       expanded=p.nodes_expanded, iterations=p.iterations, root_h=p.root_h,
+                       seconds=time.perf_counter() - t, lower_bound=p.lower_bound)
+            row["ok"] = p.lower_bound <= inst["optimal"]
+        row["load_seconds"], row["warm_seconds"] = load_s, warm_s
+        rows.append(row)
+        print(f"  {label:<22} #{inst['id']:>3}  len {row['length'] or '-':>2} "
+              f"(published {inst['optimal']})  {row['nodes']:>13,} nodes  "
+              f"{row['seconds']:8.3f} s{'' if row['ok'] else '  WRONG'}",
+              file=sys.stderr, flush=True)
+    return rows
+
+
+def summarise(rows: list[dict]) -> list[dict]:
+    out = []
+    for label in dict.fromkeys(r["config"] for r in rows):
+        rs = [r for r in rows if r["config"] == label]
+        solved = [r for r in rs if r["solved"]]
+        nodes = sum(r["nodes"] for r in rs)
+        secs = sum(r["seconds"] for r in rs)
+        key = rs[0]["key"]
+        korf = sum(r["korf1985_nodes"] or 0 for r in solved)
+        out.append({
+            "config": label, "solved": len(solved), "all_optimal": all(r["ok"] for r in rs),
+            "nodes": nodes, "mean_nodes": nodes / len(rs), "seconds": secs,
+            "max_seconds": max(r["seconds"] for r in rs),
+            "nodes_per_s": nodes / secs if secs else 0.0,
+            "published_mean": PUBLISHED.get(key), "published_s": PUBLISHED_SECONDS.get(key),
+            "korf1985_solved": korf, "load_s": rs[0]["load_seconds"],
+            "warm_s": rs[0]["warm_seconds"], "n": len(rs),
+            "solved_nodes": sum(r["nodes"] for r in solved),
+        })
+    return out
+
+
+def print_table(summary: list[dict]) -> None:
+    head = ("| configuration | solved (optimal) | total nodes | mean nodes | published mean "
+            "| ours / published | search s | max s | nodes/s | load s |")
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for s in summary:
+        pub = s["published_mean"]
+        ratio = f"{s['mean_nodes'] / pub:.2f}" if pub and s["solved"] == s["n"] else "-"
+        opt = f"{s['solved']}/{s['n']}" + ("" if s["all_optimal"] else " WRONG")
+        print(f"| {s['config']} | {opt} | {s['nodes']:,} | {s['mean_nodes']:,.0f} | "
+              f"{pub and f'{pub:,}' or '-'} | {ratio} | {s['seconds']:.2f} | "
+              f"{s['max_seconds']:.3f} | {s['nodes_per_s'] / 1e6:.1f} M | {s['load_s']:.3f} |")
+    for s in summary:
+        if s["config"].startswith("manhattan") and s["korf1985_solved"]:
+            print(f"\nManhattan: {s['solved']} instances solved within the cap, with "
+                  f"{s['solved_nodes']:,} nodes; Korf (1985) generated "
+                  f"{s['korf1985_solved']:,} on those same instances.")
+
+
+def random_board(seed: int) -> str:
+    """A uniformly random 15-puzzle solvable towards the default goal."""
+    import random
+
+    from solver.board import is_solvable
+
+    rng = random.Random(seed)
+    goal = goal_board(SHAPE)
+    while True:
+        tiles = list(range(16))
+        rng.shuffle(tiles)
+        b = Board(SHAPE, tuple(tiles))
+        if is_solvable(b, goal):
+            return b.flat()
+
+
+# --- start-up costs --------------------------------------------------------------------------
+
+STARTUP_STEPS = {
+    "python": "pass",
+    "python + solver.api": "import solver.api",
+    "+ numba import": "import solver.api, numba",
+    "+ idastar import (kernel cache)": "import solver.api, solver.idastar",
+}
+
+
+def _time_cmd(args, env, repeat=5) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=False)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def startup(data_dir, board: str) -> None:
+    """Wall time of fresh processes doing more and more of one solve (best of 5)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if data_dir:
+        env["NPUZZLE_DATA"] = str(data_dir)
+    py = [sys.executable, "-c"]
+    rows = [(name, _time_cmd(py + [code], env)) for name, code in STARTUP_STEPS.items()]
+    solve_code = (
+        "import time,sys; t=time.perf_counter(); from solver import idastar; "
+        "from solver.api import SearchOptions; from solver.board import Board, goal_board; "
+        "t1=time.perf_counter(); o=SearchOptions(algorithm='idastar'); g=goal_board('4x4'); "
+        "p=idastar.plan_for(g,o); t2=time.perf_counter(); "
+        f"s=idastar.solve(Board.parse('{board}'), g, o); t3=time.perf_counter(); "
+        "print(f'{t1-t:.3f} {t2-t1:.3f} {t3-t2:.3f} {s.extra[\"search_seconds\"]:.3f} "
+        "{s.database}', file=sys.stderr)"
+    )
+    rows.append(("+ map databases + solve (library)", _time_cmd(py + [solve_code], env)))
+    detail = subprocess.run(py + [solve_code], env=env, capture_output=True, text=True).stderr
+    npuzzle = [sys.executable, "-m", "solver", "solve", board]
+    rows.append(("`npuzzle solve BOARD` (CLI)", _time_cmd(npuzzle, env)))
+    print("\n| start-up step (fresh process, best of 5) | wall s |\n|---|---|")
+    for name, s in rows:
+        print(f"| {name} | {s:.3f} |")
+    parts = detail.split()
+    if len(parts) >= 4:
+        print(f"\nIn-process split of one solve: imports {parts[0]} s, database map "
+              f"{parts[1]} s, first solve (kernel load from cache + search) {parts[2]} s of "
+              f"which search {parts[3]} s; database {parts[4] if len(parts) > 4 else '-'}.")
+
+
+# --- main ------------------------------------------------------------------------------------
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--partition", action="append",
+                    help="database to run (repeatable); default: every built 4x4 database")
+    ap.add_argument("--reflect-only", action="store_true", help="only with the reflection lookup")
+    ap.add_argument("--no-reflect-only", action="store_true", help="only without it")
+    ap.add_argument("--manhattan-cap", type=int, default=2_000_000,
+                    help="node cap per instance for the Manhattan run (0: skip it)")
+    ap.add_argument("--instances", default="1-100", help="e.g. 1-10 or 1,5,88")
+    ap.add_argument("--data-dir", type=Path, default=None)
+    ap.add_argument("--csv", type=Path, default=ROOT / "korf100-bench.csv")
+    ap.add_argument("--startup", action="store_true", help="measure start-up costs instead")
+    ap.add_argument("--korf", type=Path, default=KORF_FILE)
+    ap.add_argument("--seed", type=int, default=1, help="random board for --startup")
+    args = ap.parse_args(argv)
+
+    korf = read_korf(args.korf)
+    if args.startup:
+        startup(args.data_dir, random_board(args.seed))
+        return 0
+    wanted = set()
+    for part in args.instances.split(","):
+        a, _, b = part.partition("-")
+        wanted.update(range(int(a), int(b or a) + 1))
+    instances = [k for k in korf if k["id"] in wanted]
+    goal = goal_board(SHAPE, "blank-first")
+    parts = args.partition or built_partitions(args.data_dir)
+    if not parts:
+        print(f"no 4x4 database in {store.data_dir(args.data_dir)}: "
+              f"build-pdb --shape 4x4 --partition 6-6-3", file=sys.stderr)
+    reflects = [False, True]
+    if args.reflect_only:
+        reflects = [True]
+    if args.no_reflect_only:
+        reflects = [False]
+    rows = []
+    for part in parts:
+        for refl in reflects:
+            label = f"{part}" + (" + reflection" if refl else "")
+            opts = SearchOptions(algorithm="idastar", heuristic="pdb", partition=part,
+                                 reflect=refl, data_dir=args.data_dir)
+            rs = run_config(instances, label, opts, goal)
+            for r in rs:
+                r["key"] = (part, refl)
+            rows += rs
+    if args.manhattan_cap:
+        label = f"manhattan (cap {args.manhattan_cap:,})"
+        opts = SearchOptions(algorithm="idastar", heuristic="manhattan",
+                             max_nodes=args.manhattan_cap)
+        rs = run_config(instances, label, opts, goal)
+        for r in rs:
+            r["key"] = ("manhattan", False)
+        rows += rs
+    if not rows:
+        return 1
+    fields = ["config", "id", "length", "published_length", "ok", "solved", "nodes",
+              "expanded", "iterations", "root_h", "seconds", "lower_bound", "korf1985_nodes",
+              "heuristic", "database"]
+    with open(args.csv, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    summary = summarise(rows)
+    print(f"\nKorf's {len(instances)} instances, IDA*, one core; CSV: {args.csv}\n")
+    print_table(summary)
+    print("\nPublished means: 1000 random instances (Korf & Felner 2002 / Felner, Korf & Hanan "
+          "2004, regular + reflected lookup; 7-8 without reflection from Felner et al. 2007);"
+          " ours: Korf's 100 (mean optimal length 53.05 against 52.59 for random ones).")
+    bad = [r for r in rows if not r["ok"]]
+    if bad:
+        print(f"\n{len(bad)} WRONG lengths: {[(r['config'], r['id']) for r in bad]}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
