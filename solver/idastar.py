@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +54,8 @@ FIRST_SLICE = 1 << 18
 MAX_SLICE = 1 << 26
 SLICE_SECONDS = 0.05
 FIX_4X4 = "build-pdb --shape 4x4 --partition 6-6-3"
+# Set to 1 to let numba import scipy when it first loads its CPU target (see _numba_ready).
+ENV_NUMBA_BLAS = "NPUZZLE_NUMBA_BLAS"
 
 
 # --- kernels ---------------------------------------------------------------------------------
@@ -337,6 +341,34 @@ def _ida_lc(tiles, st, path, kidx, hst, sv, rowc, colc, md, grow, gcol, rows, co
     st[S_GEN] += gen
     st[S_EXP] += exp
     return status
+
+
+_NUMBA_READY = False
+
+
+def _numba_ready() -> None:
+    """Load numba's CPU target without importing scipy.
+
+    The first compile or cache load of any kernel makes numba load its NumPy support, which
+    imports ``scipy.linalg`` (0.3-0.4 s) only to find out whether ``np.dot`` can use BLAS; the
+    kernels never call BLAS.  When scipy.linalg is not imported yet, it is hidden for that moment
+    (numba then records "no BLAS" for this process) and restored right after.  Set
+    ``NPUZZLE_NUMBA_BLAS=1`` to skip this.
+    """
+    global _NUMBA_READY
+    if _NUMBA_READY:
+        return
+    _NUMBA_READY = True
+    if "scipy.linalg" in sys.modules or os.environ.get(ENV_NUMBA_BLAS) == "1":
+        return
+    from numba.core.registry import cpu_target
+
+    sys.modules["scipy.linalg"] = None  # makes `import scipy.linalg...` raise ImportError
+    try:
+        cpu_target.target_context.refresh()
+    finally:
+        if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
+            del sys.modules["scipy.linalg"]
 
 
 # --- move tables -----------------------------------------------------------------------------
@@ -636,6 +668,7 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
            ) -> SearchResult:
     """Run IDA* from ``tiles`` (cell -> tile) to ``plan.target`` in kernel slices, checking the
     clock and the node cap between slices.  A KeyboardInterrupt arrives between slices."""
+    _numba_ready()
     t0 = time.perf_counter()
     deadline = None if timeout is None else t0 + timeout
     tiles = np.array(tiles, dtype=np.int64)
