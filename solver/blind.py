@@ -41,7 +41,6 @@ from collections import deque
 from typing import Callable
 
 from .board import MOVES, Board, BoardError, Shape, solvability
-from .board import manhattan as board_manhattan
 from .solution import (
     STATUS_LIMIT,
     STATUS_NOT_FOUND,
@@ -485,13 +484,9 @@ def _heuristic(start: Board, goal: Board, opts) -> tuple[str, Callable[[Board], 
 
     ``auto`` is the pattern database when one is built for the shape, else linear conflict.
     """
+    from . import heuristics  # the one place heuristics are chosen
+
     name = opts.heuristic or "auto"
-    try:
-        from . import heuristics  # the one place heuristics are chosen
-    except ImportError:  # TEMPORARY until solver.heuristics lands
-        if name not in ("auto", "manhattan"):
-            raise BoardError(f"heuristic '{name}' is not available yet") from None
-        return "manhattan", (lambda b: board_manhattan(b, goal)), None
     if name in ("auto", "pdb"):
         from .store import DatabaseMissing
 
@@ -505,8 +500,7 @@ def _heuristic(start: Board, goal: Board, opts) -> tuple[str, Callable[[Board], 
             name = "linear-conflict"
         else:
             reflect = getattr(opts, "reflect", True)
-            label = getattr(pdb, "name", None) or "pdb"
-            return "pdb", (lambda b: pdb.value(b, reflect=reflect)), label
+            return "pdb", (lambda b: pdb.value(b, reflect=reflect)), pdb.path.name
     if name == "manhattan":
         return name, (lambda b: heuristics.manhattan(b, goal)), None
     if name == "linear-conflict":

@@ -93,12 +93,35 @@ def test_bfs_is_optimal(board, distance_3x3):
 @settings(max_examples=25, **SETTINGS)
 @given(board=solvable_3x3())
 def test_astar_is_optimal(heuristic, board, distance_3x3):
-    if heuristic != "manhattan":
-        pytest.importorskip("solver.heuristics")
     sol = run(board, algorithm="astar", heuristic=heuristic)
     assert sol.length == distance_3x3[board.tiles]
     assert sol.optimal is True and sol.heuristic == heuristic
     assert sol.root_h <= sol.length
+
+
+@pytest.fixture(scope="session")
+def pdb_3x3_dir(tmp_path_factory):
+    """A data directory with a 3x3 additive pattern database (tiles 1-4 / 5-8)."""
+    pytest.importorskip("pdb_builder.build_apdb")
+    from pdb_builder.build import build_partition
+
+    d = tmp_path_factory.mktemp("apdb")
+    build_partition(Shape(3, 3), "1,2,3,4/5,6,7,8", data_dir=d, progress=False)
+    return d
+
+
+@settings(max_examples=15, **SETTINGS)
+@given(board=solvable_3x3())
+def test_astar_with_a_pattern_database_is_optimal(board, distance_3x3, pdb_3x3_dir):
+    sol = run(board, algorithm="astar", heuristic="pdb", data_dir=pdb_3x3_dir)
+    assert sol.length == distance_3x3[board.tiles]
+    assert sol.heuristic == "pdb" and sol.database and sol.root_h <= sol.length
+
+
+def test_astar_auto_heuristic(pdb_3x3_dir, tmp_path):
+    board = Board.parse("8 6 7/2 5 4/3 0 1")
+    assert run(board, algorithm="astar", data_dir=pdb_3x3_dir).heuristic == "pdb"
+    assert run(board, algorithm="astar", data_dir=tmp_path).heuristic == "linear-conflict"
 
 
 @pytest.mark.parametrize("check", ["path", "parent"])
