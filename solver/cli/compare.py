@@ -165,7 +165,9 @@ def compare(board, goal, shape, data_dir, as_json, algorithms, heuristic, depth_
             rows.append(table_row(sol))
             record = sol.as_dict()
         else:
-            rows.append([name, check or "", "error", "", "", "", "", "", "", ""])
+            informed = name in ("astar", "idastar")
+            setting = ", ".join(x for x in (heuristic if informed else None, check) if x)
+            rows.append([name, setting, "error", "", "", "", "", "", "", ""])
             record = {"algorithm": name, "cycle_check": check, "status": "error"}
         if message is not None:
             record["error"] = message
