@@ -53,6 +53,7 @@ INFINITE_F = 1 << 30
 FIRST_SLICE = 1 << 18
 MAX_SLICE = 1 << 26
 SLICE_SECONDS = 0.05
+ORDER_CHILDREN = os.environ.get("NPUZZLE_ORDER", "1") == "1"
 FIX_4X4 = "build-pdb --shape 4x4 --partition 6-6-3"
 # Set to 1 to let numba import scipy when it first loads its CPU target (see _numba_ready).
 ENV_NUMBA_BLAS = "NPUZZLE_NUMBA_BLAS"
@@ -67,10 +68,18 @@ C_MOVE, C_RANK, C_VAL, C_RANKM, C_VALM, C_H, C_HM = range(7)
 CHILD_FIELDS = 8
 
 
+@njit(cache=True, inline="always")
+def _child_key(kid, d, i, reflect):
+    if reflect:
+        return max(kid[d, i, C_H], kid[d, i, C_HM])
+    return kid[d, i, C_H]
+
+
 @njit(cache=True)
 def _ida_pdb(tiles, st, path, kid, nkid, kidx, hst, hmst, sv, ranks, vals, ranksm, valsm,
              table, pat, wt, contrib, patm, wtm, contribm,
-             mv_nb, mv_sgn, mv_sgnm, mv_vert, mv_btw, step, succ, succ_n, reflect, budget):
+             mv_nb, mv_sgn, mv_sgnm, mv_step, mv_stepm, mv_btw, mv_btwm, succ, succ_n,
+             reflect, budget, order):
     """Resume an IDA* iteration over additive pattern databases for about ``budget``
     generated nodes; return FOUND, ITERATION_DONE or BUDGET_SPENT.
 
@@ -106,12 +115,11 @@ def _ida_pdb(tiles, st, path, kid, nkid, kidx, hst, hmst, sv, ranks, vals, ranks
                 m = succ[row, k]
                 t = tiles[mv_nb[m]]  # the tile that slides onto the blank's cell
                 p = pat[t]
-                if mv_vert[m]:
-                    dl = wt[t] * step
-                    for j in range(nbtw):
-                        dl += contrib[t, tiles[mv_btw[m, j]]]
-                else:
-                    dl = wt[t]
+                # Branch-free: a horizontal slide jumps over no cell, its list points at the
+                # blank (tile 0 contributes nothing).
+                dl = wt[t] * mv_step[m]
+                for j in range(nbtw):
+                    dl += contrib[t, tiles[mv_btw[m, j]]]
                 r2 = ranks[p] + mv_sgn[m] * dl
                 v2 = np.int64(table[r2])
                 hc = h - vals[p] + v2
@@ -120,9 +128,9 @@ def _ida_pdb(tiles, st, path, kid, nkid, kidx, hst, hmst, sv, ranks, vals, ranks
                 kid[d, cnt, C_VAL] = v2
                 kid[d, cnt, C_H] = hc
                 f = g1 + hc
-                if f <= bound:
-                    cnt += 1
-                elif f < nxt:
+                over = f > bound
+                cnt += 1 - over
+                if over and f < nxt:
                     nxt = f
             if reflect and cnt > 0:
                 # The mirrored lookup only for the children the normal sum did not prune.
@@ -132,12 +140,9 @@ def _ida_pdb(tiles, st, path, kid, nkid, kidx, hst, hmst, sv, ranks, vals, ranks
                     m = kid[d, i, C_MOVE]
                     t = tiles[mv_nb[m]]
                     q = patm[t]
-                    if mv_vert[m]:
-                        dm = wtm[t]
-                    else:
-                        dm = wtm[t] * step
-                        for j in range(nbtw):
-                            dm += contribm[t, tiles[mv_btw[m, j]]]
+                    dm = wtm[t] * mv_stepm[m]
+                    for j in range(nbtw):
+                        dm += contribm[t, tiles[mv_btwm[m, j]]]
                     rm2 = ranksm[q] + mv_sgnm[m] * dm
                     vm2 = np.int64(table[rm2])
                     hcm = hm - valsm[q] + vm2
@@ -148,11 +153,22 @@ def _ida_pdb(tiles, st, path, kid, nkid, kidx, hst, hmst, sv, ranks, vals, ranks
                     kid[d, keep, C_VALM] = vm2
                     kid[d, keep, C_HM] = hcm
                     f = g1 + hcm
-                    if f <= bound:
-                        keep += 1
-                    elif f < nxt:
+                    over = f > bound
+                    keep += 1 - over
+                    if over and f < nxt:
                         nxt = f
                 cnt = keep
+            if order and cnt > 1:
+                # Enter the most promising child first (smallest h): in the last iteration the
+                # goal tends to be reached sooner.
+                for i in range(1, cnt):
+                    j = i
+                    while j > 0 and _child_key(kid, d, j, reflect) < _child_key(kid, d, j - 1, reflect):
+                        for c in range(CHILD_FIELDS):
+                            tmp = kid[d, j, c]
+                            kid[d, j, c] = kid[d, j - 1, c]
+                            kid[d, j - 1, c] = tmp
+                        j -= 1
             nkid[d] = cnt
             kidx[d] = 0
             gen += n
@@ -468,34 +484,39 @@ def rank_delta_tables(shape: Shape, patterns: list[tuple[int, ...]], relabel=Non
 
 
 def slide_geometry(shape: Shape, mirror: list[int] | None):
-    """Per move id: the sign of the tile's step in normal and mirrored cell numbering, whether
-    it is vertical in the normal board, and the cells jumped over by whichever of the two
-    views sees a vertical step (``cols - 1`` of them)."""
+    """Per move id, for the normal and the mirrored cell numbering: the sign of the tile's
+    step, its length (1 or ``cols``) and the ``cols - 1`` cells it jumps over (a horizontal
+    step jumps over none: its list repeats the blank's cell, whose tile 0 counts for
+    nothing).  Returns ``sgn, sgnm, step, stepm, btw, btwm``."""
     n, cols = shape.size, shape.cols
     mt = move_tables(shape)
     sgn = np.zeros(n * 4, dtype=np.int64)
     sgnm = np.zeros(n * 4, dtype=np.int64)
-    vert = np.zeros(n * 4, dtype=np.bool_)
+    step = np.zeros(n * 4, dtype=np.int64)
+    stepm = np.zeros(n * 4, dtype=np.int64)
     btw = np.zeros((n * 4, cols - 1), dtype=np.int64)
+    btwm = np.zeros((n * 4, cols - 1), dtype=np.int64)
+
+    def jumped(a, b, cells):
+        lo, hi = min(cells[a], cells[b]), max(cells[a], cells[b])
+        over = [cells[y] for y in range(lo + 1, hi)]  # cells is an involution
+        return over + [b] * (cols - 1 - len(over))
+
+    ident = list(range(n))
     for m in range(n * 4):
         b, a = m >> 2, int(mt.nb[m])  # the tile slides from a (the blank's target) to b
         if a < 0:
             continue
         sgn[m] = 1 if b > a else -1
-        vert[m] = abs(b - a) == cols
-        if vert[m]:
-            between = list(range(min(a, b) + 1, max(a, b)))
-        elif mirror is not None:
-            ma, mb = mirror[a], mirror[b]
-            between = [mirror[y] for y in range(min(ma, mb) + 1, max(ma, mb))]
-        else:
-            between = [b] * (cols - 1)  # unused
+        step[m] = abs(b - a)
+        btw[m] = jumped(a, b, ident)
         if mirror is not None:
             sgnm[m] = 1 if mirror[b] > mirror[a] else -1
-        btw[m] = between
-    for x in (sgn, sgnm, vert, btw):
+            stepm[m] = abs(mirror[b] - mirror[a])
+            btwm[m] = jumped(a, b, mirror)
+    for x in (sgn, sgnm, step, stepm, btw, btwm):
         x.setflags(write=False)
-    return sgn, sgnm, vert, btw
+    return sgn, sgnm, step, stepm, btw, btwm
 
 
 # --- heuristic plans -------------------------------------------------------------------------
@@ -591,8 +612,7 @@ def pdb_plan(shape: Shape, target: Board, patterns, tables, *, reflect: bool, na
         patm, wtm, contribm = rank_delta_tables(shape, patterns, relabel)
     else:
         patm, wtm, contribm = pat, wt, contrib
-    sgn, sgnm, vert, btw = slide_geometry(shape, mirror)
-    static = (pat, wt, contrib, patm, wtm, contribm, sgn, sgnm, vert, btw)
+    static = (pat, wt, contrib, patm, wtm, contribm) + slide_geometry(shape, mirror)
     return Plan("pdb", name, shape, target, database, reflect, patterns, offsets, table,
                 static, mirror, relabel)
 
@@ -721,12 +741,12 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
                 break
         ts = time.perf_counter()
         if plan.kind == "pdb":
-            pat, wt, contrib, patm, wtm, contribm, sgn, sgnm, vert, btw = plan.static
+            pat, wt, contrib, patm, wtm, contribm, sgn, sgnm, stp, stpm, btw, btwm = plan.static
             status = _ida_pdb(tiles, st, path, kid, nkid, kidx, hst, hmst, sv, ranks, vals,
                               ranksm, valsm,
                               plan.table, pat, wt, contrib, patm, wtm, contribm,
-                              mt.nb, sgn, sgnm, vert, btw, cols, mt.succ, mt.succ_n,
-                              plan.reflect, budget)
+                              mt.nb, sgn, sgnm, stp, stpm, btw, btwm, mt.succ, mt.succ_n,
+                              plan.reflect, budget, ORDER_CHILDREN)
         else:
             md, grow, gcol = plan.static
             scratch = np.zeros(2 * max(plan.shape.rows, cols), dtype=np.int64)
