@@ -57,9 +57,9 @@ def _print_solution(sol: Solution, as_json, show, tiles, verbose) -> int:
         if as_json:
             click.echo(common.json_line(_record(sol)))
         else:
-            click.echo(f"not found: {sol.algorithm} found no solution"
-                       f"{' within depth ' + str(sol.depth_reached) if sol.depth_reached else ''}",
-                       err=True)
+            limit = sol.extra.get("depth_limit")
+            within = f" within depth limit {limit}" if limit is not None else ""
+            click.echo(f"npuzzle: not found: {sol.algorithm} found no solution{within}", err=True)
         return common.EXIT_LIMIT
     if as_json:
         click.echo(common.json_line(_record(sol)))
