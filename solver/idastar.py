@@ -779,85 +779,96 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
 
 # --- choosing a heuristic --------------------------------------------------------------------
 
-
-def _partition_label(patterns) -> str:
-    return "-".join(str(len(p)) for p in patterns)
+_PDB_PLANS: dict = {}
 
 
-@functools.lru_cache(maxsize=16)
-def _cached_pdb_plan(shape: Shape, partition: str | None, target_key, data_dir, reflect: bool):
+def clear_cache() -> None:
+    """Forget prepared plans (and the loaded databases behind them)."""
     from . import heuristics
 
-    target = Board(shape, target_key) if target_key is not None else None
-    pdb = heuristics.load_apdb(shape, partition, target, data_dir)
-    patterns = [tuple(p.tiles) for p in pdb.patterns]
-    label = getattr(pdb, "name", None) or _partition_label(patterns)
-    plan = pdb_plan(shape, pdb.goal, patterns, [p.table for p in pdb.patterns],
-                    reflect=reflect, name="", database=Path(pdb.path).name)
-    plan.name = f"pdb {label}" + (" + reflection" if plan.reflect else "")
+    _PDB_PLANS.clear()
+    _cached_simple_plan.cache_clear()
+    heuristics.clear_cache()
+
+
+def pdb_plan_from(pdb, reflect: bool) -> Plan:
+    """A plan over a loaded :class:`solver.heuristics.AdditivePDB` (cached per file)."""
+    path = Path(pdb.path)
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    key = (str(path), stamp, str(pdb.goal), bool(reflect))
+    plan = _PDB_PLANS.get(key)
+    if plan is None:
+        entries = getattr(pdb, "tables", None) or pdb.patterns
+        patterns = [tuple(int(t) for t in e.tiles) for e in entries]
+        label = getattr(pdb, "name", None) or "-".join(str(len(p)) for p in patterns)
+        plan = pdb_plan(pdb.shape, pdb.goal, patterns, [e.table for e in entries],
+                        reflect=reflect, name="", database=path.name)
+        plan.name = f"pdb {label}" + (" + reflection" if plan.reflect else "")
+        _PDB_PLANS[key] = plan
     return plan
 
 
-def _strongest_partition(shape: Shape, data_dir) -> str | None:
-    from . import heuristics
+def database_goal(goal: Board) -> Board:
+    """The goal whose databases answer ``goal``: the default goal when a board symmetry and a
+    relabelling carry ``goal`` onto it (on a square, any corner blank), else ``goal`` itself."""
+    from .board import goal_board
+    from .symmetry import reduce_to
 
-    built = list(heuristics.built_partitions(shape, data_dir))
-    if not built:
-        return None
-
-    def strength(part):
-        spec = part if isinstance(part, str) else getattr(part, "name", str(part))
-        sizes = _sizes_of(spec)
-        return sum(math.perm(shape.size, k) for k in sizes)
-
-    best = max(built, key=strength)
-    return best if isinstance(best, str) else getattr(best, "name", str(best))
-
-
-def _sizes_of(spec: str) -> list[int]:
-    if "/" in spec or "," in spec:
-        return [len([x for x in grp.split(",") if x.strip()]) for grp in spec.split("/")]
-    return [int(x) for x in spec.split("-") if x.strip().isdigit()]
+    default = goal_board(goal.shape)
+    return default if reduce_to(goal, goal, default) is not None else goal
 
 
 def plan_for(goal: Board, opts) -> Plan:
-    """The plan that solves towards ``goal`` (or towards a database goal it reduces to) with
+    """The plan that solves towards ``goal`` (or towards the database goal it reduces to) with
     ``opts.heuristic``, ``opts.partition`` and ``opts.reflect``.
 
     ``auto``: the strongest pattern database built for the shape, else linear conflict -- but a
     4x4 without any database raises :class:`solver.store.DatabaseMissing` (IDA* with linear
     conflict alone takes minutes to hours there)."""
+    from . import heuristics
+
     shape = goal.shape
     kind = opts.heuristic
     if kind in ("manhattan", "linear-conflict"):
         return _cached_simple_plan(shape, goal.tiles, kind)
+    target = database_goal(goal)
     partition = opts.partition
     if partition is None:
-        partition = _strongest_partition(shape, opts.data_dir)
-        if partition is None:
+        built = heuristics.built_partitions(shape, opts.data_dir, target)
+        if not built:
             if kind == "pdb" or shape == Shape(4, 4):
-                fix = (FIX_4X4 if shape == Shape(4, 4)
-                       else f"build-pdb --shape {shape} --partition TILES/TILES...")
                 raise store.DatabaseMissing(
-                    f"no pattern database is built for {shape} in "
-                    f"{store.data_dir(opts.data_dir)}", fix)
+                    f"no pattern database is built for {shape}{_goal_note(target)} in "
+                    f"{store.data_dir(opts.data_dir)}", _fix_command(shape, target, opts.data_dir))
             return _cached_simple_plan(shape, goal.tiles, "linear-conflict")
-    return _pdb_plan_towards(goal, str(partition), _key(opts.data_dir), bool(opts.reflect))
+        partition = built[0]
+    pdb = heuristics.load_apdb(shape, str(partition), target, opts.data_dir)
+    return pdb_plan_from(pdb, bool(opts.reflect))
 
 
-def _pdb_plan_towards(goal: Board, partition: str, data_dir, reflect: bool) -> Plan:
-    """The database for the default goal when a symmetry and relabelling carry ``goal`` onto
-    it, else the database built for ``goal`` itself."""
-    from .symmetry import reduce_to
+def _goal_note(target: Board) -> str:
+    from .board import goal_board
 
-    plan = _cached_pdb_plan(goal.shape, partition, None, data_dir, reflect)
-    if reduce_to(goal, goal, plan.target) is not None:
-        return plan
-    return _cached_pdb_plan(goal.shape, partition, goal.tiles, data_dir, reflect)
+    return "" if target == goal_board(target.shape) else f" and goal {target.flat()}"
 
 
-def _key(data_dir):
-    return None if data_dir is None else str(data_dir)
+def _fix_command(shape: Shape, target: Board, data_dir) -> str:
+    from . import heuristics
+    from .board import goal_board
+
+    if shape == Shape(4, 4):
+        cmd = FIX_4X4
+    else:
+        part = heuristics.DEFAULT_BUILD.get(str(shape), "1,2,3/4,5,6...")
+        cmd = f"build-pdb --shape {shape} --partition {part}"
+    if target != goal_board(shape):
+        cmd += f" --goal '{target.flat()}'"
+    if data_dir:
+        cmd += f" --data-dir {data_dir}"
+    return cmd
 
 
 @functools.lru_cache(maxsize=32)

@@ -210,9 +210,13 @@ def test_keyboard_interrupt_ends_a_long_solve(tmp_path):
     assert "KeyboardInterrupt" in err
 
 
-def test_4x4_auto_without_database_says_how_to_build(tmp_path):
+def test_4x4_auto_without_database_says_how_to_build(tmp_path, monkeypatch):
     with pytest.raises(DatabaseMissing) as info:
         api.solve(HARD, "blank-first", algorithm="idastar", data_dir=tmp_path)
+    assert info.value.fix.startswith("build-pdb --shape 4x4 --partition 6-6-3")
+    monkeypatch.setenv("NPUZZLE_DATA", str(tmp_path))
+    with pytest.raises(DatabaseMissing) as info:
+        api.solve(HARD, "blank-first", algorithm="idastar")
     assert info.value.fix == "build-pdb --shape 4x4 --partition 6-6-3"
 
 
@@ -253,3 +257,102 @@ def test_batch_limits_come_back_as_values():
     out = list(solve_stream([HARD, HARD], goal="blank-first", options=opts, jobs=2))
     for _, r in out:
         assert isinstance(r, SearchLimitReached) and r.partial.lower_bound >= 41
+
+
+# --- with pattern databases built in the test session ----------------------------------------
+
+
+@pytest.fixture(scope="session")
+def pdb_dir(tmp_path_factory):
+    """A data directory with the 3x3 4-4 and 3-3-2 databases and the 4x4 5-5-5 one (~2 s)."""
+    from pdb_builder.build_apdb import build_apdb
+
+    d = tmp_path_factory.mktemp("apdb")
+    build_apdb("3x3", "4-4", None, d, progress=False)
+    build_apdb("3x3", "1,4,7/2,5,8/3,6", None, d, progress=False)
+    build_apdb("4x4", "5-5-5", None, d, progress=False)
+    return d
+
+
+@pytest.mark.parametrize("partition", ["4-4", "1,4,7/2,5,8/3,6"])
+@pytest.mark.parametrize("reflect", [True, False])
+def test_3x3_optimal_with_a_pattern_database(truth3, pdb_dir, partition, reflect):
+    opts = SearchOptions(algorithm="idastar", heuristic="pdb", partition=partition,
+                         reflect=reflect, data_dir=pdb_dir)
+    for tiles, dist in sample_states(truth3, 250, seed=reflect):
+        sol = api.solve(Board(SHAPE3, tiles), options=opts)
+        assert sol.length == dist, (tiles, sol.moves)
+        assert sol.database and sol.database.startswith("apdb-3x3-")
+        assert sol.root_h <= dist
+
+
+@pytest.mark.parametrize("goal", ["blank-first", "snake", "8 7 6/5 4 3/2 1 0"])
+def test_3x3_pattern_database_through_symmetry(pdb_dir, goal):
+    goal_b = goal_board(SHAPE3, goal)
+    truth = distances_from(goal_b.tiles, 3, 3)
+    opts = SearchOptions(algorithm="idastar", heuristic="pdb", partition="4-4", data_dir=pdb_dir)
+    for tiles, dist in sample_states(truth, 60, seed=2):
+        assert api.solve(Board(SHAPE3, tiles), goal, options=opts).length == dist
+
+
+def test_root_h_is_the_database_value(pdb_dir):
+    from solver.heuristics import load_apdb
+
+    pdb = load_apdb(SHAPE4, "5-5-5", None, pdb_dir)
+    opts = SearchOptions(algorithm="idastar", partition="5-5-5", data_dir=pdb_dir)
+    plan = idastar.plan_for(goal_board(SHAPE4), opts)
+    rng = random.Random(4)
+    for _ in range(100):
+        tiles = list(range(16))
+        rng.shuffle(tiles)
+        _, _, _, _, h, hm = plan.root(np.array(tiles))
+        assert h == pdb.value(tiles, reflect=False)
+        assert max(h, hm) == pdb.value(tiles)
+
+
+@pytest.mark.parametrize("reflect", [True, False])
+def test_korf_instances_with_5_5_5(pdb_dir, reflect):
+    opts = SearchOptions(algorithm="idastar", partition="5-5-5", reflect=reflect,
+                         data_dir=pdb_dir)
+    for _, tiles, length in korf_instances(4 if reflect else 2):
+        sol = api.solve(tiles, "blank-first", options=opts)
+        assert sol.length == length
+        assert sol.heuristic == "pdb 5-5-5" + (" + reflection" if reflect else "")
+        assert sol.database == "apdb-4x4-5-5-5.h5" and sol.root_h <= length
+        assert sol.iterations >= 1 and sol.nodes_expanded <= sol.nodes_generated
+
+
+@pytest.mark.parametrize("goal", [None, "blank-first"])
+def test_random_walks_solve_within_their_length(pdb_dir, goal):
+    goal_b = goal_board(SHAPE4, goal)
+    rng = random.Random(8)
+    opts = SearchOptions(algorithm="idastar", data_dir=pdb_dir)  # auto: the 5-5-5 database
+    for _ in range(25):
+        steps = rng.randint(0, 30)
+        start = random_walk(goal_b, steps, rng)
+        sol = api.solve(start, goal, options=opts)
+        assert sol.length <= steps and (steps - sol.length) % 2 == 0
+        assert sol.heuristic == "pdb 5-5-5 + reflection"
+
+
+def test_pdb_limits(pdb_dir):
+    opts = SearchOptions(algorithm="idastar", partition="5-5-5", data_dir=pdb_dir,
+                         max_nodes=1000)
+    with pytest.raises(SearchLimitReached) as info:
+        api.solve(HARD, "blank-first", options=opts)
+    part = info.value.partial
+    assert part.root_h <= part.lower_bound <= 57 and part.database == "apdb-4x4-5-5-5.h5"
+
+
+def test_missing_partition_names_its_build_command(pdb_dir):
+    with pytest.raises(DatabaseMissing) as info:
+        api.solve(HARD, "blank-first", algorithm="idastar", partition="7-8", data_dir=pdb_dir)
+    assert "build-pdb --shape 4x4 --partition 7-8" in info.value.fix
+
+
+def test_batch_on_two_processes_with_the_database(pdb_dir):
+    rows = korf_instances(3)
+    lines = [tiles for _, tiles, _ in rows]
+    opts = SearchOptions(algorithm="idastar", data_dir=pdb_dir)
+    out = list(solve_stream(lines, goal="blank-first", options=opts, jobs=2, progress=True))
+    assert [r.length for _, r in out] == [length for _, _, length in rows]
