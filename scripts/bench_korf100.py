@@ -171,12 +171,27 @@ def random_board(seed: int) -> str:
 
 # --- start-up costs --------------------------------------------------------------------------
 
-STARTUP_STEPS = {
-    "python": "pass",
-    "python + solver.api": "import solver.api",
-    "+ numba import": "import solver.api, numba",
-    "+ idastar import (kernel cache)": "import solver.api, solver.idastar",
-}
+STEP_CODE = """
+import time, sys
+t = [time.perf_counter()]
+import numpy; t.append(time.perf_counter())
+import h5py; t.append(time.perf_counter())
+import numba; t.append(time.perf_counter())
+from solver import api, heuristics, idastar
+from solver.board import Board, goal_board
+t.append(time.perf_counter())
+idastar._numba_ready(); t.append(time.perf_counter())
+g = goal_board("4x4"); o = api.SearchOptions(algorithm="idastar")
+plan = idastar.plan_for(g, o); t.append(time.perf_counter())
+idastar.search(plan, g.move("U").tiles); t.append(time.perf_counter())
+s = api.solve(Board.parse(sys.argv[1]), options=o); t.append(time.perf_counter())
+print(" ".join(f"{b - a:.4f}" for a, b in zip(t, t[1:])), s.database, s.length,
+      s.extra["search_seconds"])
+"""
+STEP_NAMES = ["import numpy", "import h5py", "import numba", "import solver (api, heuristics, "
+              "idastar)", "numba CPU target (without scipy)", "open + memory-map the database "
+              "(h5py metadata)", "kernel: load from numba's cache + 1-move solve",
+              "the solve itself (parse, check, search, replay)"]
 
 
 def _time_cmd(args, env, repeat=5) -> float:
@@ -189,34 +204,45 @@ def _time_cmd(args, env, repeat=5) -> float:
     return best
 
 
-def startup(data_dir, board: str) -> None:
-    """Wall time of fresh processes doing more and more of one solve (best of 5)."""
+def startup(data_dir, board: str, repeat: int = 5) -> None:
+    """Wall time of fresh processes (best of ``repeat``): the bare interpreter, the whole CLI,
+    and the in-process split of one solve."""
+    import shutil
+
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if data_dir:
         env["NPUZZLE_DATA"] = str(data_dir)
-    py = [sys.executable, "-c"]
-    rows = [(name, _time_cmd(py + [code], env)) for name, code in STARTUP_STEPS.items()]
-    solve_code = (
-        "import time,sys; t=time.perf_counter(); from solver import idastar; "
-        "from solver.api import SearchOptions; from solver.board import Board, goal_board; "
-        "t1=time.perf_counter(); o=SearchOptions(algorithm='idastar'); g=goal_board('4x4'); "
-        "p=idastar.plan_for(g,o); t2=time.perf_counter(); "
-        f"s=idastar.solve(Board.parse('{board}'), g, o); t3=time.perf_counter(); "
-        "print(f'{t1-t:.3f} {t2-t1:.3f} {t3-t2:.3f} {s.extra[\"search_seconds\"]:.3f} "
-        "{s.database}', file=sys.stderr)"
-    )
-    rows.append(("+ map databases + solve (library)", _time_cmd(py + [solve_code], env)))
-    detail = subprocess.run(py + [solve_code], env=env, capture_output=True, text=True).stderr
-    npuzzle = [sys.executable, "-m", "solver", "solve", board]
-    rows.append(("`npuzzle solve BOARD` (CLI)", _time_cmd(npuzzle, env)))
-    print("\n| start-up step (fresh process, best of 5) | wall s |\n|---|---|")
-    for name, s in rows:
-        print(f"| {name} | {s:.3f} |")
-    parts = detail.split()
-    if len(parts) >= 4:
-        print(f"\nIn-process split of one solve: imports {parts[0]} s, database map "
-              f"{parts[1]} s, first solve (kernel load from cache + search) {parts[2]} s of "
-              f"which search {parts[3]} s; database {parts[4] if len(parts) > 4 else '-'}.")
+    rows = [("python -c pass (interpreter + site)", _time_cmd([sys.executable, "-c", "pass"],
+                                                                env, repeat))]
+    cli = [sys.executable, "-m", "solver", "solve", board]
+    rows.append((f"python -m solver solve BOARD", _time_cmd(cli, env, repeat)))
+    script = Path(sys.executable).with_name("npuzzle")
+    if script.is_file():
+        rows.append(("npuzzle solve BOARD (console script)",
+                     _time_cmd([str(script), "solve", board], env, repeat)))
+    shim = shutil.which("npuzzle")
+    if shim and Path(shim) != script:
+        rows.append((f"npuzzle solve BOARD via {shim}", _time_cmd([shim, "solve", board], env,
+                                                                     repeat)))
+    splits = []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", STEP_CODE, board], env=env,
+                             capture_output=True, text=True)
+        parts = out.stdout.split()
+        if out.returncode or len(parts) < len(STEP_NAMES):
+            print(out.stderr, file=sys.stderr)
+            return
+        splits.append(parts)
+    print(f"\nStart-up of one solve of the random 15-puzzle {board} (warm caches, best of "
+          f"{repeat}):\n\n| what | wall s |\n|---|---|")
+    for name, sec in rows:
+        print(f"| {name} | {sec:.3f} |")
+    print("\nIn one fresh process, step by step (median):\n\n| step | s |\n|---|---|")
+    for i, name in enumerate(STEP_NAMES):
+        print(f"| {name} | {statistics.median(float(p[i]) for p in splits):.4f} |")
+    last = splits[-1]
+    print(f"\ndatabase {last[len(STEP_NAMES)]}, {last[len(STEP_NAMES) + 1]} moves, search "
+          f"{float(last[len(STEP_NAMES) + 2]):.4f} s")
 
 
 # --- main ------------------------------------------------------------------------------------
