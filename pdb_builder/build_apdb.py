@@ -1,0 +1,112 @@
+"""Build one additive pattern database file: every pattern of a partition (builder layer).
+
+``build_apdb(shape, partition, goal, data_dir)`` runs :func:`pdb_builder.pattern_bfs.bfs_pattern`
+for each pattern and writes ONE file, ``apdb-<shape>-<partition>[-<goal tag>].h5``, through
+:func:`solver.store.atomic_h5` (a temporary name renamed into place when complete, so an
+interrupted or killed build leaves the previous file intact).  Root attributes: ``kind =
+"additive-pdb"``, ``shape``, ``goal`` (the goal's tiles, flat), ``partition`` (its name) and
+``patterns`` (its tiles, ``1,2,3/4,5,...``); one uint8 dataset per pattern (``pattern_0``, ...)
+indexed by the k-permutation rank of the pattern tiles' cells, with attributes ``tiles`` and
+``counts`` (entries at each h value).  Each table is written as soon as its search ends, so only
+one search's working memory is alive at a time.
+
+Imports: numpy, :mod:`solver` (board, store), :mod:`pdb_builder` (patterns, pattern_bfs).
+"""
+from __future__ import annotations
+
+import hashlib
+import resource
+import time
+from pathlib import Path
+
+import numpy as np
+
+from solver import store
+from solver.ranking import count_placements
+from solver.board import Board, Shape, goal_board
+
+from .pattern_bfs import bfs_pattern
+from .patterns import Partition, parse_partition
+
+KIND = "additive-pdb"
+GOAL_PRESETS = ("blank-first", "snake", "spiral")  # named in file names; blank-last is the default
+
+
+def goal_tag(shape: Shape | str, goal: Board | None) -> str:
+    """Short file-name tag for a goal: '' for the default (blank-last), the preset's name for
+    another preset, else ``goal-`` and 8 hex digits of a hash of the tiles.
+
+    >>> goal_tag("3x3", None), goal_tag("3x3", goal_board("3x3", "blank-first"))
+    ('', 'blank-first')
+    """
+    shape = Shape.parse(shape)
+    if goal is None or goal == goal_board(shape):
+        return ""
+    for name in GOAL_PRESETS:
+        if goal == goal_board(shape, name):
+            return name
+    digest = hashlib.blake2b(goal.flat().encode(), digest_size=4).hexdigest()
+    return f"goal-{digest}"
+
+
+def apdb_file_name(shape: Shape | str, partition: Partition | str, goal: Board | None = None) -> str:
+    """``apdb-4x4-6-6-3.h5``; a non-default goal adds its tag (``apdb-4x4-7-8-blank-first.h5``)."""
+    shape = Shape.parse(shape)
+    name = partition.name if isinstance(partition, Partition) else str(partition)
+    tag = goal_tag(shape, goal)
+    return f"apdb-{shape}-{name}{'-' + tag if tag else ''}.h5"
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+
+
+def _summary(path: Path, shape: Shape, partition: Partition, goal: Board) -> dict:
+    return {"file": path.name, "path": str(path), "kind": KIND, "shape": str(shape),
+            "partition": partition.name, "goal": goal.flat(),
+            "entries": sum(count_placements(shape.size, len(p)) for p in partition)}
+
+
+def build_apdb(shape: Shape | str, partition: Partition | str, goal: Board | str | None = None,
+               data_dir=None, force: bool = False, progress: bool = True) -> dict:
+    """Build ``apdb-<shape>-<partition>.h5`` in ``data_dir`` and return a summary row: file,
+    entries, mb, max_h (the sum of the patterns' largest values), mean_h (the sum of their
+    means: the average heuristic over random positions), seconds, peak_mb (peak resident
+    memory of this process), skipped, and per-pattern details under ``patterns``.
+
+    Skips the work (``skipped=True``) when the file exists and ``force`` is false.  Raises
+    :class:`solver.store.DataDirError` when the directory cannot be written.
+    """
+    shape = Shape.parse(shape)
+    partition = parse_partition(partition, shape)
+    goal = goal if isinstance(goal, Board) else goal_board(shape, goal)
+    if goal.shape != shape:
+        raise ValueError(f"the goal is {goal.shape}, not {shape}")
+    directory = store.ensure_writable(store.data_dir(data_dir))
+    store.remove_stale_temporaries(directory)
+    path = directory / apdb_file_name(shape, partition, goal)
+    row = _summary(path, shape, partition, goal)
+    if path.exists() and not force:
+        return {**row, "skipped": True, "mb": path.stat().st_size / 2**20}
+    t0 = time.perf_counter()
+    attrs = {"kind": KIND, "shape": str(shape), "goal": goal.flat(),
+             "partition": partition.name, "patterns": str(partition)}
+    details = []
+    with store.atomic_h5(path, attrs) as f:
+        for i, pattern in enumerate(partition):
+            label = f"{partition.name} pattern {i + 1}/{len(partition)} ({pattern})"
+            result = bfs_pattern(shape, pattern, goal, progress=progress, label=label)
+            counts = result.counts
+            mean = float(np.dot(np.arange(len(counts)), counts) / counts.sum())
+            store.write_table(f, f"pattern_{i}", result.table, tiles=np.array(pattern, np.int64),
+                              counts=counts, max_h=len(counts) - 1, mean_h=mean,
+                              unreached=result.unreached, states=result.states)
+            details.append({"tiles": str(pattern), "entries": int(result.table.size),
+                            "max_h": len(counts) - 1, "mean_h": mean,
+                            "states": result.states, "unreached": result.unreached,
+                            "seconds": result.seconds})
+            del result
+    return {**row, "skipped": False, "mb": path.stat().st_size / 2**20,
+            "max_h": sum(d["max_h"] for d in details),
+            "mean_h": sum(d["mean_h"] for d in details),
+            "seconds": time.perf_counter() - t0, "peak_mb": _peak_rss_mb(), "patterns": details}
