@@ -50,9 +50,11 @@ WALK_STEPS_PER_CELL = 10
 # A walk whose length is adapted to a target distance never grows beyond this many steps per
 # cell: by then its end is spread over the positions almost like a shuffle.
 MAX_WALK_STEPS_PER_CELL = 40
-# Shuffle rejection is abandoned for the walk when fewer than this share of the positions lie
-# in the wanted range (more than ~200 optimal solves per position kept).
-MIN_SHUFFLE_SHARE = 0.005
+# Below the mean distance, shuffle rejection gives way to the walk when fewer than this share
+# of the positions lie in the wanted range (over ~100 optimal solves per position kept); above
+# the mean, where walks do no better, it is refused below the second share (~200 solves).
+MIN_SHUFFLE_SHARE = 0.01
+MIN_SHARE_ABOVE_MEAN = 0.005
 # Give up after this many solved candidates per position asked for.
 MAX_TRIES_PER_POSITION = 2000
 # Walkers moved together when walking to a distance on a board with exact tables.
@@ -530,18 +532,16 @@ def _generate_rows(g, count, target, method, rng, data_dir, has_table, counts, w
     if target is None:
         return _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, bar)
     lo, hi = target
-    if method == "shuffle" and counts is not None and counts.share(lo, hi) < MIN_SHUFFLE_SHARE:
-        share = counts.share(lo, hi)
-        if lo < counts.mean:
-            _note(progress, f"only {share:.2g} of the {shape} positions are at "
-                            f"{_span(lo, hi)}; searching random walks instead")
-            method = "walk"
-        else:
-            raise GenerateError(
-                f"only {share:.2g} of the {shape} positions are at {_span(lo, hi)}: about "
-                f"{1 / share:,.0f} optimal solves per position, and random walks do no "
-                f"better above the mean ({counts.mean:.2f}); ask for a distance nearer the "
-                f"mean")
+    share = counts.share(lo, hi) if counts is not None else 1.0
+    if share < MIN_SHARE_ABOVE_MEAN and lo >= counts.mean:
+        raise GenerateError(
+            f"only {share:.2g} of the {shape} positions are at {_span(lo, hi)}: about "
+            f"{1 / share:,.0f} optimal solves per position, and random walks do no better "
+            f"above the mean ({counts.mean:.2f}); ask for a distance nearer the mean")
+    if method == "shuffle" and share < MIN_SHUFFLE_SHARE and lo < counts.mean:
+        _note(progress, f"only {share:.2g} of the {shape} positions are at {_span(lo, hi)}; "
+                        f"searching random walks instead")
+        method = "walk"
     return search(g, count, lo, hi, method, rng, solve_distance, unique=unique,
                   walk_length=walk_length, max_tries=max_tries, bar=bar)
 

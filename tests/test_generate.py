@@ -359,3 +359,37 @@ def test_reproduce_article_script_in_3x3_mode(exact_dir, tmp_path, capsys):
     assert "exact    21.972399" in out and "95% CI" in out
     lines = {line.split()[0]: line.split() for line in out.splitlines() if line[:6].strip()}
     assert lines["0"][1] == "0.00" and lines["4"][1] == "4.00"  # short walks: exactly n away
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"distance": 81}, "maximum is 80"),
+    ({"distance": 70}, "nearer the mean"),
+    ({"distance": 70, "method": "walk"}, "nearer the mean"),
+    ({"min_distance": 66}, "nearer the mean"),
+])
+def test_4x4_requests_refused_before_any_search(kwargs, message):
+    # Decided from the published 4x4 counts alone: no database or solve is needed.
+    with pytest.raises(GenerateError, match=message):
+        generate("4x4", 1, **kwargs)
+
+
+@pytest.mark.slow
+def test_4x4_generation_by_distance(tmp_path_factory):
+    from pdb_builder.build import build_partition
+    from solver import api
+
+    d = tmp_path_factory.mktemp("apdb")
+    build_partition(Shape(4, 4), "6-6-3", data_dir=d, progress=False)
+    for goal, kwargs in [("blank-last", {"distance": 20, "method": "walk"}),
+                         ("blank-first", {"distance": 30}),  # rare: switches to walks
+                         ("snake", {"min_distance": 48, "max_distance": 50})]:
+        g = goal_board("4x4", goal)
+        rows = generate("4x4", 3, goal=g, seed=1, data_dir=d, **kwargs)
+        assert rows == generate("4x4", 3, goal=g, seed=1, data_dir=d, **kwargs)
+        for board, dist in rows:
+            assert is_solvable(board, g)
+            sol = api.solve(board, g, data_dir=d)  # replayed onto the start by solve()
+            assert sol.length == dist
+            lo = kwargs.get("distance", kwargs.get("min_distance"))
+            hi = kwargs.get("distance", kwargs.get("max_distance"))
+            assert lo <= dist <= hi
