@@ -632,6 +632,7 @@ def bfs_pattern(shape: Shape | str, tiles, goal: Board | None = None, progress: 
     args = (words, dist, blk, geo, nbr, moves, weights)
     t0 = time.perf_counter()
     reached, states, frontier = 1, 1, 1
+    counts = [1]  # placements first reached at each depth: the table's histogram
     layers = []
     bar = tqdm(total=total, desc=label or f"pattern {','.join(map(str, tiles))}",
                unit="pl", unit_scale=True, disable=not progress, leave=True, smoothing=0.1,
@@ -652,6 +653,7 @@ def bfs_pattern(shape: Shape | str, tiles, goal: Board | None = None, progress: 
             if new_states == 0:
                 break
             d += 1
+            counts.append(new_placements)
             reached += new_placements
             states += new_states
             frontier = new_states
@@ -660,6 +662,5 @@ def bfs_pattern(shape: Shape | str, tiles, goal: Board | None = None, progress: 
     finally:
         bar.close()
     del words, blk
-    counts = np.bincount(dist[dist != UNREACHED], minlength=d + 1)
-    return PatternResult(tiles, dist, counts.astype(np.int64), total - reached, states,
+    return PatternResult(tiles, dist, np.array(counts, np.int64), total - reached, states,
                          time.perf_counter() - t0, layers)

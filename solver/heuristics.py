@@ -18,7 +18,6 @@ and never the builder, so lookups start instantly.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -332,7 +331,3 @@ def clear_cache() -> None:
     """Forget loaded databases (tests rebuild files under the same name)."""
     _CACHE.clear()
 
-
-def default_data_dir() -> Path:
-    """Where :func:`load_apdb` looks when no ``data_dir`` is given."""
-    return store.data_dir(os.environ.get(store.ENV_DATA_DIR) or None)
