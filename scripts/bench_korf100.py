@@ -89,19 +89,25 @@ def run_config(instances, label, opts, goal) -> list[dict]:
         start = Board.parse(inst["tiles"])
         row = {"config": label, "id": inst["id"], "published_length": inst["optimal"],
                "korf1985_nodes": inst["korf1985"], "heuristic": plan.name,
-               "database": plan.database or ""}
+               "database": plan.database or "",
+               "sizes": "-".join(str(len(p)) for p in sorted(plan.patterns, key=len,
+                                                              reverse=True))}
         t = time.perf_counter()
+        c = time.process_time()
         try:
             sol = idastar.solve(start, goal, opts).check()
+            cpu = time.process_time() - c
             row.update(length=sol.length, solved=True, nodes=sol.nodes_generated,
                        expanded=sol.nodes_expanded, iterations=sol.iterations,
-                       root_h=sol.root_h, seconds=sol.extra["search_seconds"])
+                       root_h=sol.root_h, seconds=sol.extra["search_seconds"], cpu_seconds=cpu)
             row["ok"] = sol.length == inst["optimal"]
         except SearchLimitReached as e:
+            cpu = time.process_time() - c
             p = e.partial
             row.update(length=None, solved=False, nodes=p.nodes_generated,
                        expanded=p.nodes_expanded, iterations=p.iterations, root_h=p.root_h,
-                       seconds=time.perf_counter() - t, lower_bound=p.lower_bound)
+                       seconds=time.perf_counter() - t, cpu_seconds=cpu,
+                       lower_bound=p.lower_bound)
             row["ok"] = p.lower_bound <= inst["optimal"]
         row["load_seconds"], row["warm_seconds"] = load_s, warm_s
         rows.append(row)
@@ -112,6 +118,19 @@ def run_config(instances, label, opts, goal) -> list[dict]:
     return rows
 
 
+def _sizes(name: str) -> tuple:
+    return tuple(sorted(name.split("-")))
+
+
+def _published(table: dict, key):
+    """The published figure for (partition sizes, reflect), whatever order the sizes are in."""
+    sizes, refl = key
+    for (name, r), value in table.items():
+        if r == refl and _sizes(name) == _sizes(sizes):
+            return value
+    return None
+
+
 def summarise(rows: list[dict]) -> list[dict]:
     out = []
     for label in dict.fromkeys(r["config"] for r in rows):
@@ -119,14 +138,17 @@ def summarise(rows: list[dict]) -> list[dict]:
         solved = [r for r in rs if r["solved"]]
         nodes = sum(r["nodes"] for r in rs)
         secs = sum(r["seconds"] for r in rs)
+        cpu = sum(r["cpu_seconds"] for r in rs)
         key = rs[0]["key"]
         korf = sum(r["korf1985_nodes"] or 0 for r in solved)
         out.append({
             "config": label, "solved": len(solved), "all_optimal": all(r["ok"] for r in rs),
-            "nodes": nodes, "mean_nodes": nodes / len(rs), "seconds": secs,
+            "nodes": nodes, "mean_nodes": nodes / len(rs), "seconds": secs, "cpu": cpu,
+            "expanded": sum(r["expanded"] for r in rs),
             "max_seconds": max(r["seconds"] for r in rs),
-            "nodes_per_s": nodes / secs if secs else 0.0,
-            "published_mean": PUBLISHED.get(key), "published_s": PUBLISHED_SECONDS.get(key),
+            "nodes_per_s": nodes / cpu if cpu else 0.0,
+            "published_mean": _published(PUBLISHED, key),
+            "published_s": _published(PUBLISHED_SECONDS, key),
             "korf1985_solved": korf, "load_s": rs[0]["load_seconds"],
             "warm_s": rs[0]["warm_seconds"], "n": len(rs),
             "solved_nodes": sum(r["nodes"] for r in solved),
@@ -135,17 +157,19 @@ def summarise(rows: list[dict]) -> list[dict]:
 
 
 def print_table(summary: list[dict]) -> None:
-    head = ("| configuration | solved (optimal) | total nodes | mean nodes | published mean "
-            "| ours / published | search s | max s | nodes/s | load s |")
+    head = ("| configuration | solved (optimal) | nodes generated | nodes expanded | mean "
+            "generated | published mean | ours / published | search s (wall) | CPU s | max s "
+            "| nodes/s (CPU) | load s |")
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     for s in summary:
         pub = s["published_mean"]
         ratio = f"{s['mean_nodes'] / pub:.2f}" if pub and s["solved"] == s["n"] else "-"
         opt = f"{s['solved']}/{s['n']}" + ("" if s["all_optimal"] else " WRONG")
-        print(f"| {s['config']} | {opt} | {s['nodes']:,} | {s['mean_nodes']:,.0f} | "
-              f"{pub and f'{pub:,}' or '-'} | {ratio} | {s['seconds']:.2f} | "
-              f"{s['max_seconds']:.3f} | {s['nodes_per_s'] / 1e6:.1f} M | {s['load_s']:.3f} |")
+        print(f"| {s['config']} | {opt} | {s['nodes']:,} | {s['expanded']:,} | "
+              f"{s['mean_nodes']:,.0f} | {pub and f'{pub:,}' or '-'} | {ratio} | "
+              f"{s['seconds']:.2f} | {s['cpu']:.2f} | {s['max_seconds']:.3f} | "
+              f"{s['nodes_per_s'] / 1e6:.1f} M | {s['load_s']:.3f} |")
     for s in summary:
         if s["config"].startswith("manhattan") and s["korf1985_solved"]:
             print(f"\nManhattan: {s['solved']} instances solved within the cap, with "
@@ -251,7 +275,9 @@ def startup(data_dir, board: str, repeat: int = 5) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--partition", action="append",
-                    help="database to run (repeatable); default: every built 4x4 database")
+                    help="database to run (repeatable; a preset or tiles 1,2,3/4,5,...); "
+                         "default: every built 4x4 database")
+    ap.add_argument("--label", action="append", help="name shown for each --partition")
     ap.add_argument("--reflect-only", action="store_true", help="only with the reflection lookup")
     ap.add_argument("--no-reflect-only", action="store_true", help="only without it")
     ap.add_argument("--manhattan-cap", type=int, default=2_000_000,
@@ -284,14 +310,15 @@ def main(argv=None) -> int:
     if args.no_reflect_only:
         reflects = [False]
     rows = []
+    labels = dict(zip(parts, args.label or []))
     for part in parts:
         for refl in reflects:
-            label = f"{part}" + (" + reflection" if refl else "")
+            label = labels.get(part, part) + (" + reflection" if refl else "")
             opts = SearchOptions(algorithm="idastar", heuristic="pdb", partition=part,
                                  reflect=refl, data_dir=args.data_dir)
             rs = run_config(instances, label, opts, goal)
             for r in rs:
-                r["key"] = (part, refl)
+                r["key"] = (r.pop("sizes"), refl)
             rows += rs
     if args.manhattan_cap:
         label = f"manhattan (cap {args.manhattan_cap:,})"
@@ -300,11 +327,13 @@ def main(argv=None) -> int:
         rs = run_config(instances, label, opts, goal)
         for r in rs:
             r["key"] = ("manhattan", False)
+            r.pop("sizes")
         rows += rs
     if not rows:
         return 1
     fields = ["config", "id", "length", "published_length", "ok", "solved", "nodes",
-              "expanded", "iterations", "root_h", "seconds", "lower_bound", "korf1985_nodes",
+              "expanded", "iterations", "root_h", "seconds", "cpu_seconds", "lower_bound",
+              "korf1985_nodes",
               "heuristic", "database"]
     with open(args.csv, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
