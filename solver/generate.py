@@ -43,10 +43,10 @@ from .ranking import rank_many, unrank_many
 
 METHODS = ("shuffle", "walk")
 OPPOSITE_INDEX = np.array([1, 0, 3, 2])  # U<->D, L<->R in the UDLR order of Shape.neighbour_table
-# Default walk length: a multiple of the number of cells.  On 3x3 the mean distance of a
-# 90-step walk is within a few tenths of a move of the uniform mean (21.97); see
-# scripts/reproduce_article.py for the curve.
-WALK_STEPS_PER_CELL = 10
+# Default walk length: a multiple of the number of cells, long enough for the mean distance
+# to reach its plateau (scripts/reproduce_article.py measures the curve): 3x3 walks are there
+# by about 90 steps (mean 21.97), 4x4 walks by about 300 (mean 52.59).
+WALK_STEPS_PER_CELL = 20
 # A walk whose length is adapted to a target distance never grows beyond this many steps per
 # cell: by then its end is spread over the positions almost like a shuffle.
 MAX_WALK_STEPS_PER_CELL = 40
@@ -278,7 +278,7 @@ def walked(goal: Board, count: int, length: int, rng: np.random.Generator) -> np
 
 
 def default_walk_length(shape: Shape) -> int:
-    """The walk length used when none is given: ``10 * cells`` (90 on 3x3, 160 on 4x4)."""
+    """The walk length used when none is given: ``20 * cells`` (180 on 3x3, 320 on 4x4)."""
     return WALK_STEPS_PER_CELL * shape.size
 
 

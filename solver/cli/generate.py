@@ -27,7 +27,7 @@ from .common import main_group as main
               help="shuffle: uniform over the solvable positions; walk: random walks from the "
                    "goal that never undo a move.")
 @click.option("--length", "walk_length", type=click.IntRange(min=0), default=None,
-              help="Steps of each walk (--method walk; default 10 per cell).")
+              help="Steps of each walk (--method walk; default 20 per cell).")
 @click.option("--seed", type=int, default=None, help="Random seed: the same seed, the same "
                                                      "positions.")
 @click.option("--unique", is_flag=True, help="Never repeat a position.")
