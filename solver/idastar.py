@@ -62,17 +62,11 @@ ENV_NUMBA_BLAS = "NPUZZLE_NUMBA_BLAS"
 # --- kernels ---------------------------------------------------------------------------------
 
 
-# Fields of a generated child kept on the stack: move id, normal rank and value, mirrored rank
-# and value, normal and mirrored h.
-C_MOVE, C_RANK, C_VAL, C_RANKM, C_VALM, C_H, C_HM = range(7)
+# Fields of the k-th child of the node at depth d, ``kid[d, k]``: move id, normal rank and value,
+# mirrored rank and value, normal and mirrored h.  ``kid[d, i, C_SEL]`` is another list: the
+# children within the bound, in the order they are to be entered.
+C_MOVE, C_RANK, C_VAL, C_RANKM, C_VALM, C_H, C_HM, C_SEL = range(8)
 CHILD_FIELDS = 8
-
-
-@njit(cache=True, inline="always")
-def _child_key(kid, d, i, reflect):
-    if reflect:
-        return max(kid[d, i, C_H], kid[d, i, C_HM])
-    return kid[d, i, C_H]
 
 
 @njit(cache=True)
@@ -123,10 +117,12 @@ def _ida_pdb(tiles, st, path, kid, nkid, kidx, hst, hmst, sv, ranks, vals, ranks
                 r2 = ranks[p] + mv_sgn[m] * dl
                 v2 = np.int64(table[r2])
                 hc = h - vals[p] + v2
-                kid[d, cnt, C_MOVE] = m
-                kid[d, cnt, C_RANK] = r2
-                kid[d, cnt, C_VAL] = v2
-                kid[d, cnt, C_H] = hc
+                kid[d, k, C_MOVE] = m
+                kid[d, k, C_RANK] = r2
+                kid[d, k, C_VAL] = v2
+                kid[d, k, C_H] = hc
+                kid[d, k, C_HM] = hc
+                kid[d, cnt, C_SEL] = k
                 f = g1 + hc
                 over = f > bound
                 cnt += 1 - over
@@ -137,7 +133,8 @@ def _ida_pdb(tiles, st, path, kid, nkid, kidx, hst, hmst, sv, ranks, vals, ranks
                 hm = hmst[d]
                 keep = 0
                 for i in range(cnt):
-                    m = kid[d, i, C_MOVE]
+                    k = kid[d, i, C_SEL]
+                    m = kid[d, k, C_MOVE]
                     t = tiles[mv_nb[m]]
                     q = patm[t]
                     dm = wtm[t] * mv_stepm[m]
@@ -146,12 +143,10 @@ def _ida_pdb(tiles, st, path, kid, nkid, kidx, hst, hmst, sv, ranks, vals, ranks
                     rm2 = ranksm[q] + mv_sgnm[m] * dm
                     vm2 = np.int64(table[rm2])
                     hcm = hm - valsm[q] + vm2
-                    if keep != i:
-                        for c in range(C_HM):
-                            kid[d, keep, c] = kid[d, i, c]
-                    kid[d, keep, C_RANKM] = rm2
-                    kid[d, keep, C_VALM] = vm2
-                    kid[d, keep, C_HM] = hcm
+                    kid[d, k, C_RANKM] = rm2
+                    kid[d, k, C_VALM] = vm2
+                    kid[d, k, C_HM] = hcm
+                    kid[d, keep, C_SEL] = k
                     f = g1 + hcm
                     over = f > bound
                     keep += 1 - over
@@ -162,13 +157,16 @@ def _ida_pdb(tiles, st, path, kid, nkid, kidx, hst, hmst, sv, ranks, vals, ranks
                 # Enter the most promising child first (smallest h): in the last iteration the
                 # goal tends to be reached sooner.
                 for i in range(1, cnt):
+                    k = kid[d, i, C_SEL]
+                    key = max(kid[d, k, C_H], kid[d, k, C_HM])
                     j = i
-                    while j > 0 and _child_key(kid, d, j, reflect) < _child_key(kid, d, j - 1, reflect):
-                        for c in range(CHILD_FIELDS):
-                            tmp = kid[d, j, c]
-                            kid[d, j, c] = kid[d, j - 1, c]
-                            kid[d, j - 1, c] = tmp
+                    while j > 0:
+                        k2 = kid[d, j - 1, C_SEL]
+                        if max(kid[d, k2, C_H], kid[d, k2, C_HM]) <= key:
+                            break
+                        kid[d, j, C_SEL] = k2
                         j -= 1
+                    kid[d, j, C_SEL] = k
             nkid[d] = cnt
             kidx[d] = 0
             gen += n
@@ -196,26 +194,27 @@ def _ida_pdb(tiles, st, path, kid, nkid, kidx, hst, hmst, sv, ranks, vals, ranks
                 valsm[patm[t]] = sv[d, 3]
             continue
         kidx[d] = i + 1
-        m = kid[d, i, C_MOVE]
+        k = kid[d, i, C_SEL]
+        m = kid[d, k, C_MOVE]
         nb = mv_nb[m]
         t = tiles[nb]
         p = pat[t]
         sv[d, 0] = ranks[p]
         sv[d, 1] = vals[p]
-        ranks[p] = kid[d, i, C_RANK]
-        vals[p] = kid[d, i, C_VAL]
+        ranks[p] = kid[d, k, C_RANK]
+        vals[p] = kid[d, k, C_VAL]
         if reflect:
             q = patm[t]
             sv[d, 2] = ranksm[q]
             sv[d, 3] = valsm[q]
-            ranksm[q] = kid[d, i, C_RANKM]
-            valsm[q] = kid[d, i, C_VALM]
+            ranksm[q] = kid[d, k, C_RANKM]
+            valsm[q] = kid[d, k, C_VALM]
         tiles[blank] = t
         tiles[nb] = BLANK
         path[d] = m
         blank = nb
-        hst[d + 1] = kid[d, i, C_H]
-        hmst[d + 1] = kid[d, i, C_HM]
+        hst[d + 1] = kid[d, k, C_H]
+        hmst[d + 1] = kid[d, k, C_HM]
         d += 1
         if hst[d] == 0:  # every pattern home: the goal
             status = FOUND
