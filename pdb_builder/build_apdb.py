@@ -10,51 +10,32 @@ indexed by the k-permutation rank of the pattern tiles' cells, with attributes `
 ``counts`` (entries at each h value).  Each table is written as soon as its search ends, so only
 one search's working memory is alive at a time.
 
-Imports: numpy, :mod:`solver` (board, store), :mod:`pdb_builder` (patterns, pattern_bfs).
+Imports: numpy, :mod:`solver` (board, ranking, store; heuristics for the file names),
+:mod:`pdb_builder` (patterns, pattern_bfs).
 """
 from __future__ import annotations
 
-import hashlib
 import resource
 import time
 from pathlib import Path
 
 import numpy as np
 
-from solver import store
+from solver import heuristics, store
 from solver.ranking import count_placements
 from solver.board import Board, Shape, goal_board
 
 from .pattern_bfs import bfs_pattern
 from .patterns import Partition, parse_partition
 
-KIND = "additive-pdb"
-GOAL_PRESETS = ("blank-first", "snake", "spiral")  # named in file names; blank-last is the default
-
-
-def goal_tag(shape: Shape | str, goal: Board | None) -> str:
-    """Short file-name tag for a goal: '' for the default (blank-last), the preset's name for
-    another preset, else ``goal-`` and 8 hex digits of a hash of the tiles.
-
-    >>> goal_tag("3x3", None), goal_tag("3x3", goal_board("3x3", "blank-first"))
-    ('', 'blank-first')
-    """
-    shape = Shape.parse(shape)
-    if goal is None or goal == goal_board(shape):
-        return ""
-    for name in GOAL_PRESETS:
-        if goal == goal_board(shape, name):
-            return name
-    digest = hashlib.blake2b(goal.flat().encode(), digest_size=4).hexdigest()
-    return f"goal-{digest}"
+KIND = heuristics.KIND
 
 
 def apdb_file_name(shape: Shape | str, partition: Partition | str, goal: Board | None = None) -> str:
-    """``apdb-4x4-6-6-3.h5``; a non-default goal adds its tag (``apdb-4x4-7-8-blank-first.h5``)."""
-    shape = Shape.parse(shape)
+    """``apdb-4x4-6-6-3.h5``; a non-default goal adds its tag (``apdb-4x4-7-8-blank-first.h5``).
+    The naming lives in :mod:`solver.heuristics`, which finds the files."""
     name = partition.name if isinstance(partition, Partition) else str(partition)
-    tag = goal_tag(shape, goal)
-    return f"apdb-{shape}-{name}{'-' + tag if tag else ''}.h5"
+    return heuristics.apdb_file_name(shape, name, goal)
 
 
 def _peak_rss_mb() -> float:

@@ -156,15 +156,19 @@ def _sweep(x, y, d, mode, words, dist, blk, geo, nbr, moves, weights, out, trace
     p_bm = np.zeros(4 * prefix, np.int64)  # cells passed over,
     p_sg = np.zeros(4 * prefix, np.int64)  # and direction in the cell order
     n_passed = np.zeros(4 * n, np.int64)  # decoded tiles passed over by a move from a free cell
-    mv_c = np.zeros(4 * k, np.int64)
-    mv_b = np.zeros(4 * k, np.int64)
-    mv_q = np.zeros(4 * k, np.int64)
-    mv_w = np.zeros(4 * k, np.int64)
-    fresh_j = np.zeros(4 * k, np.int64)
-    busy_e = np.zeros(bs, np.int64)
-    busy_c1 = np.zeros(bs, np.int64)
+    busy_e = np.zeros(bs, np.int64)  # per placement of the block with work: its offset,
+    busy_c1 = np.zeros(bs, np.int64)  # the cells of the inner tiles (DEAD when absent),
     busy_c2 = np.zeros(bs, np.int64)
-    busy_w = np.zeros(bs, np.int64)
+    busy_w = np.zeros(bs, np.int64)  # its word,
+    busy_tm = np.zeros(bs, np.int64)  # the cells its moves may go to,
+    busy_hit = np.zeros(bs, np.int64)  # and (pull) the cells reached from the frontier
+    cand_q = np.zeros(4 * k * bs, np.int64)  # per candidate move: the placement it leads to,
+    cand_c = np.zeros(4 * k * bs, np.int64)  # the cell the tile leaves,
+    cand_b = np.zeros(4 * k * bs, np.int64)  # the cell it enters,
+    cand_jb = np.zeros(4 * k * bs, np.int64)  # whose move it is,
+    cand_slot = np.zeros(4 * k * bs, np.int64)  # 4 * tile + direction (for tracing),
+    cand_w = np.zeros(4 * k * bs, np.int64)  # and the word of the placement it leads to
+    fresh_j = np.zeros(4 * k * bs, np.int64)
     new_states = 0
     new_placements = 0
     cells[0] = x
@@ -314,111 +318,145 @@ def _sweep(x, y, d, mode, words, dist, blk, geo, nbr, moves, weights, out, trace
                 busy_w[nbusy] = w
                 nbusy += work != 0
                 e += 1
-        # Pass 2: the placements with work.
+        if nbusy == 0:
+            if not left and mode != TRACE:
+                blk[bidx] |= 1
+            continue
+        # Pass 2: every candidate move of the busy placements and the placement it leads to,
+        # move by move across the block (the decoded tiles' part of the rank change is the
+        # same for all of them) and without branches: each candidate is written, the count
+        # advances only for real ones.
+        nc = 0
         for jb in range(nbusy):
-            p = base + busy_e[jb]
             c1 = busy_c1[jb]
             c2 = busy_c2[jb]
             w = busy_w[jb]
-            occ = used
-            if inner >= 1:
-                cells[prefix] = c1
-                occ |= np.int64(1) << c1
-            if inner == 2:
-                cells[prefix + 1] = c2
-                occ |= np.int64(1) << c2
-            free = full & ~occ
+            free = full & ~(used | (np.int64(1) << c1) | (np.int64(1) << c2))
             unv = free & ~((w | (w >> shift)) & full)
-            front = _code_mask(w, cur, shift, full)
-            if mode == TRACE:
-                trace_cells[p, :] = cells
-            # Gather the moves worth looking at and the placement each leads to, without
-            # branches: every candidate is written, the count advances only for real ones.
-            nm = 0
-            for i in range(i_lo, min(i_hi, prefix)):
-                tm = unv & ok[i] if mode == PULL else (free if mode == TRACE else front)
-                c = cells[i]
-                for t in range(4):
-                    j = 4 * i + t
-                    b = p_to[j]
-                    bm = p_bm[j]
-                    q = p + p_dq[j] + p_sg[j] * (w1 * ((bm >> c1) & 1) + w2 * ((bm >> c2) & 1))
-                    mv_c[nm] = c
-                    mv_b[nm] = b
-                    mv_q[nm] = q
-                    valid = (tm >> b) & 1
-                    if mode == TRACE and valid:
-                        trace_moves[p, j] = q
-                    nm += valid
-            if inner >= 1 and i_lo <= prefix < i_hi:
-                tm = unv & ok[prefix] if mode == PULL else (free if mode == TRACE else front)
+            if mode == PULL:
+                busy_tm[jb] = unv
+            elif mode == TRACE:
+                busy_tm[jb] = free
+            else:
+                busy_tm[jb] = _code_mask(w, cur, shift, full)
+            busy_hit[jb] = 0
+        for i in range(i_lo, min(i_hi, prefix)):
+            c = cells[i]
+            for t in range(4):
+                j = 4 * i + t
+                b = p_to[j]
+                if b == DEAD or (mode == PULL and ((ok[i] >> b) & 1) == 0):
+                    continue
+                dq = p_dq[j]
+                bm = p_bm[j]
+                sg = p_sg[j]
+                for jb in range(nbusy):
+                    cand_q[nc] = (base + busy_e[jb] + dq
+                                  + sg * (w1 * ((bm >> busy_c1[jb]) & 1)
+                                          + w2 * ((bm >> busy_c2[jb]) & 1)))
+                    cand_c[nc] = c
+                    cand_b[nc] = b
+                    cand_jb[nc] = jb
+                    cand_slot[nc] = j
+                    nc += (busy_tm[jb] >> b) & 1
+        if inner >= 1 and i_lo <= prefix < i_hi and (mode != PULL or own_front):
+            for jb in range(nbusy):
+                c1 = busy_c1[jb]
+                c2 = busy_c2[jb]
+                tm = busy_tm[jb]
                 for t in range(4):
                     j = 4 * c1 + t
                     b = moves[j, 0]
                     s = moves[j, 2]
-                    q = p + ((b - c1) - s * n_passed[j]) * w1 + s * w2 * ((moves[j, 1] >> c2) & 1)
-                    mv_c[nm] = c1
-                    mv_b[nm] = b
-                    mv_q[nm] = q
-                    valid = (tm >> b) & 1
-                    if mode == TRACE and valid:
-                        trace_moves[p, 4 * prefix + t] = q
-                    nm += valid
-            if inner == 2 and i_hi == k:
-                tm = unv & ok[k - 1] if mode == PULL else (free if mode == TRACE else front)
+                    cand_q[nc] = (base + busy_e[jb] + ((b - c1) - s * n_passed[j]) * w1
+                                  + s * w2 * ((moves[j, 1] >> c2) & 1))
+                    cand_c[nc] = c1
+                    cand_b[nc] = b
+                    cand_jb[nc] = jb
+                    cand_slot[nc] = 4 * prefix + t
+                    nc += (tm >> b) & 1
+        if inner == 2 and i_hi == k and (mode != PULL or own_front):
+            for jb in range(nbusy):
+                c1 = busy_c1[jb]
+                c2 = busy_c2[jb]
+                tm = busy_tm[jb]
                 for t in range(4):
                     j = 4 * c2 + t
                     b = moves[j, 0]
                     s = moves[j, 2]
-                    q = p + ((b - c2) - s * (n_passed[j] + ((moves[j, 1] >> c1) & 1))) * w2
-                    mv_c[nm] = c2
-                    mv_b[nm] = b
-                    mv_q[nm] = q
-                    valid = (tm >> b) & 1
-                    if mode == TRACE and valid:
-                        trace_moves[p, 4 * (k - 1) + t] = q
-                    nm += valid
-            if mode == TRACE:
-                continue
-            # Independent loads first, so the memory system can overlap them.
-            for jm in range(nm):
-                mv_w[jm] = words[mv_q[jm]]
-            if mode == PULL:
-                hit = 0
-                for jm in range(nm):
-                    hit |= np.int64(_code_at(mv_w[jm], mv_c[jm], shift) == cur) << mv_b[jm]
+                    cand_q[nc] = (base + busy_e[jb]
+                                  + ((b - c2) - s * (n_passed[j] + ((moves[j, 1] >> c1) & 1))) * w2)
+                    cand_c[nc] = c2
+                    cand_b[nc] = b
+                    cand_jb[nc] = jb
+                    cand_slot[nc] = 4 * (k - 1) + t
+                    nc += (tm >> b) & 1
+        if mode == TRACE:
+            for jc in range(nc):
+                p = base + busy_e[cand_jb[jc]]
+                trace_moves[p, cand_slot[jc]] = cand_q[jc]
+            for jb in range(nbusy):
+                c1 = busy_c1[jb]
+                c2 = busy_c2[jb]
+                p = base + busy_e[jb]
+                for i in range(prefix):
+                    trace_cells[p, i] = cells[i]
+                if inner >= 1:
+                    trace_cells[p, prefix] = c1
+                if inner == 2:
+                    trace_cells[p, prefix + 1] = c2
+            continue
+        # Independent loads, so the memory system can overlap them.
+        for jc in range(nc):
+            cand_w[jc] = words[cand_q[jc]]
+        if mode == PULL:
+            for jc in range(nc):
+                hit = np.int64(_code_at(cand_w[jc], cand_c[jc], shift) == cur)
+                busy_hit[cand_jb[jc]] |= hit << cand_b[jc]
+            for jb in range(nbusy):
+                hit = busy_hit[jb]
+                if hit == 0:
+                    continue
+                free = full & ~(used | (np.int64(1) << busy_c1[jb])
+                                | (np.int64(1) << busy_c2[jb]))
                 mark = 0
                 while hit != 0:
                     region = _flood(hit & -hit, free, cols, keep_l, keep_r)
                     mark |= region
                     hit &= ~region
                     new_states += 1
-                if mark != 0:
-                    words[p] = w | _code_bits(mark, new, shift)
-                    if dist[p] == 255:
-                        dist[p] = d + 1
-                        new_placements += 1
-                    blk[bidx] |= newbit
-            else:
-                nfresh = 0
-                for jm in range(nm):
-                    c = mv_c[jm]
-                    wq = mv_w[jm]
-                    fresh_j[nfresh] = jm
-                    nfresh += (((wq >> c) | (wq >> (shift + c))) & 1) ^ 1
-                for jf in range(nfresh):
-                    jm = fresh_j[jf]
-                    c = mv_c[jm]
-                    q = mv_q[jm]
-                    one_b = np.int64(1) << mv_b[jm]
-                    one_c = np.int64(1) << c
-                    region = _flood(one_c, free ^ one_b ^ one_c, cols, keep_l, keep_r)
-                    words[q] = mv_w[jm] | _code_bits(region, new, shift)
-                    if dist[q] == 255:
-                        dist[q] = d + 1
-                        new_placements += 1
-                    new_states += 1
-                    blk[q // bs] |= newbit
+                p = base + busy_e[jb]
+                words[p] = busy_w[jb] | _code_bits(mark, new, shift)
+                if dist[p] == 255:
+                    dist[p] = d + 1
+                    new_placements += 1
+                blk[bidx] |= newbit
+        else:
+            nfresh = 0
+            for jc in range(nc):
+                c = cand_c[jc]
+                wq = cand_w[jc]
+                fresh_j[nfresh] = jc
+                nfresh += (((wq >> c) | (wq >> (shift + c))) & 1) ^ 1
+            for jf in range(nfresh):
+                jc = fresh_j[jf]
+                q = cand_q[jc]
+                wq = np.int64(words[q])  # re-read: an earlier push may have reached q
+                c = cand_c[jc]
+                if ((wq >> c) | (wq >> (shift + c))) & 1:
+                    continue
+                jb = cand_jb[jc]
+                free = full & ~(used | (np.int64(1) << busy_c1[jb])
+                                | (np.int64(1) << busy_c2[jb]))
+                one_b = np.int64(1) << cand_b[jc]
+                one_c = np.int64(1) << c
+                region = _flood(one_c, free ^ one_b ^ one_c, cols, keep_l, keep_r)
+                words[q] = wq | _code_bits(region, new, shift)
+                if dist[q] == 255:
+                    dist[q] = d + 1
+                    new_placements += 1
+                new_states += 1
+                blk[q // bs] |= newbit
         if not left and mode != TRACE:
             blk[bidx] |= 1
     out[0] += new_states
@@ -614,6 +652,9 @@ def bfs_pattern(shape: Shape | str, tiles, goal: Board | None = None, progress: 
     goal = goal if goal is not None else goal_board(shape)
     tiles = tuple(sorted(int(t) for t in tiles))
     k = len(tiles)
+    if len(set(tiles)) != k or not all(1 <= t < shape.size for t in tiles):
+        raise ValueError(f"pattern {tiles} is not a set of tiles of a {shape} board "
+                         f"(1..{shape.size - 1})")
     geo, nbr, moves, weights = geometry(shape, k)
     n, bs = shape.size, int(geo[8])
     total = ranking.count_placements(n, k)
@@ -662,5 +703,7 @@ def bfs_pattern(shape: Shape | str, tiles, goal: Board | None = None, progress: 
     finally:
         bar.close()
     del words, blk
+    while len(counts) > 1 and counts[-1] == 0:  # last layers may add regions, not placements
+        counts.pop()
     return PatternResult(tiles, dist, np.array(counts, np.int64), total - reached, states,
                          time.perf_counter() - t0, layers)

@@ -193,14 +193,22 @@ def parse_partition(text: str | Partition, shape: Shape | str) -> Partition:
     named = presets(shape)
     if raw in named:
         return named[raw]
-    if re.fullmatch(r"\d+(\.\d+)*(-\d+(\.\d+)*)+", raw) and "." in raw:
+    known = ", ".join(named) or "none"
+    if re.fullmatch(r"\d+(\.\d+)*(-\d+(\.\d+)*)*", raw):
+        # The file-name form 1.2.3-4.5 (patterns joined by '-', tiles by '.').
         groups = [g.split(".") for g in raw.split("-")]
-    elif re.fullmatch(r"[\d\s,/|;]+", raw) and re.search(r"\d", raw):
+        try:
+            return make_partition([[int(t) for t in g] for g in groups], shape, raw)
+        except ValueError as e:
+            if "." in raw:
+                raise
+            raise ValueError(f"partition '{raw}' is neither a preset for {shape} ({known}) "
+                             f"nor a partition of its tiles ({e})") from None
+    if re.fullmatch(r"[\d\s,/|;]+", raw) and re.search(r"\d", raw):
         groups = [re.split(r"[\s,]+", g.strip()) for g in re.split(r"[/|;]", raw)]
         if any(g == [""] for g in groups):
             raise ValueError(f"empty pattern in '{raw}'")
     else:
-        known = ", ".join(named) or "none"
         raise ValueError(f"partition '{raw}' is neither a preset for {shape} ({known}) nor "
                          f"tiles like '1,2,3,4/5,6,7,8'")
     return make_partition([[int(t) for t in g if t] for g in groups], shape, raw)

@@ -29,6 +29,7 @@ from .board import manhattan as _board_manhattan
 
 KIND = "additive-pdb"
 FILE_GLOB = "apdb-{shape}-*.h5"
+GOAL_PRESETS = ("blank-first", "snake", "spiral")  # named in file names; blank-last is the default
 DEFAULT_BUILD = {"4x4": "6-6-3", "3x3": "4-4", "2x3": "3-2"}  # what the fix command suggests
 _CACHE: dict = {}
 
@@ -208,6 +209,32 @@ class AdditivePDB:
     __call__ = value
 
 
+def goal_tag(shape: Shape | str, goal: Board | None) -> str:
+    """Short file-name tag for a goal: '' for the default (blank-last), the preset's name for
+    another preset, else ``goal-`` and 8 hex digits of a hash of the tiles.
+
+    >>> goal_tag("3x3", None), goal_tag("3x3", goal_board("3x3", "blank-first"))
+    ('', 'blank-first')
+    """
+    import hashlib
+
+    shape = Shape.parse(shape)
+    if goal is None or goal == goal_board(shape):
+        return ""
+    for name in GOAL_PRESETS:
+        if goal == goal_board(shape, name):
+            return name
+    return "goal-" + hashlib.blake2b(goal.flat().encode(), digest_size=4).hexdigest()
+
+
+def apdb_file_name(shape: Shape | str, partition: str, goal: Board | None = None) -> str:
+    """``apdb-4x4-6-6-3.h5``; a goal other than blank-last adds its tag
+    (``apdb-4x4-7-8-blank-first.h5``).  ``partition`` is the partition's name."""
+    shape = Shape.parse(shape)
+    tag = goal_tag(shape, goal)
+    return f"apdb-{shape}-{partition}{'-' + tag if tag else ''}.h5"
+
+
 def _fix_command(shape: Shape, partition: str | None, goal: Board, data_dir) -> str:
     part = partition or DEFAULT_BUILD.get(str(shape), "<tiles like 1,2,3/4,5,6>")
     cmd = f"build-pdb --shape {shape} --partition {part}"
@@ -267,6 +294,12 @@ def built_partitions(shape: Shape | str, data_dir=None, goal=None) -> list[str]:
 
 
 def _find(shape: Shape, partition: str | None, goal: Board, directory: Path):
+    if partition is not None and all(ch.isalnum() or ch in ".-" for ch in partition):
+        # The file a build of this name writes: open it even when it is unreadable, so that a
+        # damaged file is reported as damaged rather than as missing.
+        path = directory / apdb_file_name(shape, partition, goal)
+        if path.is_file():
+            return path, {"partition": partition}
     found = [(p, a) for p, a in _candidates(shape, directory) if a.get("goal") == goal.flat()]
     if partition is None:
         found.sort(key=lambda pa: -_strength(pa[1], shape))
@@ -308,6 +341,7 @@ def load_apdb(shape: Shape | str, partition: str | None = None, goal=None,
     fix = _fix_command(shape, name, goal, data_dir) + " --force"
     opened = store.open_tables(path, {"kind": KIND, "shape": str(shape), "goal": goal.flat()},
                                fix)
+    name = opened.attrs.get("partition", name)
     tables = []
     for ds in sorted(opened.tables, key=lambda s: int(s.rsplit("_", 1)[-1])
                      if s.rsplit("_", 1)[-1].isdigit() else 0):
@@ -331,3 +365,45 @@ def clear_cache() -> None:
     """Forget loaded databases (tests rebuild files under the same name)."""
     _CACHE.clear()
 
+
+
+# --- one answer, for the CLI and the API --------------------------------------------------------
+
+
+def evaluate(board, goal=None, partition: str | None = None, reflect: bool = True,
+             data_dir=None) -> dict:
+    """The pattern-database heuristic of ``board`` with its parts: ``h`` (what a search would
+    use), ``plain`` (the additive sum), ``reflected`` (the sum for the mirrored board, None when
+    the goal does not allow it), per-pattern values, the partition and file used, plus
+    ``manhattan`` and ``linear_conflict`` for comparison.
+
+    A goal without its own database is reduced to the default goal by a board symmetry and a
+    relabelling when possible (see :mod:`solver.symmetry`); the values are the same.
+    """
+    from .symmetry import reduce_to
+
+    board = _as_board(board)
+    goal = goal if isinstance(goal, Board) else goal_board(board.shape, goal)
+    default = goal_board(board.shape)
+    try:
+        pdb, looked_up = load_apdb(board.shape, partition, goal, data_dir), board
+    except store.DatabaseMissing as missing:
+        red = reduce_to(board, goal, default) if goal != default else None
+        if red is None:
+            raise
+        try:
+            pdb, looked_up = load_apdb(board.shape, partition, default, data_dir), red.start
+        except store.DatabaseMissing:
+            raise missing from None
+    positions = [0] * board.shape.size
+    for cell, t in enumerate(looked_up.tiles):
+        positions[t] = cell
+    parts = [t.value(positions) for t in pdb.tables]
+    plain = sum(parts)
+    mirrored = pdb.value(pdb.reflected(looked_up), reflect=False) if pdb.reflectable else None
+    used = reflect and mirrored is not None
+    return {"h": max(plain, mirrored) if used else plain, "plain": plain, "reflected": mirrored,
+            "reflect": used, "partition": pdb.name, "database": pdb.path.name,
+            "patterns": [{"tiles": ",".join(map(str, t.tiles)), "h": v}
+                         for t, v in zip(pdb.tables, parts)],
+            "manhattan": manhattan(board, goal), "linear_conflict": linear_conflict(board, goal)}

@@ -1,0 +1,103 @@
+"""The pattern BFS kernel: its ranks agree with solver.ranking, its tables with a naive 0-1 BFS."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from naive_pdb import pattern_table
+from pdb_builder.pattern_bfs import UNREACHED, bfs_pattern, geometry, trace_ranks
+from solver import ranking
+from solver.board import Board, Shape, goal_board
+
+
+def expected_table(shape: Shape, goal: Board, tiles) -> np.ndarray:
+    """The naive table laid out by solver.ranking.rank (255 where unreachable)."""
+    table = np.full(ranking.count_placements(shape.size, len(tiles)), UNREACHED, np.uint8)
+    for cells, d in pattern_table(goal.tiles, shape.rows, shape.cols, tiles).items():
+        table[ranking.rank(np.array(cells), shape.size)] = d
+    return table
+
+
+@pytest.mark.parametrize("shape, k", [("2x2", 3), ("2x3", 1), ("2x3", 5), ("3x3", 2),
+                                      ("3x3", 3), ("3x3", 4), ("3x4", 5), ("4x4", 4),
+                                      ("5x5", 3)])
+def test_kernel_ranks_agree_with_solver_ranking(shape, k):
+    """The sweep's own decoding of placements and its incremental rank after every move are
+    exactly solver.ranking.rank (the index the heuristics look up)."""
+    s = Shape.parse(shape)
+    cells, moves = trace_ranks(s, k)
+    total = ranking.count_placements(s.size, k)
+    placements = ranking.unrank_many(np.arange(total), s.size, k)
+    assert np.array_equal(cells, placements)
+    nbr = s.neighbour_table()
+    for i in range(k):
+        for t in range(4):
+            target = np.array([nbr[c][t] for c in placements[:, i]])
+            legal = (target >= 0) & ~(placements == target[:, None]).any(axis=1)
+            moved = placements.copy()
+            moved[:, i] = np.where(legal, target, placements[:, i])
+            want = np.where(legal, ranking.rank_many(moved, s.size), -1)
+            assert np.array_equal(moves[:, 4 * i + t], want), (i, t)
+
+
+CASES = [("2x2", (1, 2, 3)), ("2x3", (1, 2, 3)), ("2x3", (4, 5)), ("2x3", (1, 2, 3, 4, 5)),
+         ("3x3", (1, 2, 3, 4)), ("3x3", (5, 6, 7, 8)), ("3x3", (2,)), ("3x3", (1, 3, 5, 7, 8)),
+         ("3x3", (1, 2, 3, 4, 5, 6, 7, 8)), ("3x4", (1, 2, 3)), ("4x3", (3, 6, 9)),
+         ("4x4", (1, 2)), ("4x4", (13, 14, 15)), ("5x5", (1, 7)), ("2x4", (2, 3, 5, 7))]
+
+
+@pytest.mark.parametrize("goal", [None, "blank-first", "spiral"])
+@pytest.mark.parametrize("shape, tiles", CASES)
+def test_tables_equal_a_naive_zero_one_bfs(shape, tiles, goal):
+    s = Shape.parse(shape)
+    g = goal_board(s, goal)
+    result = bfs_pattern(s, tiles, g, progress=False)
+    expected = expected_table(s, g, tiles)
+    assert np.array_equal(result.table, expected)
+    reached = result.table[result.table != UNREACHED]
+    assert np.array_equal(np.bincount(reached, minlength=len(result.counts)), result.counts)
+    assert result.unreached == int((result.table == UNREACHED).sum())
+    assert result.counts[-1] > 0 and result.table[ranking.rank(
+        np.array([g.tiles.index(t) for t in sorted(tiles)]), s.size)] == 0
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("pull_when", [0.0, 1.0, 1e9])
+def test_threads_and_push_pull_switch_do_not_change_the_table(threads, pull_when):
+    """Push only, pull from the first layer on, the default switch; 1-3 threads (with k >= 4
+    the two-pass push splits the work by tile 0 and by tile 1)."""
+    s, tiles = Shape.parse("3x4"), (2, 5, 7, 11)
+    expected = expected_table(s, goal_board(s), tiles)
+    result = bfs_pattern(s, tiles, progress=False, threads=threads, pull_when=pull_when)
+    assert np.array_equal(result.table, expected)
+
+
+def test_the_whole_puzzle_as_one_pattern_reaches_exactly_one_parity_class():
+    r = bfs_pattern("2x3", (1, 2, 3, 4, 5), progress=False)
+    assert r.unreached == 360 and int(r.counts.sum()) == 360  # 6!/2 placements of 5 tiles
+    assert len(r.counts) - 1 == 21  # the 2x3 puzzle's diameter
+
+
+def test_impossible_patterns_are_refused():
+    with pytest.raises(ValueError, match="not a set of tiles"):
+        bfs_pattern("2x4", (2, 8), progress=False)
+    with pytest.raises(ValueError, match="not a set of tiles"):
+        bfs_pattern("2x4", (2, 2), progress=False)
+    with pytest.raises(ValueError, match="1..8 tiles"):
+        geometry(Shape.parse("3x3"), 9)
+    with pytest.raises(ValueError, match="up to 31 cells"):
+        geometry(Shape.parse("4x8"), 3)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_random_patterns_and_goals_match_the_naive_search(data):
+    rows, cols = data.draw(st.sampled_from([(2, 3), (3, 2), (3, 3), (2, 4)]))
+    s = Shape(rows, cols)
+    goal = Board(s, tuple(data.draw(st.permutations(range(s.size)))))
+    k = data.draw(st.integers(1, min(4, s.size - 1)))
+    tiles = data.draw(st.lists(st.integers(1, s.size - 1), min_size=k, max_size=k, unique=True))
+    result = bfs_pattern(s, tiles, goal, progress=False, threads=data.draw(st.sampled_from([1, 2])))
+    assert np.array_equal(result.table, expected_table(s, goal, tiles))

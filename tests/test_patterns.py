@@ -1,0 +1,104 @@
+"""Partitions: the presets, custom partitions, validation and normalisation."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pdb_builder.patterns import (
+    PRESETS,
+    Partition,
+    Pattern,
+    default_partition,
+    make_partition,
+    parse_partition,
+    presets,
+)
+
+# The tile sets Korf & Felner drew for the blank-first goal (tile t on cell t, blank on 0).
+PUBLISHED_BLANK_FIRST = {
+    "7-8": [[1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]],
+    "6-6-3": [[1, 2, 3], [4, 5, 8, 9, 12, 13], [6, 7, 10, 11, 14, 15]],
+    "5-5-5": [[1, 2, 3, 6, 7], [4, 5, 8, 9, 12], [10, 11, 13, 14, 15]],
+}
+
+
+def test_presets_are_the_published_sets_rotated_onto_the_blank_last_goal():
+    # Rotating by 180 degrees sends cell c to 15 - c; on the goals that is tile t -> 16 - t.
+    for name, groups in PUBLISHED_BLANK_FIRST.items():
+        rotated = sorted(sorted(16 - t for t in g) for g in groups)
+        assert [list(p) for p in presets("4x4")[name].patterns] == rotated
+
+
+def test_the_7_8_preset_for_blank_last_is_9_to_15_and_1_to_8():
+    p = parse_partition("7-8", "4x4")
+    assert p.patterns == (Pattern(range(1, 9)), Pattern(range(9, 16)))
+    assert p.name == "7-8" and str(p) == "1,2,3,4,5,6,7,8/9,10,11,12,13,14,15"
+
+
+@pytest.mark.parametrize("shape", sorted(PRESETS))
+def test_every_preset_is_a_valid_partition_of_its_shape(shape):
+    for name, part in presets(shape).items():
+        assert make_partition(part.patterns, shape).name == name
+        assert part.tiles == tuple(range(1, len(part.tiles) + 1))
+
+
+def test_sizes_and_default():
+    assert parse_partition("6-6-3", "4x4").sizes == "6-6-3"
+    assert default_partition("4x4").name == "7-8"
+    assert default_partition("3x3").name == "4-4"
+    assert default_partition("5x5") is None
+
+
+def test_custom_partitions_are_normalised_and_named():
+    p = parse_partition("8,7,6,5 / 4,3 ,2,1", "3x3")
+    assert p.patterns == (Pattern([1, 2, 3, 4]), Pattern([5, 6, 7, 8]))
+    assert p.name == "4-4"  # the same tile sets as the preset
+    q = parse_partition("3,6|1,4,7;2,5,8", "3x3")
+    assert q.name == "1.4.7-2.5.8-3.6" and str(q) == "1,4,7/2,5,8/3,6"
+    assert parse_partition(q.name, "3x3") == q
+    assert parse_partition(q, "3x3") == q
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("1,2,3/3,4,5,6,7,8", "tile 3 appears in two patterns"),
+    ("1,2,2,3/4,5,6,7,8", "tile 2 appears twice in one pattern"),
+    ("1,2,3", "tiles 4,5,6,7,8 are in no pattern"),
+    ("1,2,9/3,4,5,6,7,8", "tile 9 does not exist on a 3x3 board"),
+    ("0,1,2,3,4/5,6,7,8", "the blank (0) cannot be in a pattern"),
+    ("1,2,3,4//5,6,7,8", "empty pattern"),
+    ("7-8", "neither a preset for 3x3"),
+    ("abc", "neither a preset"),
+    ("", "neither a preset"),
+])
+def test_invalid_partitions_are_one_line_value_errors(text, fragment):
+    with pytest.raises(ValueError) as info:
+        parse_partition(text, "3x3")
+    message = str(info.value)
+    assert fragment in message and "\n" not in message
+
+
+def test_boards_too_large_are_refused():
+    with pytest.raises(ValueError, match="up to 31 cells"):
+        parse_partition("1/2", "6x6")
+
+
+@st.composite
+def partitions(draw):
+    rows, cols = draw(st.sampled_from([(2, 2), (2, 3), (3, 3), (3, 4), (4, 4)]))
+    tiles = draw(st.permutations(list(range(1, rows * cols))))
+    cuts = sorted(draw(st.sets(st.integers(1, len(tiles) - 1), max_size=4)))
+    groups = [tiles[a:b] for a, b in zip([0, *cuts], [*cuts, len(tiles)])]
+    return f"{rows}x{cols}", groups
+
+
+@settings(max_examples=60, deadline=None)
+@given(partitions())
+def test_any_partition_round_trips_through_its_text_and_its_name(case):
+    shape, groups = case
+    p = make_partition(groups, shape)
+    assert isinstance(p, Partition)
+    assert sorted(t for g in groups for t in g) == list(p.tiles)
+    assert all(list(pat) == sorted(pat) for pat in p.patterns)
+    assert parse_partition(str(p), shape) == p
+    assert parse_partition(p.name, shape) == p
