@@ -142,6 +142,7 @@ class AdditivePDB:
     reflectable: bool = False
     _mirror: np.ndarray | None = field(default=None, repr=False)
     _relabel: np.ndarray | None = field(default=None, repr=False)
+    _stamp: tuple | None = field(default=None, repr=False)
 
     def __post_init__(self):
         mirror = _mirror(self.shape)
@@ -315,7 +316,8 @@ def load_apdb(shape: Shape | str, partition: str | None = None, goal=None,
               data_dir=None) -> AdditivePDB:
     """Memory-map the additive pattern database of ``partition`` (a preset name such as
     ``6-6-3`` or tiles ``1,2,3,4/5,6,7,8``; None = the strongest one built) for ``shape`` and
-    ``goal`` (default blank-last).  Loaded databases are cached for the process.
+    ``goal`` (default blank-last).  Loaded databases are cached for the process (a file
+    rebuilt since is loaded again).
 
     Raises :class:`solver.store.DatabaseMissing` (nothing built) or
     :class:`solver.store.DatabaseCorrupt` (wrong metadata or table sizes); both carry the
@@ -327,8 +329,9 @@ def load_apdb(shape: Shape | str, partition: str | None = None, goal=None,
         raise BoardError(f"the goal is {goal.shape}, not {shape}")
     directory = store.data_dir(data_dir)
     key = (str(shape), partition, goal.tiles, str(directory.resolve()))
-    if key in _CACHE:
-        return _CACHE[key]
+    hit = _CACHE.get(key)
+    if hit is not None and _stamp(hit.path) == hit._stamp:
+        return hit
     fix = _fix_command(shape, partition, goal, data_dir)
     hit = _find(shape, partition, goal, directory)
     if hit is None:
@@ -337,6 +340,10 @@ def load_apdb(shape: Shape | str, partition: str | None = None, goal=None,
         raise store.DatabaseMissing(f"no {what} built for {shape}{goal_note} in {directory}",
                                     fix)
     path, attrs = hit
+    same_file = _CACHE.get((str(path.resolve()), goal.tiles))
+    if same_file is not None and _stamp(path) == same_file._stamp:
+        _CACHE[key] = same_file
+        return same_file
     name = attrs.get("partition", path.stem)
     fix = _fix_command(shape, name, goal, data_dir) + " --force"
     opened = store.open_tables(path, {"kind": KIND, "shape": str(shape), "goal": goal.flat()},
@@ -357,8 +364,18 @@ def load_apdb(shape: Shape | str, partition: str | None = None, goal=None,
         raise store.DatabaseCorrupt(f"{path.name}: its patterns do not cover tiles "
                                     f"1..{shape.size - 1} once each", fix)
     pdb = AdditivePDB(shape, goal, name, path, tuple(t.tiles for t in tables), tables)
-    _CACHE[key] = pdb
+    pdb._stamp = _stamp(path)
+    _CACHE[key] = _CACHE[(str(path.resolve()), goal.tiles)] = pdb
     return pdb
+
+
+def _stamp(path: Path):
+    """What tells a rebuilt file from the one a cached database maps."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
 
 
 def clear_cache() -> None:

@@ -14,3 +14,4 @@ from . import compare  # noqa: E402,F401
 from . import check  # noqa: E402,F401
 from . import generate  # noqa: E402,F401
 from . import stats  # noqa: E402,F401
+from . import heuristic  # noqa: E402,F401
