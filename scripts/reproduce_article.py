@@ -32,7 +32,8 @@ import numpy as np
 from solver import batch
 from solver.api import SearchOptions
 from solver.board import Board, Shape, goal_board
-from solver.generate import distance_counts, shuffled, walked
+from solver.distributions import distance_counts
+from solver.generate import shuffled, walked
 
 ARTICLE_MEAN_4X4 = 52.59  # the article's mean optimal length of random solvable 15-puzzles
 Z_95 = 1.959964  # two-sided 95% normal quantile

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from conftest import assert_one_line_error
 from solver import exact
 from solver.board import Board, Shape, goal_board, is_solvable
-from solver.generate import (GenerateError, distance_counts, generate, manhattan_many,
+from solver.distributions import distance_counts
+from solver.generate import (GenerateError, generate, manhattan_many,
                              parity_class, reference_counts, search, shuffled, walked)
 
 # The two 8-puzzle positions 31 moves from 1 2 3/4 5 6/7 8 0 (the largest distance).

@@ -7,7 +7,7 @@ import sys
 import click
 
 from .. import api, batch
-from ..solution import STATUS_NOT_FOUND, Solution
+from ..solution import Solution
 from . import common
 from .common import main_group as main
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..board import Shape
-from ..generate import DistanceCounts, distance_counts
+from ..distributions import DistanceCounts, distance_counts
 from . import common
 from .common import main_group as main
 
