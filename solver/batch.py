@@ -116,7 +116,24 @@ def _restore(payload):
     return exc
 
 
+def _warm_up(text, goal, shape, options) -> None:
+    """Before forking: load the database and the kernel the first board needs, so that every
+    worker inherits them instead of loading its own (best effort: any problem is left for the
+    worker to report on its line)."""
+    try:
+        opts = options or api.SearchOptions()
+        start, goal_b = api.read_problem(text.strip(), goal, shape)
+        if api._resolve_algorithm(start, opts) != "idastar":
+            return
+        from . import idastar
+
+        idastar.warm_up(goal_b, opts)
+    except Exception:  # noqa: BLE001 - the line itself will say what is wrong
+        pass
+
+
 def _parallel(lines, goal, shape, options, jobs, bar):
+    import itertools
     import multiprocessing as mp
     from collections import deque
 
@@ -128,6 +145,13 @@ def _parallel(lines, goal, shape, options, jobs, bar):
     # as a worker asks for work, and kept until its answer is yielded.
     pending: deque = deque()
     source = iter(lines)
+    head = []
+    for line in source:  # the first board tells which tables and kernel to load
+        head.append(line)
+        if line.strip() and not line.strip().startswith("#"):
+            _warm_up(line, goal, shape, options)
+            break
+    source = itertools.chain(head, source)
 
     def feed():
         for line in source:

@@ -876,6 +876,15 @@ def _cached_simple_plan(shape: Shape, goal_tiles, kind: str) -> Plan:
     return manhattan_plan(shape, target) if kind == "manhattan" else lc_plan(shape, target)
 
 
+def warm_up(goal: Board, opts) -> Plan:
+    """Map the tables and load the compiled kernel that solving towards ``goal`` with
+    ``opts`` needs (a one-move search), so that processes forked afterwards share both."""
+    plan = plan_for(goal, opts)
+    target = plan.target
+    search(plan, target.move(target.legal_moves()[0]).tiles)
+    return plan
+
+
 # --- the public wrapper ----------------------------------------------------------------------
 
 
