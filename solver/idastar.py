@@ -786,6 +786,7 @@ def clear_cache() -> None:
     from . import heuristics
 
     _PDB_PLANS.clear()
+    _BUILT.clear()
     _cached_simple_plan.cache_clear()
     heuristics.clear_cache()
 
@@ -836,7 +837,7 @@ def plan_for(goal: Board, opts) -> Plan:
     target = database_goal(goal)
     partition = opts.partition
     if partition is None:
-        built = heuristics.built_partitions(shape, opts.data_dir, target)
+        built = _built_partitions(shape, opts.data_dir, target)
         if not built:
             if kind == "pdb" or shape == Shape(4, 4):
                 raise store.DatabaseMissing(
@@ -846,6 +847,25 @@ def plan_for(goal: Board, opts) -> Plan:
         partition = built[0]
     pdb = heuristics.load_apdb(shape, str(partition), target, opts.data_dir)
     return pdb_plan_from(pdb, bool(opts.reflect))
+
+
+_BUILT: dict = {}
+
+
+def _built_partitions(shape: Shape, data_dir, target: Board) -> list:
+    """:func:`solver.heuristics.built_partitions`, remembered until the data directory changes
+    (files appear there by an atomic rename, which updates the directory's mtime)."""
+    from . import heuristics
+
+    directory = store.data_dir(data_dir)
+    try:
+        stamp = directory.stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    key = (str(directory), stamp, str(shape), target.tiles)
+    if key not in _BUILT:
+        _BUILT[key] = list(heuristics.built_partitions(shape, data_dir, target))
+    return _BUILT[key]
 
 
 def _goal_note(target: Board) -> str:
