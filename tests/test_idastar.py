@@ -356,3 +356,22 @@ def test_batch_on_two_processes_with_the_database(pdb_dir):
     opts = SearchOptions(algorithm="idastar", data_dir=pdb_dir)
     out = list(solve_stream(lines, goal="blank-first", options=opts, jobs=2, progress=True))
     assert [r.length for _, r in out] == [length for _, _, length in rows]
+
+
+@pytest.mark.parametrize("shape", ["2x4", "4x2", "3x2"])
+def test_rectangles_with_every_heuristic(shape, tmp_path):
+    from pdb_builder.build_apdb import build_apdb
+
+    shape = Shape.parse(shape)
+    goal = goal_board(shape)
+    truth = distances_from(goal.tiles, shape.rows, shape.cols)
+    half = shape.size // 2
+    partition = (",".join(map(str, range(1, half))) + "/"
+                 + ",".join(map(str, range(half, shape.size))))
+    build_apdb(shape, partition, None, tmp_path, progress=False)
+    for h in ("manhattan", "linear-conflict", "pdb"):
+        opts = SearchOptions(algorithm="idastar", heuristic=h, data_dir=tmp_path)
+        for tiles, dist in sample_states(truth, 60, seed=9):
+            sol = api.solve(Board(shape, tiles), options=opts)
+            assert sol.length == dist, (h, tiles)
+    assert idastar.plan_for(goal, SearchOptions(data_dir=tmp_path)).reflect is False
