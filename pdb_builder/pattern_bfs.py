@@ -240,7 +240,7 @@ def _sweep(x, y, d, mode, words, dist, blk, geo, nbr, moves, weights, out, trace
         # later tile it passes shifts its own digit by one.  The decoded tiles' share is worked
         # out here once per block; the inner tiles' share is added per placement below.
         any_ok = own_front
-        for i in range(prefix):
+        for i in range(0 if mode == PULL else i_lo, prefix if mode == PULL else min(i_hi, prefix)):
             c = cells[i]
             m = 0
             for t in range(4):
@@ -283,7 +283,7 @@ def _sweep(x, y, d, mode, words, dist, blk, geo, nbr, moves, weights, out, trace
             if ((used >> c) & 1) == 0:
                 free_list[nf] = c
                 nf += 1
-                if inner >= 1:
+                if inner >= 1 and i_hi > prefix:
                     for t in range(4):
                         rest = moves[4 * c + t, 1] & used
                         cnt = 0

@@ -7,8 +7,11 @@ max/mean h, seconds and peak memory.
     python scripts/bench_build_pdb.py 4-4 --shape 3x3
 
 Each partition is built in a fresh subprocess, so its peak resident memory (getrusage) is its
-own and not the largest of the run; ``--force`` rebuilds files that already exist.  The table
-goes to stdout, progress bars to stderr.
+own and not the largest of the run; ``--force`` rebuilds files that already exist.  "seconds"
+is the build itself, "wall s" and "CPU s" the whole child process (start-up, numba cache load,
+writing), "load avg" the 1-minute load average before and after -- on a shared machine a load
+above the core count means the build did not have the cores to itself.  The table goes to
+stdout, progress bars to stderr.
 """
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ print('ROW ' + json.dumps(row))
 COLUMNS = [("partition", "partition", "{}"), ("entries", "entries", "{:,}"), ("mb", "MB", "{:.1f}"),
            ("max_h", "max h", "{}"), ("mean_h", "mean h", "{:.2f}"),
            ("seconds", "seconds", "{:.1f}"), ("peak_mb", "peak MB", "{:.0f}"),
-           ("wall", "wall s", "{:.1f}")]
+           ("wall", "wall s", "{:.1f}"), ("cpu", "CPU s", "{:.1f}"), ("load", "load avg", "{}")]
 
 
 def build_one(shape: str, partition: str, goal: str, data_dir: str, force: bool,
@@ -40,15 +43,20 @@ def build_one(shape: str, partition: str, goal: str, data_dir: str, force: bool,
     """Build in a child process; return its summary row plus the child's wall time."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    load_before = os.getloadavg()[0]
+    cpu0 = os.times()
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _CHILD, shape, partition, goal or "", data_dir,
                            "1" if force else "0", "1" if progress else "0"],
                           stdout=subprocess.PIPE, text=True, env=env)
     wall = time.perf_counter() - t0
+    cpu1 = os.times()
+    cpu = (cpu1.children_user - cpu0.children_user) + (cpu1.children_system - cpu0.children_system)
+    load = f"{load_before:.1f}-{os.getloadavg()[0]:.1f}"
     rows = [line[4:] for line in proc.stdout.splitlines() if line.startswith("ROW ")]
     if proc.returncode != 0 or not rows:
         raise SystemExit(f"building {partition} failed (exit status {proc.returncode})")
-    return {**json.loads(rows[-1]), "wall": wall}
+    return {**json.loads(rows[-1]), "wall": wall, "cpu": cpu, "load": load}
 
 
 def print_table(rows: list[dict]) -> None:
