@@ -1,0 +1,410 @@
+"""What an IDA* search needs besides its kernel: move tables, the per-tile tables that turn a
+slide into a rank update, and *plans* -- a heuristic made ready for the kernels -- with the
+choice of a plan for a goal (layer 5: search; :mod:`solver.idastar` runs them).
+
+A plan is plain arrays: for additive pattern databases (and Manhattan distance, which is the
+database of one-tile patterns) the joined tables with each pattern's offset, the rank-update
+tables for the normal and the mirrored state and the slide geometry; for linear conflict the
+Manhattan table and the goal rows and columns.  Choosing a plan: the database goal a goal
+reduces to (board symmetry + relabelling), the strongest database built for it, or the
+command that builds one.
+
+Imports: numpy and the solver core (board, store, ranking, symmetry, heuristics) -- no numba,
+so plans are prepared without the compiler.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import store
+from .board import Board, Shape
+
+FIX_4X4 = "build-pdb --shape 4x4 --partition 6-6-3"
+
+# --- move tables -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MoveTables:
+    """Per move id ``m = cell * 4 + direction`` (the blank on ``cell`` travelling U, D, L, R):
+    where the blank lands (``nb``, -1 off the board) and the successor lists without the move
+    that would undo the previous one (``succ[cell * 5 + prev]``, prev 4 at the root)."""
+
+    nb: np.ndarray
+    succ: np.ndarray
+    succ_n: np.ndarray
+
+
+@functools.lru_cache(maxsize=None)
+def move_tables(shape: Shape) -> MoveTables:
+    """The move tables of ``shape`` (cached)."""
+    n = shape.size
+    nb = np.full(n * 4, -1, dtype=np.int64)
+    for cell, targets in enumerate(shape.neighbour_table()):
+        nb[cell * 4 : cell * 4 + 4] = targets
+    succ = np.zeros((n * 5, 4), dtype=np.int64)
+    succ_n = np.zeros(n * 5, dtype=np.int64)
+    for cell in range(n):
+        for prev in range(5):
+            k = 0
+            for d in range(4):
+                if nb[cell * 4 + d] < 0 or (prev < 4 and d == prev ^ 1):
+                    continue
+                succ[cell * 5 + prev, k] = cell * 4 + d
+                k += 1
+            succ_n[cell * 5 + prev] = k
+    for a in (nb, succ, succ_n):
+        a.setflags(write=False)
+    return MoveTables(nb, succ, succ_n)
+
+
+def mirror_cells(shape: Shape) -> list[int]:
+    """Cell of each cell after reflection across the main diagonal (square boards)."""
+    c = shape.cols
+    return [(i % c) * c + i // c for i in range(shape.size)]
+
+
+def mirror_relabel(goal: Board) -> list[int] | None:
+    """The tile relabelling that makes the reflected goal equal the goal, or None when the
+    board is not square or the goal's blank is off the main diagonal.
+
+    >>> from solver.board import goal_board
+    >>> mirror_relabel(goal_board("3x3"))
+    [0, 1, 4, 7, 2, 5, 8, 3, 6]
+    """
+    shape = goal.shape
+    if shape.rows != shape.cols:
+        return None
+    mc = mirror_cells(shape)
+    if mc[goal.blank] != goal.blank:
+        return None
+    home = {t: c for c, t in enumerate(goal.tiles)}
+    return [goal.tiles[mc[home[t]]] for t in range(shape.size)]
+
+
+def rank_delta_tables(shape: Shape, patterns: list[tuple[int, ...]], relabel=None):
+    """Per-tile data that turns a one-tile slide into a rank update of a few lookups.
+
+    Returns ``pat[t]`` (pattern of tile t, -1 for the blank), ``wt[t]`` (the weight of t's
+    digit: the product of the radices after it) and ``contrib[t, u]``: how a tile u of the same
+    pattern, standing on a cell the vertical slide of t jumps over, changes the rank -- u
+    before t in the pattern loses t from its count of smaller cells (t's digit drops by one,
+    ``-wt[t]``), u after t no longer sees t below it (u's digit grows, ``+wt[u]``).  A slide of
+    t from cell a to cell b then changes the rank by
+    ``sign(b - a) * (wt[t] * |b - a| + sum of contrib[t, u] over the cells between)``.
+
+    With ``relabel`` the tables describe the mirrored state: tile t stands for ``relabel[t]``.
+    """
+    n = shape.size
+    pat = np.full(n, -1, dtype=np.int64)
+    idx = np.zeros(n, dtype=np.int64)
+    wt = np.zeros(n, dtype=np.int64)
+    for p, tiles in enumerate(patterns):
+        k = len(tiles)
+        for i, t in enumerate(sorted(tiles)):
+            pat[t], idx[t] = p, i
+            wt[t] = math.prod(n - j for j in range(i + 1, k))
+    contrib = np.zeros((n, n), dtype=np.int64)
+    for t in range(1, n):
+        for u in range(1, n):
+            if u != t and pat[u] == pat[t]:
+                contrib[t, u] = -wt[t] if idx[u] < idx[t] else wt[u]
+    if relabel is not None:
+        r = np.asarray(relabel, dtype=np.int64)
+        pat, wt, contrib = pat[r], wt[r], contrib[np.ix_(r, r)]
+    for a in (pat, wt, contrib):
+        a.setflags(write=False)
+    return pat, wt, contrib
+
+
+def slide_geometry(shape: Shape, mirror: list[int] | None):
+    """Per move id, for the normal and the mirrored cell numbering: the sign of the tile's
+    step, its length (1 or ``cols``) and the ``cols - 1`` cells it jumps over (a horizontal
+    step jumps over none: its list repeats the blank's cell, whose tile 0 counts for
+    nothing).  Returns ``sgn, sgnm, step, stepm, btw, btwm``."""
+    n, cols = shape.size, shape.cols
+    mt = move_tables(shape)
+    sgn = np.zeros(n * 4, dtype=np.int64)
+    sgnm = np.zeros(n * 4, dtype=np.int64)
+    step = np.zeros(n * 4, dtype=np.int64)
+    stepm = np.zeros(n * 4, dtype=np.int64)
+    btw = np.zeros((n * 4, cols - 1), dtype=np.int64)
+    btwm = np.zeros((n * 4, cols - 1), dtype=np.int64)
+
+    def jumped(a, b, cells):
+        lo, hi = min(cells[a], cells[b]), max(cells[a], cells[b])
+        over = [cells[y] for y in range(lo + 1, hi)]  # cells is an involution
+        return over + [b] * (cols - 1 - len(over))
+
+    ident = list(range(n))
+    for m in range(n * 4):
+        b, a = m >> 2, int(mt.nb[m])  # the tile slides from a (the blank's target) to b
+        if a < 0:
+            continue
+        sgn[m] = 1 if b > a else -1
+        step[m] = abs(b - a)
+        btw[m] = jumped(a, b, ident)
+        if mirror is not None:
+            sgnm[m] = 1 if mirror[b] > mirror[a] else -1
+            stepm[m] = abs(mirror[b] - mirror[a])
+            btwm[m] = jumped(a, b, mirror)
+    for x in (sgn, sgnm, step, stepm, btw, btwm):
+        x.setflags(write=False)
+    return sgn, sgnm, step, stepm, btw, btwm
+
+
+# --- heuristic plans -------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """Everything a kernel needs to search towards ``target`` with one heuristic.
+
+    ``name`` is the heuristic as reported (``pdb 6-6-3 + reflection``, ``manhattan``...),
+    ``database`` the file name of the tables (None for Manhattan / linear conflict).
+    """
+
+    kind: str  # "pdb" (also Manhattan) or "lc"
+    name: str
+    shape: Shape
+    target: Board
+    database: str | None = None
+    reflect: bool = False
+    patterns: list = field(default_factory=list)
+    offsets: np.ndarray | None = None
+    table: np.ndarray | None = None
+    static: tuple = ()
+    mirror: list | None = None
+    relabel: list | None = None
+
+    def root(self, tiles: np.ndarray) -> tuple:
+        """(ranks, vals, ranksm, valsm, h, hm) of the board ``tiles`` (cell -> tile)."""
+        from .ranking import rank
+
+        pos = np.empty(len(tiles), dtype=np.int64)
+        pos[tiles] = np.arange(len(tiles))
+
+        def ranked(cell_of):
+            rk = np.array(
+                [self.offsets[p] + int(rank(np.array([cell_of(t) for t in sorted(pt)]),
+                                            self.shape.size))
+                 for p, pt in enumerate(self.patterns)],
+                dtype=np.int64,
+            )
+            return rk, self.table[rk].astype(np.int64)
+
+        ranks, vals = ranked(lambda t: pos[t])
+        if self.reflect:
+            # In the mirrored state tile relabel[t] stands on mirror[pos[t]].
+            inv = np.empty(len(tiles), dtype=np.int64)
+            inv[np.asarray(self.relabel)] = np.arange(len(tiles))
+            ranksm, valsm = ranked(lambda v: self.mirror[pos[inv[v]]])
+        else:
+            ranksm, valsm = ranks.copy(), vals.copy()
+        return ranks, vals, ranksm, valsm, int(vals.sum()), int(valsm.sum())
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    if a.flags.writeable:
+        a = a.view()
+        a.setflags(write=False)
+    return a
+
+
+def _joined_tables(tables: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """One read-only uint8 array holding every pattern table, and each table's offset in it.
+
+    Tables memory-mapped from one file are joined by mapping the whole file (no copy); others
+    are concatenated."""
+    files = {getattr(t, "filename", None) for t in tables}
+    if len(files) == 1 and None not in files and all(isinstance(t, np.memmap) for t in tables):
+        whole = np.memmap(next(iter(files)), dtype=np.uint8, mode="r")
+        offsets = np.array([t.offset for t in tables], dtype=np.int64)
+        ok = all(
+            t.dtype == np.uint8 and t.ndim == 1 and whole[o : o + 16].tobytes() == t[:16].tobytes()
+            for t, o in zip(tables, offsets)
+        )
+        if ok:
+            return _readonly(whole.view(np.ndarray)), offsets
+    sizes = [len(t) for t in tables]
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    return _readonly(np.concatenate([np.asarray(t, dtype=np.uint8) for t in tables])), offsets
+
+
+def pdb_plan(shape: Shape, target: Board, patterns, tables, *, reflect: bool, name: str,
+             database: str | None) -> Plan:
+    """A plan for additive tables ``tables[i]`` over ``patterns[i]`` (tuples of tiles),
+    indexed by :func:`solver.ranking.rank` of the pattern tiles' cells in sorted tile order."""
+    patterns = [tuple(sorted(int(t) for t in p)) for p in patterns]
+    relabel = mirror_relabel(target) if reflect else None
+    reflect = relabel is not None
+    mirror = mirror_cells(shape) if reflect else None
+    table, offsets = _joined_tables(list(tables))
+    pat, wt, contrib = rank_delta_tables(shape, patterns)
+    if reflect:
+        patm, wtm, contribm = rank_delta_tables(shape, patterns, relabel)
+    else:
+        patm, wtm, contribm = pat, wt, contrib
+    static = (pat, wt, contrib, patm, wtm, contribm) + slide_geometry(shape, mirror)
+    return Plan("pdb", name, shape, target, database, reflect, patterns, offsets, table,
+                static, mirror, relabel)
+
+
+def manhattan_plan(shape: Shape, target: Board) -> Plan:
+    """Manhattan distance as a database of one-tile patterns: tile t's table holds the grid
+    distance from each cell to t's goal cell."""
+    cols = shape.cols
+    home = {t: c for c, t in enumerate(target.tiles)}
+    tiles = [t for t in range(1, shape.size)]
+    tables = [
+        np.array([abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
+                  for c in range(shape.size)], dtype=np.uint8)
+        for t in tiles
+    ]
+    return pdb_plan(shape, target, [(t,) for t in tiles], tables, reflect=False,
+                    name="manhattan", database=None)
+
+
+def lc_plan(shape: Shape, target: Board) -> Plan:
+    """Manhattan distance plus linear conflicts, evaluated by :func:`_ida_lc`."""
+    n, cols = shape.size, shape.cols
+    home = [0] * n
+    for c, t in enumerate(target.tiles):
+        home[t] = c
+    md = np.zeros((n, n), dtype=np.int64)
+    for t in range(1, n):
+        for c in range(n):
+            md[t, c] = abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
+    grow = np.array([home[t] // cols if t else -1 for t in range(n)], dtype=np.int64)
+    gcol = np.array([home[t] % cols if t else -1 for t in range(n)], dtype=np.int64)
+    for a in (md, grow, gcol):
+        a.setflags(write=False)
+    return Plan("lc", "linear-conflict", shape, target, static=(md, grow, gcol))
+
+
+# --- choosing a heuristic --------------------------------------------------------------------
+
+_PDB_PLANS: dict = {}
+
+
+def clear_cache() -> None:
+    """Forget prepared plans (and the loaded databases behind them)."""
+    from . import heuristics
+
+    _PDB_PLANS.clear()
+    _BUILT.clear()
+    _cached_simple_plan.cache_clear()
+    heuristics.clear_cache()
+
+
+def pdb_plan_from(pdb, reflect: bool) -> Plan:
+    """A plan over a loaded :class:`solver.heuristics.AdditivePDB` (cached per file)."""
+    path = Path(pdb.path)
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    key = (str(path), stamp, str(pdb.goal), bool(reflect))
+    plan = _PDB_PLANS.get(key)
+    if plan is None:
+        entries = getattr(pdb, "tables", None) or pdb.patterns
+        patterns = [tuple(int(t) for t in e.tiles) for e in entries]
+        label = getattr(pdb, "name", None) or "-".join(str(len(p)) for p in patterns)
+        plan = pdb_plan(pdb.shape, pdb.goal, patterns, [e.table for e in entries],
+                        reflect=reflect, name="", database=path.name)
+        plan.name = f"pdb {label}" + (" + reflection" if plan.reflect else "")
+        _PDB_PLANS[key] = plan
+    return plan
+
+
+def database_goal(goal: Board) -> Board:
+    """The goal whose databases answer ``goal``: the default goal when a board symmetry and a
+    relabelling carry ``goal`` onto it (on a square, any corner blank), else ``goal`` itself."""
+    from .board import goal_board
+    from .symmetry import reduce_to
+
+    default = goal_board(goal.shape)
+    return default if reduce_to(goal, goal, default) is not None else goal
+
+
+def plan_for(goal: Board, opts) -> Plan:
+    """The plan that solves towards ``goal`` (or towards the database goal it reduces to) with
+    ``opts.heuristic``, ``opts.partition`` and ``opts.reflect``.
+
+    ``auto``: the strongest pattern database built for the shape, else linear conflict -- but a
+    4x4 without any database raises :class:`solver.store.DatabaseMissing` (IDA* with linear
+    conflict alone takes minutes to hours there)."""
+    from . import heuristics
+
+    shape = goal.shape
+    kind = opts.heuristic
+    if kind in ("manhattan", "linear-conflict"):
+        return _cached_simple_plan(shape, goal.tiles, kind)
+    target = database_goal(goal)
+    partition = opts.partition
+    if partition is None:
+        built = _built_partitions(shape, opts.data_dir, target)
+        if not built:
+            if kind == "pdb" or shape == Shape(4, 4):
+                raise store.DatabaseMissing(
+                    f"no pattern database is built for {shape}{_goal_note(target)} in "
+                    f"{store.data_dir(opts.data_dir)}", _fix_command(shape, target, opts.data_dir))
+            return _cached_simple_plan(shape, goal.tiles, "linear-conflict")
+        partition = built[0]
+    pdb = heuristics.load_apdb(shape, str(partition), target, opts.data_dir)
+    return pdb_plan_from(pdb, bool(opts.reflect))
+
+
+_BUILT: dict = {}
+
+
+def _built_partitions(shape: Shape, data_dir, target: Board) -> list:
+    """:func:`solver.heuristics.built_partitions`, remembered until the data directory changes
+    (files appear there by an atomic rename, which updates the directory's mtime)."""
+    from . import heuristics
+
+    directory = store.data_dir(data_dir)
+    try:
+        stamp = directory.stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    key = (str(directory), stamp, str(shape), target.tiles)
+    if key not in _BUILT:
+        _BUILT[key] = list(heuristics.built_partitions(shape, data_dir, target))
+    return _BUILT[key]
+
+
+def _goal_note(target: Board) -> str:
+    from .board import goal_board
+
+    return "" if target == goal_board(target.shape) else f" and goal {target.flat()}"
+
+
+def _fix_command(shape: Shape, target: Board, data_dir) -> str:
+    from . import heuristics
+    from .board import goal_board
+
+    if shape == Shape(4, 4):
+        cmd = FIX_4X4
+    else:
+        part = heuristics.DEFAULT_BUILD.get(str(shape), "1,2,3/4,5,6...")
+        cmd = f"build-pdb --shape {shape} --partition {part}"
+    if target != goal_board(shape):
+        cmd += f" --goal '{target.flat()}'"
+    if data_dir:
+        cmd += f" --data-dir {data_dir}"
+    return cmd
+
+
+@functools.lru_cache(maxsize=32)
+def _cached_simple_plan(shape: Shape, goal_tiles, kind: str) -> Plan:
+    target = Board(shape, goal_tiles)
+    return manhattan_plan(shape, target) if kind == "manhattan" else lc_plan(shape, target)
+
+
