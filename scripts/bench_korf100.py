@@ -284,7 +284,7 @@ def main(argv=None) -> int:
                     help="node cap per instance for the Manhattan run (0: skip it)")
     ap.add_argument("--instances", default="1-100", help="e.g. 1-10 or 1,5,88")
     ap.add_argument("--data-dir", type=Path, default=None)
-    ap.add_argument("--csv", type=Path, default=ROOT / "korf100-bench.csv")
+    ap.add_argument("--csv", type=Path, default=ROOT / "bench-results" / "korf100.csv")
     ap.add_argument("--startup", action="store_true", help="measure start-up costs instead")
     ap.add_argument("--korf", type=Path, default=KORF_FILE)
     ap.add_argument("--seed", type=int, default=1, help="random board for --startup")
@@ -335,6 +335,7 @@ def main(argv=None) -> int:
               "expanded", "iterations", "root_h", "seconds", "cpu_seconds", "lower_bound",
               "korf1985_nodes",
               "heuristic", "database"]
+    args.csv.parent.mkdir(parents=True, exist_ok=True)
     with open(args.csv, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
