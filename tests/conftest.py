@@ -5,6 +5,8 @@ own ``--data-dir``.  Expensive tests are marked ``slow`` and run only with ``--s
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -51,6 +53,14 @@ def run_cli():
                              catch_exceptions=True)
 
     return run
+
+REFERENCE_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+def reference_file(name: str) -> Path:
+    """A small reference file committed in data/ (korf100.txt, hardest80.txt, ...)."""
+    return REFERENCE_DIR / name
+
 
 def assert_one_line_error(result, code):
     """The command failed with ``code`` and said why in one line, without a traceback."""

@@ -33,7 +33,7 @@ from solver.heuristics import (
 from conftest import assert_one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data"
+REFERENCE = ROOT / "data"  # small reference files committed with the code (see conftest)
 PARTITIONS_3X3 = ["4-4", "1,4,7/2,5,8/3,6", "1,2/3,4/5,6/7,8"]
 
 
@@ -188,7 +188,7 @@ def blank_first_to_blank_last(tiles: list[int]) -> list[int]:
 
 
 def read_rows(name: str):
-    for line in (SHARED / name).read_text().splitlines():
+    for line in (REFERENCE / name).read_text().splitlines():
         if line.strip() and not line.startswith("#"):
             yield line.split("\t")
 
