@@ -30,10 +30,9 @@ from solver.heuristics import (
     manhattan,
 )
 
-from conftest import assert_one_line_error
+from conftest import assert_one_line_error, reference_file
 
 ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = ROOT / "data"  # small reference files committed with the code (see conftest)
 PARTITIONS_3X3 = ["4-4", "1,4,7/2,5,8/3,6", "1,2/3,4/5,6/7,8"]
 
 
@@ -188,7 +187,7 @@ def blank_first_to_blank_last(tiles: list[int]) -> list[int]:
 
 
 def read_rows(name: str):
-    for line in (REFERENCE / name).read_text().splitlines():
+    for line in reference_file(name).read_text().splitlines():
         if line.strip() and not line.startswith("#"):
             yield line.split("\t")
 
