@@ -18,7 +18,7 @@ from pdb_builder.patterns import (
 # The tile sets Korf & Felner drew for the blank-first goal (tile t on cell t, blank on 0).
 PUBLISHED_BLANK_FIRST = {
     "7-8": [[1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]],
-    "6-6-3": [[1, 2, 3], [4, 5, 8, 9, 12, 13], [6, 7, 10, 11, 14, 15]],
+    "6-6-3": [[3, 6, 7], [1, 2, 4, 5, 8, 12], [9, 10, 11, 13, 14, 15]],
     "5-5-5": [[1, 2, 3, 6, 7], [4, 5, 8, 9, 12], [10, 11, 13, 14, 15]],
 }
 
