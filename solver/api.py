@@ -68,7 +68,8 @@ def check_solvable(start: Board, goal: Board) -> None:
         raise Unsolvable(s)
 
 
-def _resolve_algorithm(start: Board, opts: SearchOptions) -> str:
+def resolve_algorithm(start: Board, opts: SearchOptions) -> str:
+    """The algorithm ``opts`` asks for, with ``auto`` made concrete for this board."""
     if opts.algorithm != "auto":
         return opts.algorithm
     from . import exact
@@ -94,7 +95,7 @@ def solve(board, goal=None, *, shape=None, options: SearchOptions | None = None,
     opts = replace(options or SearchOptions(), **kw)
     start, goal_b = read_problem(board, goal, shape)
     check_solvable(start, goal_b)
-    name = _resolve_algorithm(start, opts)
+    name = resolve_algorithm(start, opts)
     t0 = time.perf_counter()
     sol = algorithm_function(name)(start, goal_b, opts)
     if not sol.seconds:

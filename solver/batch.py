@@ -123,7 +123,7 @@ def _warm_up(text, goal, shape, options) -> None:
     try:
         opts = options or api.SearchOptions()
         start, goal_b = api.read_problem(text.strip(), goal, shape)
-        if api._resolve_algorithm(start, opts) != "idastar":
+        if api.resolve_algorithm(start, opts) != "idastar":
             return
         from . import idastar
 

@@ -92,7 +92,8 @@ class Solution:
             "moves": self.moves,
             "optimal": self.optimal,
             "algorithm": self.algorithm,
-            "heuristic": self.heuristic,
+            "heuristic": self.root_h,  # the heuristic value of the start (issue 4's field)
+            "heuristic_name": self.heuristic,
             "database": self.database,
             "root_h": self.root_h,
             "lower_bound": self.lower_bound,

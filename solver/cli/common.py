@@ -45,7 +45,7 @@ def classify(exc: BaseException) -> tuple[int, str]:
 def _one_line(exc: BaseException) -> str:
     text = str(exc)
     if isinstance(exc, SearchLimitReached) and exc.partial.lower_bound is not None:
-        text += f"; the distance is at least {exc.partial.lower_bound}"
+        text += f"; the optimal length is at least {exc.partial.lower_bound}"
     return " ".join(text.split())
 
 
