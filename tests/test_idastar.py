@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import reference_file
 from naive_bfs import distances_from
 from solver import api, idastar
 from solver.api import SearchOptions
@@ -27,19 +28,14 @@ from solver.board import Board, Shape, goal_board
 from solver.ranking import count_placements, unrank_many
 from solver.solution import SearchLimitReached
 from solver.store import DatabaseMissing
-from solver.symmetry import reduce_to
 
-KORF = Path(__file__).resolve().parents[2] / "shared" / "data" / "korf100.txt"
-KORF_FALLBACK = Path("/work/shared/data/korf100.txt")
 SHAPE3 = Shape(3, 3)
 SHAPE4 = Shape(4, 4)
 
 
 def korf_instances(count: int | None = None) -> list[tuple[int, str, int]]:
     """(id, tiles for the blank-first goal, optimal length) of Korf's 100 instances."""
-    path = KORF if KORF.is_file() else KORF_FALLBACK
-    if not path.is_file():
-        pytest.skip("korf100.txt not found")
+    path = reference_file("korf100.txt")
     rows = []
     for line in path.read_text().splitlines():
         if line and line[0].isdigit():
