@@ -89,6 +89,33 @@ def stdin_lines():
         yield line.rstrip("\r\n")
 
 
+def answer_stream(answer, text_of, as_json: bool) -> int:
+    """Answer stdin line by line, in order: ``answer(line) -> dict`` for each board, printed
+    as ``text_of(dict)`` or as JSON; a line that fails prints ``unsolvable`` or
+    ``error: ...`` and the stream goes on.  A missing database ends the stream (it would fail
+    every line).  Returns the exit status: 2 if any line was bad input, else 0."""
+    worst = EXIT_OK
+    for line in stdin_lines():
+        if is_skippable(line):
+            click.echo("")
+            continue
+        try:
+            record = answer(line)
+        except Exception as e:  # noqa: BLE001 - classify re-raises the unexpected
+            code, message = classify(e)
+            if code == EXIT_DATABASE:
+                raise
+            if as_json:
+                click.echo(json_line(error_record(line, e, message)))
+            else:
+                click.echo("unsolvable" if isinstance(e, Unsolvable) else message)
+            if code == EXIT_USAGE:
+                worst = code
+            continue
+        click.echo(json_line(record) if as_json else text_of(record))
+    return worst
+
+
 def is_skippable(line: str) -> bool:
     """Blank lines and ``#`` comments in batch input get an empty output line."""
     s = line.strip()

@@ -20,25 +20,8 @@ def _answer(text: str, goal, shape, data_dir) -> dict:
 
 
 def _batch(goal, shape, data_dir, as_json) -> int:
-    worst = common.EXIT_OK
-    for line in common.stdin_lines():
-        if common.is_skippable(line):
-            click.echo("")
-            continue
-        try:
-            ans = _answer(line, goal, shape, data_dir)
-            click.echo(common.json_line(ans) if as_json else str(ans["distance"]))
-        except Exception as e:  # noqa: BLE001 - classify re-raises the unexpected
-            code, message = common.classify(e)
-            if code == common.EXIT_DATABASE:
-                raise
-            if as_json:
-                click.echo(common.json_line(common.error_record(line, e, message)))
-            else:
-                click.echo("unsolvable" if isinstance(e, Unsolvable) else message)
-            if code == common.EXIT_USAGE:
-                worst = code
-    return worst
+    return common.answer_stream(lambda line: _answer(line, goal, shape, data_dir),
+                                lambda ans: str(ans["distance"]), as_json)
 
 
 @main.command()
