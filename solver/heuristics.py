@@ -236,7 +236,9 @@ def apdb_file_name(shape: Shape | str, partition: str, goal: Board | None = None
     return f"apdb-{shape}-{partition}{'-' + tag if tag else ''}.h5"
 
 
-def _fix_command(shape: Shape, partition: str | None, goal: Board, data_dir) -> str:
+def fix_command(shape: Shape, partition: str | None, goal: Board, data_dir=None) -> str:
+    """The ``build-pdb`` command that builds the database asked for (default partition of
+    the shape when ``partition`` is None)."""
     part = partition or DEFAULT_BUILD.get(str(shape), "<tiles like 1,2,3/4,5,6>")
     cmd = f"build-pdb --shape {shape} --partition {part}"
     if goal != goal_board(shape):
@@ -332,7 +334,7 @@ def load_apdb(shape: Shape | str, partition: str | None = None, goal=None,
     hit = _CACHE.get(key)
     if hit is not None and _stamp(hit.path) == hit._stamp:
         return hit
-    fix = _fix_command(shape, partition, goal, data_dir)
+    fix = fix_command(shape, partition, goal, data_dir)
     hit = _find(shape, partition, goal, directory)
     if hit is None:
         what = f"partition {partition}" if partition else "additive pattern database"
@@ -345,7 +347,7 @@ def load_apdb(shape: Shape | str, partition: str | None = None, goal=None,
         _CACHE[key] = same_file
         return same_file
     name = attrs.get("partition", path.stem)
-    fix = _fix_command(shape, name, goal, data_dir) + " --force"
+    fix = fix_command(shape, name, goal, data_dir) + " --force"
     opened = store.open_tables(path, {"kind": KIND, "shape": str(shape), "goal": goal.flat()},
                                fix)
     name = opened.attrs.get("partition", name)

@@ -38,7 +38,7 @@ from numba import njit
 
 from .board import BLANK, MOVES, Board, BoardError
 from .idastar_plans import (  # noqa: F401 - the plans are part of this module's interface
-    FIX_4X4, Plan, clear_cache, database_goal, lc_plan, manhattan_plan, mirror_cells,
+    Plan, clear_cache, database_goal, lc_plan, manhattan_plan, mirror_cells,
     mirror_relabel, move_tables, pdb_plan, pdb_plan_from, plan_for,
 )
 from .solution import STATUS_LIMIT, SearchLimitReached, Solution

@@ -24,7 +24,6 @@ import numpy as np
 from . import store
 from .board import Board, Shape
 
-FIX_4X4 = "build-pdb --shape 4x4 --partition 6-6-3"
 
 # --- move tables -----------------------------------------------------------------------------
 
@@ -354,7 +353,8 @@ def plan_for(goal: Board, opts) -> Plan:
             if kind == "pdb" or shape == Shape(4, 4):
                 raise store.DatabaseMissing(
                     f"no pattern database is built for {shape}{_goal_note(target)} in "
-                    f"{store.data_dir(opts.data_dir)}", _fix_command(shape, target, opts.data_dir))
+                    f"{store.data_dir(opts.data_dir)}",
+                    heuristics.fix_command(shape, None, target, opts.data_dir))
             return _cached_simple_plan(shape, goal.tiles, "linear-conflict")
         partition = built[0]
     pdb = heuristics.load_apdb(shape, str(partition), target, opts.data_dir)
@@ -384,22 +384,6 @@ def _goal_note(target: Board) -> str:
     from .board import goal_board
 
     return "" if target == goal_board(target.shape) else f" and goal {target.flat()}"
-
-
-def _fix_command(shape: Shape, target: Board, data_dir) -> str:
-    from . import heuristics
-    from .board import goal_board
-
-    if shape == Shape(4, 4):
-        cmd = FIX_4X4
-    else:
-        part = heuristics.DEFAULT_BUILD.get(str(shape), "1,2,3/4,5,6...")
-        cmd = f"build-pdb --shape {shape} --partition {part}"
-    if target != goal_board(shape):
-        cmd += f" --goal '{target.flat()}'"
-    if data_dir:
-        cmd += f" --data-dir {data_dir}"
-    return cmd
 
 
 @functools.lru_cache(maxsize=32)
