@@ -1,18 +1,18 @@
 """The teaching searches (solver.blind) and `npuzzle compare`.
 
-Optimal lengths are checked against an independent breadth-first search written here: one BFS
-from the 3x3 goal over plain tile tuples, run once per session, gives every state's distance.
+Optimal lengths are checked against the independent reference BFS of ``tests/naive_bfs.py``:
+one BFS from the 3x3 goal over plain tile tuples, run once per session.
 """
 from __future__ import annotations
 
 import json
 import random
-from collections import deque
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from naive_bfs import distances_from
 from solver import api, blind
 from solver.api import SearchOptions
 from solver.board import Board, BoardError, Shape, goal_board, is_solvable
@@ -27,28 +27,8 @@ SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scope
 
 @pytest.fixture(scope="session")
 def distance_3x3():
-    """Distance to GOAL of every solvable 3x3 state, by a BFS written independently of
-    solver.blind (tile tuples, moves by swapping with the blank's neighbours)."""
-    cols = 3
-    neighbours = []
-    for cell in range(9):
-        r, c = divmod(cell, cols)
-        neighbours.append([
-            nr * cols + nc for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
-            if 0 <= nr < 3 and 0 <= nc < 3
-        ])
-    dist = {GOAL.tiles: 0}
-    queue = deque([GOAL.tiles])
-    while queue:
-        s = queue.popleft()
-        b = s.index(0)
-        for n in neighbours[b]:
-            t = list(s)
-            t[b], t[n] = t[n], 0
-            t = tuple(t)
-            if t not in dist:
-                dist[t] = dist[s] + 1
-                queue.append(t)
+    """Distance to GOAL of every solvable 3x3 state, by the independent reference BFS."""
+    dist = distances_from(GOAL.tiles, 3, 3)
     assert len(dist) == N_STATES_3x3
     return dist
 
