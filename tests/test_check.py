@@ -1,6 +1,6 @@
 """The solvability rule against reachability, and ``npuzzle check``.
 
-The reference here is an independent breadth-first search written for this file: it splits
+The reference is the independent breadth-first search of ``tests/naive_bfs.py``, used to split
 every arrangement of a small board into the classes that can reach each other.  The parity rule
 (:func:`solver.board.solvability`) must say "solvable" exactly when start and goal fall in the
 same class — for every goal, including goals with the blank in the middle.
@@ -11,13 +11,13 @@ import functools
 import itertools
 import json
 import math
-from collections import deque
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import assert_one_line_error
+from naive_bfs import distances_from
 from solver.board import GOAL_PRESETS, Board, Shape, goal_board, is_solvable, solvability
 
 SHAPES = [(2, 3), (3, 2), (2, 4), (3, 3)]
@@ -26,34 +26,15 @@ WORKED = "12 13 11 2/4 5 3 14/1 9 15 6/8 7 0 10"
 
 @functools.lru_cache(maxsize=None)
 def reachability_classes(rows: int, cols: int) -> dict:
-    """arrangement (tuple) -> class number, by BFS over the moves of the blank; arrangements
-    with the same number reach each other."""
-    n = rows * cols
-    steps = []
-    for c in range(n):
-        r, q = divmod(c, cols)
-        steps.append([rr * cols + qq for rr, qq in ((r - 1, q), (r + 1, q), (r, q - 1), (r, q + 1))
-                      if 0 <= rr < rows and 0 <= qq < cols])
-    label = {}
-    classes = 0
-    for seed in itertools.permutations(range(n)):
-        if len(label) == math.factorial(n):
+    """arrangement (tuple) -> class number, by the reference BFS (tests/naive_bfs.py) from one
+    unlabelled arrangement after another; arrangements with the same number reach each other."""
+    label, classes = {}, 0
+    for seed in itertools.permutations(range(rows * cols)):
+        if len(label) == math.factorial(rows * cols):
             break
-        if seed in label:
-            continue
-        label[seed] = classes
-        queue = deque([seed])
-        while queue:
-            s = queue.popleft()
-            b = s.index(0)
-            for t in steps[b]:
-                nxt = list(s)
-                nxt[b], nxt[t] = nxt[t], 0
-                nxt = tuple(nxt)
-                if nxt not in label:
-                    label[nxt] = classes
-                    queue.append(nxt)
-        classes += 1
+        if seed not in label:
+            label.update(dict.fromkeys(distances_from(seed, rows, cols), classes))
+            classes += 1
     return label
 
 
