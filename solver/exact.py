@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from . import store
-from .board import Board, BoardError, Shape, parse_board
+from .board import Board, BoardError, Shape, goal_board, solvability
 from .ranking import rank, rank_many
-from .solution import Solution
+from .solution import Solution, Unsolvable
 from .symmetry import relabelling
 
 KIND = "exact"
@@ -83,20 +83,29 @@ def tables(shape: Shape, data_dir=None) -> store.TableFile:
     return _open(shape, store.data_dir(data_dir).resolve())
 
 
-def _reduce(start: Board, goal: Board) -> tuple[np.ndarray, list[int]]:
-    """The table for ``goal``'s blank cell and the tile renaming that maps goal onto it."""
+def goal_table(goal: Board, data_dir) -> tuple[np.ndarray, list[int]]:
+    """The table for ``goal``'s blank cell and the tile renaming that maps goal onto its
+    canonical goal (the goal that table was built for)."""
+    table = tables(goal.shape, data_dir).tables[table_name(goal.blank)]
+    return table, relabelling(goal, canonical_goal(goal.shape, goal.blank))
+
+
+def _renamed_start(start: Board, goal: Board, data_dir) -> tuple[np.ndarray, list[int]]:
+    """The table to read and the start's tiles renamed for it."""
     if start.shape != goal.shape:
         raise BoardError(f"start is {start.shape} but goal is {goal.shape}")
-    canon = canonical_goal(goal.shape, goal.blank)
-    return table_name(goal.blank), relabelling(goal, canon)
+    table, m = goal_table(goal, data_dir)
+    return table, [m[t] for t in start.tiles]
+
+
+def _rank(tiles: list[int]) -> int:
+    return rank(np.array(tiles, dtype=np.int64), len(tiles))
 
 
 def lookup(start: Board, goal: Board, data_dir=None) -> int | None:
     """The exact distance from ``start`` to ``goal``, or None when unreachable (parity)."""
-    tf = tables(start.shape, data_dir)
-    name, m = _reduce(start, goal)
-    r = rank(np.array([m[t] for t in start.tiles], dtype=np.int64), start.shape.size)
-    d = int(tf.tables[name][r])
+    table, tiles = _renamed_start(start, goal, data_dir)
+    d = int(table[_rank(tiles)])
     return None if d == UNREACHABLE else d
 
 
@@ -104,9 +113,6 @@ def distance(start, goal, data_dir=None) -> int:
     """Like :func:`lookup` but raising :class:`~solver.solution.Unsolvable` when unreachable."""
     d = lookup(start, goal, data_dir)
     if d is None:
-        from .board import solvability
-        from .solution import Unsolvable
-
         raise Unsolvable(solvability(start, goal))
     return d
 
@@ -121,10 +127,9 @@ def distances(boards: np.ndarray, goal: Board, data_dir=None) -> np.ndarray:
     n = goal.shape.size
     if boards.ndim != 2 or boards.shape[1] != n:
         raise BoardError(f"expected an array of shape (m, {n}) for {goal.shape} boards")
-    tf = tables(goal.shape, data_dir)
-    name, m = _reduce(goal, goal)
+    table, m = goal_table(goal, data_dir)
     renamed = np.asarray(m, dtype=np.int64)[boards]
-    d = np.asarray(tf.tables[name])[rank_many(renamed, n)].astype(np.int16)
+    d = np.asarray(table)[rank_many(renamed, n)].astype(np.int16)
     d[d == UNREACHABLE] = -1
     return d
 
@@ -138,14 +143,10 @@ def validate_many(boards: np.ndarray, n: int) -> np.ndarray:
     return in_range & (sorted_rows == np.arange(n)).all(axis=1)
 
 
-def optimal_moves(start: Board, goal: Board, data_dir=None) -> str:
-    """An optimal move string, walking to a neighbour one closer at every step."""
-    tf = tables(start.shape, data_dir)
-    name, m = _reduce(start, goal)
-    table = tf.tables[name]
-    n = start.shape.size
-    tiles = [m[t] for t in start.tiles]
-    d = int(table[rank(np.array(tiles, dtype=np.int64), n)])
+def optimal_moves(start: Board, goal: Board, data_dir=None) -> str | None:
+    """An optimal move string (None when unreachable), walking to a neighbour one closer at every step."""
+    table, tiles = _renamed_start(start, goal, data_dir)
+    d = int(table[_rank(tiles)])
     if d == UNREACHABLE:
         return None
     moves = []
@@ -156,14 +157,15 @@ def optimal_moves(start: Board, goal: Board, data_dir=None) -> str:
             if nb is None:
                 continue
             tiles[blank], tiles[nb] = tiles[nb], 0
-            if int(table[rank(np.array(tiles, dtype=np.int64), n)]) == d - 1:
+            if int(table[_rank(tiles)]) == d - 1:
                 moves.append(mv)
                 blank, d = nb, d - 1
                 break
             tiles[nb], tiles[blank] = tiles[blank], 0
         else:  # a consistent table always has such a neighbour
             raise store.DatabaseCorrupt(
-                f"{tf.path} is inconsistent at distance {d}", build_command(start.shape)
+                f"{file_name(start.shape)} is inconsistent at distance {d}",
+                build_command(start.shape),
             )
     return "".join(moves)
 
@@ -174,9 +176,6 @@ def solve(start: Board, goal: Board, opts) -> Solution:
     data_dir = getattr(opts, "data_dir", None)
     moves = optimal_moves(start, goal, data_dir)
     if moves is None:
-        from .board import solvability
-        from .solution import Unsolvable
-
         raise Unsolvable(solvability(start, goal))
     return Solution(
         start=start,
@@ -196,8 +195,6 @@ def solve(start: Board, goal: Board, opts) -> Solution:
 
 def count_at_distances(shape: Shape, goal=None, data_dir=None) -> list[int]:
     """Number of states at each distance from ``goal`` (default: blank last)."""
-    from .board import goal_board
-
     g = goal_board(shape, goal)
     # Renaming tiles does not change distances, so the table of the goal's blank cell counts.
     return list(tables(shape, data_dir).table_attrs[table_name(g.blank)]["counts"])
@@ -205,6 +202,7 @@ def count_at_distances(shape: Shape, goal=None, data_dir=None) -> list[int]:
 
 __all__ = [
     "canonical_goal",
+    "goal_table",
     "has_table",
     "tables",
     "lookup",
@@ -214,5 +212,4 @@ __all__ = [
     "optimal_moves",
     "solve",
     "count_at_distances",
-    "parse_board",
 ]

@@ -179,10 +179,9 @@ class _ExactTable:
     """The exact table of ``goal``'s blank cell, with the tile renaming both ways."""
 
     def __init__(self, goal: Board, data_dir=None):
-        shape = goal.shape
-        name, mapping = exact._reduce(goal, goal)
-        self.n = shape.size
-        self.table = np.asarray(exact.tables(shape, data_dir).tables[name])
+        table, mapping = exact.goal_table(goal, data_dir)
+        self.n = goal.shape.size
+        self.table = np.asarray(table)
         self.to_canon = np.asarray(mapping, dtype=np.int64)
         self.from_canon = np.argsort(self.to_canon)
 
