@@ -394,3 +394,11 @@ def test_4x4_generation_by_distance(tmp_path_factory):
             lo = kwargs.get("distance", kwargs.get("min_distance"))
             hi = kwargs.get("distance", kwargs.get("max_distance"))
             assert lo <= dist <= hi
+
+
+def test_cli_methods_match_the_generator():
+    from solver.cli import generate as cli_generate
+    from solver.generate import METHODS
+
+    method = next(p for p in cli_generate.generate.params if p.name == "method")
+    assert tuple(method.type.choices) == METHODS
