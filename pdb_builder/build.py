@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from solver import exact, store
-from solver.board import Shape
+from solver.tables import exact, store
+from solver.core.board import Shape
 
 from .exact_bfs import bfs_exact, check_exact_shape, table_size
 
@@ -64,10 +64,10 @@ def build_partition(shape: Shape, partition: str, goal=None, data_dir=None, forc
                     progress=True) -> dict:
     """Build the additive pattern database of ``partition`` (a preset such as ``6-6-3`` or
     tiles like ``1,2,3,4/5,6,7,8``) for ``shape`` and ``goal``."""
-    from solver.board import goal_board
+    from solver.core.board import goal_board
 
     from .build_apdb import build_apdb
-    from .patterns import parse_partition
+    from solver.tables.partitions import parse_partition
 
     directory = store.ensure_writable(store.data_dir(data_dir))
     store.remove_stale_temporaries(directory)

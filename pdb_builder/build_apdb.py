@@ -21,12 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
-from solver import heuristics, store
-from solver.ranking import count_placements
-from solver.board import Board, Shape, goal_board
+from solver import heuristics
+from solver.tables import store
+from solver.core.ranking import count_placements
+from solver.core.board import Board, Shape, goal_board
 
 from .pattern_bfs import bfs_pattern
-from .patterns import Partition, parse_partition
+from solver.tables.partitions import Partition, parse_partition
 
 KIND = heuristics.KIND
 

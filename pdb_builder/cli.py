@@ -5,8 +5,8 @@ import sys
 
 import click
 
-from solver import store
-from solver.board import BoardError, Shape
+from solver.tables import store
+from solver.core.board import BoardError, Shape
 from solver.cli.common import Command
 
 from . import build

@@ -14,8 +14,8 @@ import math
 import numba
 import numpy as np
 
-from solver.board import Board, Shape
-from solver.jit import rank, unrank
+from solver.core.board import Board, Shape
+from solver.core.ranking_jit import rank, unrank
 
 UNREACHABLE = 255  # uint8 sentinel: the other parity class (and never a real distance)
 MAX_EXACT_CELLS = 10  # 10! = 3,628,800 entries per table; 3x4 (12!) would need 479 M

@@ -49,8 +49,8 @@ import numba
 import numpy as np
 from tqdm import tqdm
 
-from solver import ranking
-from solver.board import Board, Shape
+from solver.core import ranking
+from solver.core.board import Board, Shape
 
 UNREACHED = 255  # dist value of a placement no search reached (e.g. the other parity class)
 MAX_DEPTH = 254
@@ -646,7 +646,7 @@ def bfs_pattern(shape: Shape | str, tiles, goal: Board | None = None, progress: 
     >>> r.table.tolist()[:8], r.unreached, r.counts.tolist()
     ([0, 1, 255, 255, 255, 1, 255, 255], 12, [1, 2, 2, 2, 2, 2, 1])
     """
-    from solver.board import goal_board
+    from solver.core.board import goal_board
 
     shape = Shape.parse(shape)
     goal = goal if goal is not None else goal_board(shape)

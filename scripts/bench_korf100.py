@@ -27,10 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver import idastar, store  # noqa: E402
+from solver.search import idastar  # noqa: E402
+from solver.tables import store
 from solver.api import SearchOptions  # noqa: E402
-from solver.board import Board, Shape, goal_board  # noqa: E402
-from solver.solution import SearchLimitReached  # noqa: E402
+from solver.core.board import Board, Shape, goal_board  # noqa: E402
+from solver.core.solution import SearchLimitReached  # noqa: E402
 
 KORF_FILE = ROOT / "data" / "korf100.txt"  # committed reference copy
 SHAPE = Shape(4, 4)
@@ -181,7 +182,7 @@ def random_board(seed: int) -> str:
     """A uniformly random 15-puzzle solvable towards the default goal."""
     import random
 
-    from solver.board import is_solvable
+    from solver.core.board import is_solvable
 
     rng = random.Random(seed)
     goal = goal_board(SHAPE)
@@ -201,8 +202,9 @@ t = [time.perf_counter()]
 import numpy; t.append(time.perf_counter())
 import h5py; t.append(time.perf_counter())
 import numba; t.append(time.perf_counter())
-from solver import api, heuristics, idastar
-from solver.board import Board, goal_board
+from solver import api, heuristics
+from solver.search import idastar
+from solver.core.board import Board, goal_board
 t.append(time.perf_counter())
 idastar._numba_ready(); t.append(time.perf_counter())
 g = goal_board("4x4"); o = api.SearchOptions(algorithm="idastar")

@@ -39,8 +39,8 @@ def main() -> None:
     data = args.data_dir or Path(tempfile.mkdtemp(prefix="npuzzle-bench-"))
 
     from pdb_builder.build import build_exact
-    from solver import exact
-    from solver.board import Shape, goal_board
+    from solver.tables import exact
+    from solver.core.board import Shape, goal_board
 
     rows = []
     for shape in ("2x3", "3x3"):

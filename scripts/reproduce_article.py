@@ -29,11 +29,11 @@ import time
 
 import numpy as np
 
-from solver import batch
+from solver.workloads import batch
 from solver.api import SearchOptions
-from solver.board import Board, Shape, goal_board
-from solver.distributions import distance_counts
-from solver.generate import shuffled, walked
+from solver.core.board import Board, Shape, goal_board
+from solver.workloads.distributions import distance_counts
+from solver.workloads.generate import shuffled, walked
 
 ARTICLE_MEAN_4X4 = 52.59  # the article's mean optimal length of random solvable 15-puzzles
 Z_95 = 1.959964  # two-sided 95% normal quantile

@@ -23,8 +23,8 @@ import sys
 import time
 
 from solver import api
-from solver.blind import exact_distance
-from solver.board import Board
+from solver.search.blind import exact_distance
+from solver.core.board import Board
 from solver.cli.compare import format_table, run_one, table_row
 
 START = "3 6 4/2 5 8/0 1 7"

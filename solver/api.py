@@ -11,18 +11,18 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .board import Board, BoardError, Shape, goal_board, parse_board, solvability
-from .solution import Solution, Unsolvable
+from .core.board import Board, BoardError, Shape, goal_board, parse_board, solvability
+from .core.solution import Solution, Unsolvable
 
 # name -> (module, function); 'auto' picks 'table' or 'idastar'.
 ALGORITHMS = {
-    "table": ("solver.exact", "solve"),
-    "idastar": ("solver.idastar", "solve"),
-    "astar": ("solver.blind", "astar"),
-    "bfs": ("solver.blind", "bfs"),
-    "dfs": ("solver.blind", "dfs"),
-    "dls": ("solver.blind", "dls"),
-    "iddfs": ("solver.blind", "iddfs"),
+    "table": ("solver.tables.exact", "solve"),
+    "idastar": ("solver.search.idastar", "solve"),
+    "astar": ("solver.search.blind", "astar"),
+    "bfs": ("solver.search.blind", "bfs"),
+    "dfs": ("solver.search.blind", "dfs"),
+    "dls": ("solver.search.blind", "dls"),
+    "iddfs": ("solver.search.blind", "iddfs"),
 }
 HEURISTICS = ("auto", "pdb", "manhattan", "linear-conflict")
 CYCLE_CHECKS = ("parent", "path", "visited")
@@ -72,7 +72,7 @@ def resolve_algorithm(start: Board, opts: SearchOptions) -> str:
     """The algorithm ``opts`` asks for, with ``auto`` made concrete for this board."""
     if opts.algorithm != "auto":
         return opts.algorithm
-    from . import exact
+    from .tables import exact
 
     if opts.heuristic == "auto" and exact.has_table(start.shape, opts.data_dir):
         return "table"
@@ -110,7 +110,7 @@ def distance(board, goal=None, *, shape=None, data_dir=None) -> int:
     Raises :class:`Unsolvable` when the goal cannot be reached.
     """
     start, goal_b = read_problem(board, goal, shape)
-    from . import exact
+    from .tables import exact
 
     if exact.has_table(start.shape, data_dir):  # the table marks unreachable states itself
         return exact.distance(start, goal_b, data_dir=data_dir)

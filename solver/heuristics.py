@@ -23,9 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import ranking, store
-from .board import BLANK, Board, BoardError, Shape, goal_board
-from .board import manhattan as _board_manhattan
+from .core import ranking
+from .tables import store
+from .core.board import BLANK, Board, BoardError, Shape, goal_board
+from .core.board import manhattan as _board_manhattan
 
 KIND = "additive-pdb"
 FILE_GLOB = "apdb-{shape}-*.h5"
@@ -399,7 +400,7 @@ def evaluate(board, goal=None, partition: str | None = None, reflect: bool = Tru
     A goal without its own database is reduced to the default goal by a board symmetry and a
     relabelling when possible (see :mod:`solver.symmetry`); the values are the same.
     """
-    from .symmetry import reduce_to
+    from .core.symmetry import reduce_to
 
     board = _as_board(board)
     goal = goal if isinstance(goal, Board) else goal_board(board.shape, goal)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from solver.board import Shape
+from solver.core.board import Shape
 
 def pytest_addoption(parser):
     parser.addoption("--slow", action="store_true", default=False, help="run slow tests too")

@@ -13,10 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from naive_bfs import distances_from
-from solver import api, blind
+from solver import api
+from solver.search import blind
 from solver.api import SearchOptions
-from solver.board import Board, BoardError, Shape, goal_board, is_solvable
-from solver.solution import SearchLimitReached, Unsolvable
+from solver.core.board import Board, BoardError, Shape, goal_board, is_solvable
+from solver.core.solution import SearchLimitReached, Unsolvable
 
 GOAL = goal_board("3x3")
 SEED_START = "3 6 4/2 5 8/0 1 7"

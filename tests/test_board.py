@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from naive_bfs import distances_from
-from solver.board import (Board, BoardError, Shape, goal_board, inversions, parse_board,
+from solver.core.board import (Board, BoardError, Shape, goal_board, inversions, parse_board,
                           solvability)
 
 B23 = (1, 2, 3, 4, 0, 5)

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from conftest import assert_one_line_error
 from naive_bfs import distances_from
-from solver.board import GOAL_PRESETS, Board, Shape, goal_board, is_solvable, solvability
+from solver.core.board import GOAL_PRESETS, Board, Shape, goal_board, is_solvable, solvability
 
 SHAPES = [(2, 3), (3, 2), (2, 4), (3, 3)]
 WORKED = "12 13 11 2/4 5 3 14/1 9 15 6/8 7 0 10"

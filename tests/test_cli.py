@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from conftest import assert_one_line_error
 from pdb_builder.cli import main as build_main
-from solver.board import Board, goal_board
+from solver.core.board import Board, goal_board
 
 # (arguments, expected exit status) — DESIGN §3.
 EXIT_TABLE = [

@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from naive_bfs import distances_from
-from solver import api, exact, store
-from solver.board import Board, Shape, goal_board
-from solver.solution import Unsolvable
+from solver import api
+from solver.tables import exact, store
+from solver.core.board import Board, Shape, goal_board
+from solver.core.solution import Unsolvable
 
 # Reinefeld (1993) and every later BFS: 8-puzzle states at each distance from a corner goal.
 PUBLISHED_3X3 = [1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485,

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import assert_one_line_error
-from solver import exact
-from solver.board import Board, Shape, goal_board, is_solvable
-from solver.distributions import distance_counts
-from solver.generate import (GenerateError, generate, manhattan_many,
+from solver.tables import exact
+from solver.core.board import Board, Shape, goal_board, is_solvable
+from solver.workloads.distributions import distance_counts
+from solver.workloads.generate import (GenerateError, generate, manhattan_many,
                              parity_class, reference_counts, search, shuffled, walked)
 
 # The two 8-puzzle positions 31 moves from 1 2 3/4 5 6/7 8 0 (the largest distance).
@@ -108,7 +108,7 @@ def test_a_range_is_respected_and_open_ends_work(exact_dir):
 
 
 def test_missing_table_is_a_database_error(tmp_path):
-    from solver.store import DatabaseMissing
+    from solver.tables.store import DatabaseMissing
 
     with pytest.raises(DatabaseMissing, match="build-pdb --shape 3x3"):
         generate("3x3", 1, distance=5, data_dir=tmp_path)
@@ -398,7 +398,7 @@ def test_4x4_generation_by_distance(tmp_path_factory):
 
 def test_cli_methods_match_the_generator():
     from solver.cli import generate as cli_generate
-    from solver.generate import METHODS
+    from solver.workloads.generate import METHODS
 
     method = next(p for p in cli_generate.generate.params if p.name == "method")
     assert tuple(method.type.choices) == METHODS

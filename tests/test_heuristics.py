@@ -20,8 +20,10 @@ from naive_pdb import linear_conflict as naive_lc
 from naive_pdb import manhattan as naive_md
 from naive_pdb import pattern_table
 from pdb_builder.build_apdb import apdb_file_name, build_apdb
-from solver import heuristics, ranking, store
-from solver.board import Board, Shape, goal_board, is_solvable
+from solver import heuristics
+from solver.core import ranking
+from solver.tables import store
+from solver.core.board import Board, Shape, goal_board, is_solvable
 from solver.heuristics import (
     built_partitions,
     evaluate,

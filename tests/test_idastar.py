@@ -21,13 +21,14 @@ import pytest
 
 from conftest import reference_file
 from naive_bfs import distances_from
-from solver import api, idastar
+from solver import api
+from solver.search import idastar
 from solver.api import SearchOptions
-from solver.batch import solve_stream
-from solver.board import Board, Shape, goal_board
-from solver.ranking import count_placements, unrank_many
-from solver.solution import SearchLimitReached
-from solver.store import DatabaseMissing
+from solver.workloads.batch import solve_stream
+from solver.core.board import Board, Shape, goal_board
+from solver.core.ranking import count_placements, unrank_many
+from solver.core.solution import SearchLimitReached
+from solver.tables.store import DatabaseMissing
 
 SHAPE3 = Shape(3, 3)
 SHAPE4 = Shape(4, 4)

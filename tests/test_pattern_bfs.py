@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from naive_pdb import pattern_table
 from pdb_builder.pattern_bfs import UNREACHED, bfs_pattern, geometry, trace_ranks
-from solver import ranking
-from solver.board import Board, Shape, goal_board
+from solver.core import ranking
+from solver.core.board import Board, Shape, goal_board
 
 
 def expected_table(shape: Shape, goal: Board, tiles) -> np.ndarray:

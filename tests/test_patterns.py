@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pdb_builder.patterns import (
+from solver.tables.partitions import (
     PRESETS,
     Partition,
     Pattern,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from ..board import Board, Solvability, goal_board, parse_board, solvability
+from ..core.board import Board, Solvability, goal_board, parse_board, solvability
 from . import common
 from .common import main_group as main
 

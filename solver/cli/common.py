@@ -12,10 +12,10 @@ import sys
 
 import click
 
-from ..board import BoardError
-from ..solution import SearchLimitReached, Unsolvable
+from ..core.board import BoardError
+from ..core.solution import SearchLimitReached, Unsolvable
 from .. import __version__ as package_version
-from ..store import DatabaseError, DataDirError
+from ..tables.store import DatabaseError, DataDirError
 
 EXIT_OK = 0
 EXIT_UNSOLVABLE = 1

@@ -9,9 +9,9 @@ from __future__ import annotations
 import click
 
 from .. import api
-from ..board import BoardError
-from ..solution import STATUS_LIMIT, SearchLimitReached, Solution
-from ..store import DatabaseError
+from ..core.board import BoardError
+from ..core.solution import STATUS_LIMIT, SearchLimitReached, Solution
+from ..tables.store import DatabaseError
 from . import common
 from .common import main_group as main
 

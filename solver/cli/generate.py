@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from ..board import Shape, goal_board
+from ..core.board import Shape, goal_board
 from . import common
 from .common import main_group as main
 
@@ -52,7 +52,7 @@ def generate(shape, count, distance, min_distance, max_distance, goal, method, w
     """
     shape_ = Shape.parse(shape)
     goal_b = goal_board(shape_, goal)
-    from .. import generate as gen  # numpy-heavy; imported only when this command runs
+    from ..workloads import generate as gen  # numpy-heavy; imported only when this command runs
 
     rows = gen.generate(shape_, count, distance=distance, min_distance=min_distance,
                         max_distance=max_distance, goal=goal_b, method=method, seed=seed,

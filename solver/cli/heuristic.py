@@ -6,7 +6,7 @@ import time
 import click
 
 from .. import api, heuristics
-from ..solution import Unsolvable
+from ..core.solution import Unsolvable
 from . import common
 from .common import main_group as main
 

@@ -6,8 +6,9 @@ import sys
 
 import click
 
-from .. import api, batch
-from ..solution import Solution
+from .. import api
+from ..workloads import batch
+from ..core.solution import Solution
 from . import common
 from .common import main_group as main
 

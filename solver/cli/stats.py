@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..board import Shape
-from ..distributions import DistanceCounts, distance_counts
+from ..core.board import Shape
+from ..workloads.distributions import DistanceCounts, distance_counts
 from . import common
 from .common import main_group as main
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import store
-from .board import Board, Shape
+from ..tables import store
+from ..core.board import Board, Shape
 
 
 # --- move tables -----------------------------------------------------------------------------
@@ -183,7 +183,7 @@ class Plan:
 
     def root(self, tiles: np.ndarray) -> tuple:
         """(ranks, vals, ranksm, valsm, h, hm) of the board ``tiles`` (cell -> tile)."""
-        from .ranking import rank
+        from ..core.ranking import rank
 
         pos = np.empty(len(tiles), dtype=np.int64)
         pos[tiles] = np.arange(len(tiles))
@@ -294,7 +294,7 @@ _PDB_PLANS: dict = {}
 
 def clear_cache() -> None:
     """Forget prepared plans (and the loaded databases behind them)."""
-    from . import heuristics
+    from .. import heuristics
 
     _PDB_PLANS.clear()
     _BUILT.clear()
@@ -325,8 +325,8 @@ def pdb_plan_from(pdb, reflect: bool) -> Plan:
 def database_goal(goal: Board) -> Board:
     """The goal whose databases answer ``goal``: the default goal when a board symmetry and a
     relabelling carry ``goal`` onto it (on a square, any corner blank), else ``goal`` itself."""
-    from .board import goal_board
-    from .symmetry import reduce_to
+    from ..core.board import goal_board
+    from ..core.symmetry import reduce_to
 
     default = goal_board(goal.shape)
     return default if reduce_to(goal, goal, default) is not None else goal
@@ -339,7 +339,7 @@ def plan_for(goal: Board, opts) -> Plan:
     ``auto``: the strongest pattern database built for the shape, else linear conflict -- but a
     4x4 without any database raises :class:`solver.store.DatabaseMissing` (IDA* with linear
     conflict alone takes minutes to hours there)."""
-    from . import heuristics
+    from .. import heuristics
 
     shape = goal.shape
     kind = opts.heuristic
@@ -367,7 +367,7 @@ _BUILT: dict = {}
 def _built_partitions(shape: Shape, data_dir, target: Board) -> list:
     """:func:`solver.heuristics.built_partitions`, remembered until the data directory changes
     (files appear there by an atomic rename, which updates the directory's mtime)."""
-    from . import heuristics
+    from .. import heuristics
 
     directory = store.data_dir(data_dir)
     try:
@@ -381,7 +381,7 @@ def _built_partitions(shape: Shape, data_dir, target: Board) -> list:
 
 
 def _goal_note(target: Board) -> str:
-    from .board import goal_board
+    from ..core.board import goal_board
 
     return "" if target == goal_board(target.shape) else f" and goal {target.flat()}"
 

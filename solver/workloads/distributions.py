@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from . import exact, store
-from .board import Board, BoardError, Shape, goal_board
+from ..tables import exact, store
+from ..core.board import Board, BoardError, Shape, goal_board
 
 REFERENCE_PACKAGE_DIR = "reference"  # solver/reference/distances-<shape>.txt
 

@@ -34,11 +34,11 @@ import sys
 
 import numpy as np
 
-from . import exact
-from .board import BLANK, Board, BoardError, Shape, goal_board, solvability
+from ..tables import exact
+from ..core.board import BLANK, Board, BoardError, Shape, goal_board, solvability
 from .distributions import (DistanceCounts, distance_counts, reference_counts,
                             uses_exact_table)
-from .ranking import rank_many, unrank_many
+from ..core.ranking import rank_many, unrank_many
 
 METHODS = ("shuffle", "walk")
 OPPOSITE_INDEX = np.array([1, 0, 3, 2])  # U<->D, L<->R in the UDLR order of Shape.neighbour_table
@@ -235,7 +235,7 @@ def _walk_to_level(tab: _ExactTable, goal: Board, lo, hi, count, rng, unique, ba
 
 
 def _solver(goal: Board, data_dir):
-    from . import api
+    from .. import api
 
     def solve_distance(tiles) -> int:
         return api.distance(Board(goal.shape, tuple(int(t) for t in tiles)), goal,

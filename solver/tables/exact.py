@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from . import store
-from .board import Board, BoardError, Shape, goal_board, solvability
-from .ranking import rank, rank_many
-from .solution import Solution, Unsolvable
-from .symmetry import relabelling
+from ..core.board import Board, BoardError, Shape, goal_board, solvability
+from ..core.ranking import rank, rank_many
+from ..core.solution import Solution, Unsolvable
+from ..core.symmetry import relabelling
 
 KIND = "exact"
 UNREACHABLE = 255  # the uint8 sentinel written by pdb_builder.exact_bfs for the other parity

@@ -36,8 +36,8 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from .board import Board, BoardError, solvability
-from .search_policies import (
+from ..core.board import Board, BoardError, solvability
+from .policies import (
     FifoFrontier,
     LifoFrontier,
     Node,
@@ -48,7 +48,7 @@ from .search_policies import (
     cycle_check,
     encoding,
 )
-from .solution import (
+from ..core.solution import (
     STATUS_LIMIT,
     STATUS_NOT_FOUND,
     STATUS_SOLVED,
@@ -208,11 +208,11 @@ def _heuristic(start: Board, goal: Board, opts) -> tuple[str, Callable[[Board], 
 
     ``auto`` is the pattern database when one is built for the shape, else linear conflict.
     """
-    from . import heuristics  # the one place heuristics are chosen
+    from .. import heuristics  # the one place heuristics are chosen
 
     name = opts.heuristic or "auto"
     if name in ("auto", "pdb"):
-        from .store import DatabaseMissing
+        from ..tables.store import DatabaseMissing
 
         try:
             pdb = heuristics.load_apdb(
@@ -235,8 +235,8 @@ def _heuristic(start: Board, goal: Board, opts) -> tuple[str, Callable[[Board], 
 def exact_distance(start: Board, goal: Board, data_dir=None) -> int | None:
     """The optimal distance when an exact table for the shape is built, else None."""
     try:
-        from . import exact
-        from .store import DatabaseError
+        from ..tables import exact
+        from ..tables.store import DatabaseError
     except ImportError:
         return None
     try:

@@ -36,12 +36,12 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .board import BLANK, MOVES, Board, BoardError
-from .idastar_plans import (  # noqa: F401 - the plans are part of this module's interface
+from ..core.board import BLANK, MOVES, Board, BoardError
+from .plans import (  # noqa: F401 - the plans are part of this module's interface
     Plan, clear_cache, database_goal, lc_plan, manhattan_plan, mirror_cells,
     mirror_relabel, move_tables, pdb_plan, pdb_plan_from, plan_for,
 )
-from .solution import STATUS_LIMIT, SearchLimitReached, Solution
+from ..core.solution import STATUS_LIMIT, SearchLimitReached, Solution
 
 # Kernel status codes.
 FOUND, ITERATION_DONE, BUDGET_SPENT = 1, 2, 3
@@ -546,7 +546,7 @@ def solve(start: Board, goal: Board, opts) -> Solution:
     red = None
     reduced = start
     if plan.target != goal:
-        from .symmetry import reduce_to
+        from ..core.symmetry import reduce_to
 
         red = reduce_to(start, goal, plan.target)
         reduced = red.start

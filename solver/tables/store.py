@@ -55,7 +55,7 @@ class DataDirError(OSError):
 
 def package_version() -> str:
     """The installed npuzzle version (for the ``created_by`` attribute)."""
-    from . import __version__
+    from .. import __version__
 
     return __version__
 

@@ -19,7 +19,7 @@ import heapq
 from collections import deque
 from typing import Callable
 
-from .board import MOVES, BoardError, Shape
+from ..core.board import MOVES, BoardError, Shape
 
 # --- compact states ----------------------------------------------------------------------
 

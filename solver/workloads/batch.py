@@ -14,10 +14,10 @@ import os
 import signal
 from typing import Iterable, Iterator
 
-from . import api
-from .board import BoardError
-from .solution import SearchLimitReached, Solution, Unsolvable
-from .store import DatabaseError
+from .. import api
+from ..core.board import BoardError
+from ..core.solution import SearchLimitReached, Solution, Unsolvable
+from ..tables.store import DatabaseError
 
 # What a single line may fail with; anything else is a bug and propagates.
 LINE_ERRORS = (BoardError, Unsolvable, SearchLimitReached, DatabaseError)
@@ -125,7 +125,7 @@ def _warm_up(text, goal, shape, options) -> None:
         start, goal_b = api.read_problem(text.strip(), goal, shape)
         if api.resolve_algorithm(start, opts) != "idastar":
             return
-        from . import idastar
+        from ..search import idastar
 
         idastar.warm_up(goal_b, opts)
     except Exception:  # noqa: BLE001 - the line itself will say what is wrong

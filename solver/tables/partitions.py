@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from solver.board import Shape
+from ..core.board import Shape
 
 # Korf & Felner (2002) and Felner, Korf & Hanan (2004) drew their 15-puzzle partitions for the
 # blank-first goal (blank top-left, tile t on cell t):
