@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from solver.tables import exact, store
+from solver.core import config
 from solver.core.board import Shape
+from solver.tables import catalog, exact, store
 
 from .exact_bfs import bfs_exact, check_exact_shape, table_size
 
-DEFAULT_EXACT_SHAPES = tuple(Shape.parse(s) for s in exact.DEFAULT_SHAPES)
-DEFAULT_4X4_PARTITION = "6-6-3"
+DEFAULT_EXACT_SHAPES = tuple(Shape.parse(s) for s in config.DEFAULT_EXACT_SHAPES)
 
 
 def peak_rss_mb() -> float:
@@ -36,13 +36,13 @@ def build_exact(shape: Shape, data_dir=None, force: bool = False, progress: bool
     check_exact_shape(shape)
     directory = store.ensure_writable(store.data_dir(data_dir))
     store.remove_stale_temporaries(directory)
-    path = directory / exact.file_name(shape)
+    path = directory / catalog.exact_file_name(shape)
     row = {"file": path.name, "kind": "exact", "entries": table_size(shape) * shape.size}
     if path.exists() and not force:
         return {**row, "skipped": True, "mb": path.stat().st_size / 2**20}
     t0 = time.perf_counter()
     default_goal = exact.canonical_goal(shape, shape.size - 1)
-    attrs = {"kind": exact.KIND, "shape": str(shape), "goal": default_goal.flat(),
+    attrs = {"kind": catalog.EXACT, "shape": str(shape), "goal": default_goal.flat(),
              "tables": "blank_<cell>: distances to the canonical goal with the blank on <cell>"}
     max_d, total_d, states = 0, 0, 0
     with store.atomic_h5(path, attrs) as f:
@@ -67,12 +67,8 @@ def build_partition(shape: Shape, partition: str, goal=None, data_dir=None, forc
     from solver.core.board import goal_board
 
     from .build_apdb import build_apdb
-    from solver.tables.partitions import parse_partition
 
-    directory = store.ensure_writable(store.data_dir(data_dir))
-    store.remove_stale_temporaries(directory)
-    part = parse_partition(partition, shape)
-    return build_apdb(shape, part, goal_board(shape, goal), directory, force=force,
+    return build_apdb(shape, partition, goal_board(shape, goal), data_dir, force=force,
                       progress=progress)
 
 

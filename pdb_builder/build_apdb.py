@@ -10,8 +10,8 @@ indexed by the k-permutation rank of the pattern tiles' cells, with attributes `
 ``counts`` (entries at each h value).  Each table is written as soon as its search ends, so only
 one search's working memory is alive at a time.
 
-Imports: numpy, :mod:`solver` (board, ranking, store; heuristics for the file names),
-:mod:`pdb_builder` (patterns, pattern_bfs).
+Imports: numpy, :mod:`solver.core`, :mod:`solver.tables` (the catalog names the file, the store
+writes it, partitions reads the patterns), :mod:`pdb_builder.pattern_bfs`.
 """
 from __future__ import annotations
 
@@ -21,22 +21,14 @@ from pathlib import Path
 
 import numpy as np
 
-from solver import heuristics
-from solver.tables import store
-from solver.core.ranking import count_placements
 from solver.core.board import Board, Shape, goal_board
-
-from .pattern_bfs import bfs_pattern
+from solver.core.ranking import count_placements
+from solver.tables import catalog, store
 from solver.tables.partitions import Partition, parse_partition
 
-KIND = heuristics.KIND
+from .pattern_bfs import bfs_pattern
 
-
-def apdb_file_name(shape: Shape | str, partition: Partition | str, goal: Board | None = None) -> str:
-    """``apdb-4x4-6-6-3.h5``; a non-default goal adds its tag (``apdb-4x4-7-8-blank-first.h5``).
-    The naming lives in :mod:`solver.heuristics`, which finds the files."""
-    name = partition.name if isinstance(partition, Partition) else str(partition)
-    return heuristics.apdb_file_name(shape, name, goal)
+KIND = catalog.ADDITIVE
 
 
 def _peak_rss_mb() -> float:
@@ -60,13 +52,13 @@ def build_apdb(shape: Shape | str, partition: Partition | str, goal: Board | str
     :class:`solver.store.DataDirError` when the directory cannot be written.
     """
     shape = Shape.parse(shape)
-    partition = parse_partition(partition, shape)
     goal = goal if isinstance(goal, Board) else goal_board(shape, goal)
     if goal.shape != shape:
         raise ValueError(f"the goal is {goal.shape}, not {shape}")
+    partition = parse_partition(partition, shape, goal)
     directory = store.ensure_writable(store.data_dir(data_dir))
     store.remove_stale_temporaries(directory)
-    path = directory / apdb_file_name(shape, partition, goal)
+    path = directory / catalog.apdb_file_name(shape, partition, goal)
     row = _summary(path, shape, partition, goal)
     if path.exists() and not force:
         return {**row, "skipped": True, "mb": path.stat().st_size / 2**20}

@@ -5,11 +5,13 @@ import sys
 
 import click
 
-from solver.tables import store
-from solver.core.board import BoardError, Shape
 from solver.cli.common import Command
+from solver.core import config
+from solver.core.board import BoardError, Shape
+from solver.tables import store
 
 from . import build
+from .exact_bfs import MAX_EXACT_CELLS
 
 EXIT_USAGE, EXIT_DATABASE, EXIT_INTERRUPTED = 2, 3, 130
 
@@ -40,7 +42,7 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
     """(shape, partition-or-None-for-exact) pairs to build."""
     if not shapes and not partitions:
         return [(s, None) for s in build.DEFAULT_EXACT_SHAPES] + [
-            (Shape(4, 4), build.DEFAULT_4X4_PARTITION)]
+            (Shape(4, 4), config.DEFAULT_PARTITION["4x4"])]
     parsed = [Shape.parse(s) for s in shapes] or [Shape(4, 4)]
     if partitions:
         if len(parsed) != 1:
@@ -48,9 +50,13 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
         return [(parsed[0], p) for p in partitions]
     plan = []
     for s in parsed:
-        plan.append((s, None) if s.size <= 10 else (s, build.DEFAULT_4X4_PARTITION if s == Shape(4, 4) else None))
-        if plan[-1][1] is None and s.size > 10:
-            raise BoardError(f"{s} is too large for an exact table: give --partition")
+        if s.size <= MAX_EXACT_CELLS:
+            plan.append((s, None))
+        elif str(s) in config.DEFAULT_PARTITION:
+            plan.append((s, config.DEFAULT_PARTITION[str(s)]))
+        else:
+            raise BoardError(f"{s} is too large for an exact table and has no preset "
+                             f"partition: give --partition")
     return plan
 
 

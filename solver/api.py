@@ -103,15 +103,35 @@ def solve(board, goal=None, *, shape=None, options: SearchOptions | None = None,
     return sol.check()
 
 
-def distance(board, goal=None, *, shape=None, data_dir=None) -> int:
+def measure(start: Board, goal: Board, opts: SearchOptions) -> tuple[int, Solution | None]:
+    """The optimal distance from ``start`` to ``goal``, and the search's Solution when a search
+    was needed (None when the exact table answered).  Raises :class:`Unsolvable`."""
+    from .tables import exact
+
+    if opts.algorithm in ("auto", "table") and exact.has_table(start.shape, opts.data_dir):
+        return exact.distance(start, goal, data_dir=opts.data_dir), None  # the table knows parity
+    check_solvable(start, goal)
+    algorithm = "idastar" if opts.algorithm in ("auto", "table") else opts.algorithm
+    sol = algorithm_function(algorithm)(start, goal, replace(opts, algorithm=algorithm)).check()
+    if not sol.optimal:
+        raise BoardError(f"{algorithm} does not guarantee an optimal distance: use auto, "
+                         f"idastar, astar, bfs or iddfs")
+    return sol.length, sol
+
+
+def exact_database(shape: Shape) -> str:
+    """The file name of the exact tables of ``shape``."""
+    from .tables import catalog
+
+    return catalog.exact_file_name(shape)
+
+
+def distance(board, goal=None, *, shape=None, data_dir=None, **kw) -> int:
     """The optimal number of moves from ``board`` to ``goal``.
 
-    2x3 and 3x3 boards are answered by a table lookup; other shapes are solved by IDA*.
+    Boards with an exact table (2x3 and 3x3 by default) are answered by a lookup; other shapes
+    are solved by IDA* (keyword arguments are :class:`SearchOptions` fields, e.g. ``timeout``).
     Raises :class:`Unsolvable` when the goal cannot be reached.
     """
     start, goal_b = read_problem(board, goal, shape)
-    from .tables import exact
-
-    if exact.has_table(start.shape, data_dir):  # the table marks unreachable states itself
-        return exact.distance(start, goal_b, data_dir=data_dir)
-    return solve(start, goal_b, data_dir=data_dir).length  # solve checks solvability
+    return measure(start, goal_b, SearchOptions(data_dir=data_dir, **kw))[0]

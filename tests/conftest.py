@@ -69,3 +69,9 @@ def assert_one_line_error(result, code):
     err = result.stderr.strip()
     assert err and "\n" not in err and "Traceback" not in err, err
 
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache_dir(monkeypatch, tmp_path_factory):
+    """The record of verified database files goes to a temporary cache directory."""
+    monkeypatch.setenv("NPUZZLE_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))

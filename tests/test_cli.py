@@ -124,7 +124,7 @@ def test_build_pdb_list_verify_and_damage(exact_dir, tmp_path):
     with h5py.File(tmp_path / "exact-2x3.h5", "r+") as f:
         f["blank_3"][5] ^= 1
     r = runner.invoke(build_main, ["--verify", "--data-dir", str(tmp_path)])
-    assert r.exit_code == 3 and "checksum mismatch" in r.stdout
+    assert r.exit_code == 3 and "does not match its digest" in r.stdout
 
 
 def test_build_pdb_refuses_bad_requests(tmp_path):

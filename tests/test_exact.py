@@ -123,11 +123,13 @@ def test_wrong_or_damaged_files_are_refused(exact_dir, tmp_path):
     shutil.copy(exact_dir / "exact-3x3.h5", path)
     with h5py.File(path, "r+") as f:
         f.attrs["shape"] = "2x3"
+    with pytest.raises(store.DatabaseCorrupt, match="does not match its digest|header says"):
+        exact.tables(SHAPE3, tmp_path)
+    store._seal(path)  # a sound file whose metadata says another shape
     with pytest.raises(store.DatabaseCorrupt, match="shape"):
         exact.tables(SHAPE3, tmp_path)
     path.write_bytes(b"not an hdf5 file")
-    exact._open.cache_clear()
-    with pytest.raises(store.DatabaseCorrupt, match="cannot read"):
+    with pytest.raises(store.DatabaseCorrupt, match="no npuzzle digest header"):
         exact.tables(SHAPE3, tmp_path)
 
 
@@ -139,6 +141,8 @@ def test_verify_detects_a_flipped_byte(exact_dir, tmp_path):
     assert store.verify(path) == []
     with h5py.File(path, "r+") as f:
         f["blank_0"][0] = 7
+    assert any("does not match its digest" in p for p in store.verify(path))
+    store._seal(path)  # the digest alone now agrees: the table's own checksum still tells
     assert any("checksum mismatch" in p for p in store.verify(path))
 
 

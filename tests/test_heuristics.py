@@ -19,18 +19,13 @@ from naive_bfs import distances_from
 from naive_pdb import linear_conflict as naive_lc
 from naive_pdb import manhattan as naive_md
 from naive_pdb import pattern_table
-from pdb_builder.build_apdb import apdb_file_name, build_apdb
-from solver import heuristics
+from pdb_builder.build_apdb import build_apdb
 from solver.core import ranking
-from solver.tables import store
 from solver.core.board import Board, Shape, goal_board, is_solvable
-from solver.heuristics import (
-    built_partitions,
-    evaluate,
-    linear_conflict,
-    load_apdb,
-    manhattan,
-)
+from solver.heuristics import evaluate, linear_conflict, manhattan
+from solver.tables import pattern_db, store
+from solver.tables.catalog import apdb_file_name
+from solver.tables.pattern_db import built_partitions, load_apdb
 
 from conftest import assert_one_line_error, reference_file
 
@@ -168,7 +163,7 @@ def test_reflection_maps_goal_to_goal_and_is_an_involution(apdb_dir):
 def test_reflection_preserves_distance_on_3x3(all_3x3):
     dist = distances_from(goal_board("3x3").tiles, 3, 3)
     boards, _ = all_3x3
-    from solver.heuristics import AdditivePDB
+    from solver.tables.pattern_db import AdditivePDB
 
     mirror = AdditivePDB(Shape(3, 3), goal_board("3x3"), "x", Path("x"), (), [])
     for b in boards[::101]:
@@ -217,7 +212,7 @@ def test_555_never_exceeds_korfs_optimal_lengths(apdb_dir, capsys):
     lengths = np.array([c[1] for c in cases])
     assert all(is_solvable(Board(goal.shape, tuple(b)), goal) for b in cases[0][:1])
     plain, both = pdb.values(boards, reflect=False), pdb.values(boards)
-    mirrored = pdb.values(pdb._relabel[boards][:, pdb._mirror], reflect=False)
+    mirrored = pdb.values(pdb.reflected_many(boards), reflect=False)
     assert (plain <= lengths).all() and (mirrored <= lengths).all() and (both <= lengths).all()
     assert (both == np.maximum(plain, mirrored)).all()
     assert pdb.value(goal) == 0
@@ -289,11 +284,14 @@ def test_missing_database_names_the_fix(apdb_dir, tmp_path):
     assert "build-pdb --shape 2x3 --partition 3-2" in str(info.value)
     with pytest.raises(store.DatabaseMissing) as info:
         load_apdb("3x3", "4-4", "spiral", tmp_path)
-    assert "--goal '1 2 3 8 0 4 7 6 5'" in info.value.fix
+    assert "--goal spiral" in info.value.fix
+    with pytest.raises(store.DatabaseMissing) as info:
+        load_apdb("3x3", "4-4", "1 2 3/4 5 6/7 0 8", tmp_path)
+    assert "--goal '1 2 3 4 5 6 7 0 8'" in info.value.fix
 
 
 def test_damaged_or_mismatched_files_are_corrupt(apdb_dir, tmp_path):
-    heuristics.clear_cache()
+    pattern_db.clear_cache()
     junk = tmp_path / "apdb-3x3-4-4.h5"
     junk.write_bytes(b"not an hdf5 file" * 100)
     with pytest.raises(store.DatabaseCorrupt) as info:
@@ -311,7 +309,7 @@ def test_damaged_or_mismatched_files_are_corrupt(apdb_dir, tmp_path):
 def test_cache_returns_the_same_object_until_cleared(apdb_dir):
     a = load_apdb("3x3", "4-4", data_dir=apdb_dir)
     assert load_apdb("3x3", "4-4", None, apdb_dir) is a
-    heuristics.clear_cache()
+    pattern_db.clear_cache()
     assert load_apdb("3x3", "4-4", data_dir=apdb_dir) is not a
 
 
@@ -412,7 +410,7 @@ def test_an_interrupted_build_leaves_the_old_file_and_no_partial_one(tmp_path, s
 
 
 def test_lookups_do_not_import_numba(apdb_dir):
-    code = ("import sys; from solver.heuristics import load_apdb; "
+    code = ("import sys; from solver.tables.pattern_db import load_apdb; "
             f"p = load_apdb('3x3', '4-4', data_dir={str(apdb_dir)!r}); "
             "print(p.value('8 6 7 2 5 4 3 0 1'.split() and (8,6,7,2,5,4,3,0,1)), "
             "'numba' in sys.modules)")
@@ -446,7 +444,11 @@ def test_cli_batch_and_errors(run_cli, apdb_dir, tmp_path):
     assert r.exit_code == 1
     r = run_cli(["heuristic", "1 2 3/4 5 6/7 8 0", "--partition", "6-6-3", "--data-dir",
                  tmp_path])
+    assert_one_line_error(r, 2)  # not a partition of the 8-puzzle's tiles
+    assert "neither a preset for 3x3 (4-4)" in r.stderr
+    r = run_cli(["heuristic", "1 2 3/4 5 6/7 8 0", "--partition", "4-4", "--data-dir",
+                 tmp_path])
     assert_one_line_error(r, 3)
-    assert "build-pdb --shape 3x3 --partition 6-6-3" in r.stderr
+    assert "build-pdb --shape 3x3 --partition 4-4" in r.stderr
     r = run_cli(["heuristic", "1 2 3 4 5", "--data-dir", apdb_dir])
     assert_one_line_error(r, 2)

@@ -28,6 +28,7 @@ from solver.workloads.batch import solve_stream
 from solver.core.board import Board, Shape, goal_board
 from solver.core.ranking import count_placements, unrank_many
 from solver.core.solution import SearchLimitReached
+from solver.core.symmetry import diagonal_reflection
 from solver.tables.store import DatabaseMissing
 
 SHAPE3 = Shape(3, 3)
@@ -149,18 +150,18 @@ def test_rank_updates_retrace_manhattan(shape, patterns, reflect):
         assert (a.moves, a.generated, a.iterations) == (b.moves, b.generated, b.iterations)
 
 
-def test_mirror_relabel_fixes_the_goal():
+def test_the_reflection_fixes_the_goal():
     for shape in (SHAPE3, SHAPE4, Shape(5, 5)):
         goal = goal_board(shape)
-        r = idastar.mirror_relabel(goal)
-        mc = idastar.mirror_cells(shape)
+        r = diagonal_reflection(goal)
+        mc = r.symmetry.cells
         mirrored = [0] * shape.size
         for c, t in enumerate(goal.tiles):
-            mirrored[mc[c]] = r[t]
-        assert tuple(mirrored) == goal.tiles
-    assert idastar.mirror_relabel(goal_board("2x3")) is None
-    assert idastar.mirror_relabel(goal_board("3x3", "4 1 2/3 0 5/6 7 8")) is not None
-    assert idastar.mirror_relabel(goal_board("3x3", "1 0 2/3 4 5/6 7 8")) is None
+            mirrored[mc[c]] = r.relabel[t]
+        assert tuple(mirrored) == goal.tiles and r.board(goal) == goal
+    assert diagonal_reflection(goal_board("2x3")) is None
+    assert diagonal_reflection(goal_board("3x3", "4 1 2/3 0 5/6 7 8")) is not None
+    assert diagonal_reflection(goal_board("3x3", "1 0 2/3 4 5/6 7 8")) is None
 
 
 # --- limits, interruption and missing databases ----------------------------------------------
@@ -214,7 +215,7 @@ def test_4x4_auto_without_database_says_how_to_build(tmp_path, monkeypatch):
     monkeypatch.setenv("NPUZZLE_DATA", str(tmp_path))
     with pytest.raises(DatabaseMissing) as info:
         api.solve(HARD, "blank-first", algorithm="idastar")
-    assert info.value.fix == "build-pdb --shape 4x4 --partition 6-6-3"
+    assert info.value.fix == "build-pdb --shape 4x4 --partition 6-6-3 --goal blank-first"
 
 
 def test_pdb_without_database_is_missing(tmp_path):
@@ -293,11 +294,11 @@ def test_3x3_pattern_database_through_symmetry(pdb_dir, goal):
 
 
 def test_root_h_is_the_database_value(pdb_dir):
-    from solver.heuristics import load_apdb
+    from solver.tables.pattern_db import load_apdb
 
     pdb = load_apdb(SHAPE4, "5-5-5", None, pdb_dir)
     opts = SearchOptions(algorithm="idastar", partition="5-5-5", data_dir=pdb_dir)
-    plan = idastar.plan_for(goal_board(SHAPE4), opts)
+    plan, _ = idastar.plan_for(goal_board(SHAPE4), opts)
     rng = random.Random(4)
     for _ in range(100):
         tiles = list(range(16))
@@ -371,4 +372,4 @@ def test_rectangles_with_every_heuristic(shape, tmp_path):
         for tiles, dist in sample_states(truth, 60, seed=9):
             sol = api.solve(Board(shape, tiles), options=opts)
             assert sol.length == dist, (h, tiles)
-    assert idastar.plan_for(goal, SearchOptions(data_dir=tmp_path)).reflect is False
+    assert idastar.plan_for(goal, SearchOptions(data_dir=tmp_path))[0].reflect is False

@@ -5,14 +5,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from solver.core.board import Board, goal_board
+from solver.core.symmetry import reduction
 from solver.tables.partitions import (
-    PRESETS,
+    PRESET_SHAPES,
     Partition,
     Pattern,
-    default_partition,
     make_partition,
     parse_partition,
     presets,
+    strongest_preset,
 )
 
 # The tile sets Korf & Felner drew for the blank-first goal (tile t on cell t, blank on 0).
@@ -36,18 +38,45 @@ def test_the_7_8_preset_for_blank_last_is_9_to_15_and_1_to_8():
     assert p.name == "7-8" and str(p) == "1,2,3,4,5,6,7,8/9,10,11,12,13,14,15"
 
 
-@pytest.mark.parametrize("shape", sorted(PRESETS))
-def test_every_preset_is_a_valid_partition_of_its_shape(shape):
-    for name, part in presets(shape).items():
-        assert make_partition(part.patterns, shape).name == name
+@pytest.mark.parametrize("shape", sorted(set(PRESET_SHAPES.values())))
+@pytest.mark.parametrize("goal", ["blank-last", "blank-first", "snake", "spiral",
+                                  "middle-blank"])
+def test_every_preset_is_a_valid_partition_for_every_goal(shape, goal):
+    g = goal_board(shape, goal) if goal != "middle-blank" else _middle_blank(shape)
+    for name, part in presets(shape, g).items():
+        assert make_partition(part.patterns, shape, goal=g).name == name
         assert part.tiles == tuple(range(1, len(part.tiles) + 1))
 
 
-def test_sizes_and_default():
+def _middle_blank(shape: str) -> Board:
+    g = goal_board(shape)
+    tiles = list(g.tiles)
+    mid = len(tiles) // 2
+    tiles[mid], tiles[-1] = tiles[-1], tiles[mid]
+    return Board(g.shape, tuple(tiles))
+
+
+@pytest.mark.parametrize("goal", ["blank-first", "snake"])  # 4x4 spiral: the blank is central
+def test_presets_are_regions_carried_by_the_goal_reduction(goal):
+    # The preset for a goal, seen through the reduction the catalog uses to answer that goal
+    # from the default goal's database, is the default goal's preset: one table serves both.
+    g = goal_board("4x4", goal)
+    red = reduction(g, goal_board("4x4"))
+    for name, part in presets("4x4", g).items():
+        mapped = sorted(sorted(red.relabel[t] for t in p) for p in part.patterns)
+        assert mapped == [list(p) for p in presets("4x4")[name].patterns]
+
+
+def test_the_7_8_preset_for_blank_first_is_the_published_sets():
+    p = parse_partition("7-8", "4x4", goal_board("4x4", "blank-first"))
+    assert [list(x) for x in p.patterns] == PUBLISHED_BLANK_FIRST["7-8"]
+
+
+def test_sizes_and_strongest():
     assert parse_partition("6-6-3", "4x4").sizes == "6-6-3"
-    assert default_partition("4x4").name == "7-8"
-    assert default_partition("3x3").name == "4-4"
-    assert default_partition("5x5") is None
+    assert strongest_preset("4x4").name == "7-8"
+    assert strongest_preset("3x3").name == "4-4"
+    assert strongest_preset("3x4") is None
 
 
 def test_custom_partitions_are_normalised_and_named():

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import click
 
-from ..core.board import Board, Solvability, goal_board, parse_board, solvability
+from .. import answers, api
+from ..core.board import Board, Solvability, solvability
 from . import common
 from .common import main_group as main
 
@@ -64,17 +65,6 @@ def working(start: Board, goal: Board, s: Solvability) -> list[str]:
     return lines
 
 
-def _answer(text: str, goal, shape) -> tuple[Board, Board, Solvability]:
-    start = parse_board(text, shape)
-    goal_b = goal_board(start.shape, goal)
-    return start, goal_b, solvability(start, goal_b)
-
-
-def _record(start: Board, goal: Board, s: Solvability) -> dict:
-    return {"board": start.flat(), "goal": goal.flat(), "shape": str(start.shape),
-            **s.as_dict()}
-
-
 def _batch(goal, shape, as_json) -> int:
     worst = common.EXIT_OK
     for line in common.stdin_lines():
@@ -82,14 +72,16 @@ def _batch(goal, shape, as_json) -> int:
             click.echo("")
             continue
         try:
-            start, goal_b, s = _answer(line, goal, shape)
+            start, goal_b = api.read_problem(line, goal, shape)
+            s = solvability(start, goal_b)
         except Exception as e:  # noqa: BLE001 - classify re-raises the unexpected
             code, message = common.classify(e)
-            click.echo(common.json_line({"input": line.strip(), "error": message}) if as_json
+            click.echo(common.json_line(answers.error_record(line, e, message)) if as_json
                        else message)
             worst = common.EXIT_USAGE
             continue
-        click.echo(common.json_line(_record(start, goal_b, s)) if as_json else s.reason)
+        click.echo(common.json_line(answers.solvability_record(start, goal_b, s)) if as_json
+                   else s.reason)
         if not s.solvable and worst == common.EXIT_OK:
             worst = common.EXIT_UNSOLVABLE
     return worst
@@ -117,9 +109,10 @@ def check(board, goal, shape, data_dir, as_json):
     """
     if common.is_stdin(board):
         raise SystemExit(_batch(goal, shape, as_json))
-    start, goal_b, s = _answer(common.board_text(board), goal, shape)
+    start, goal_b = api.read_problem(common.board_text(board), goal, shape)
+    s = solvability(start, goal_b)
     if as_json:
-        click.echo(common.json_line(_record(start, goal_b, s)))
+        click.echo(common.json_line(answers.solvability_record(start, goal_b, s)))
     else:
         click.echo("solvable" if s.solvable else "unsolvable")
         for line in working(start, goal_b, s):

@@ -15,7 +15,9 @@ import click
 from ..core.board import BoardError
 from ..core.solution import SearchLimitReached, Unsolvable
 from .. import __version__ as package_version
+from .. import answers
 from ..tables.store import DatabaseError, DataDirError
+from ..api import CYCLE_CHECKS, HEURISTICS
 
 EXIT_OK = 0
 EXIT_UNSOLVABLE = 1
@@ -52,6 +54,16 @@ def _one_line(exc: BaseException) -> str:
 def fail(message: str, code: int):
     """Print ``npuzzle: message`` on stderr and exit with ``code``."""
     fail_as("npuzzle", message, code)
+
+
+_SAID: set = set()
+
+
+def notice(message: str | None) -> None:
+    """Say ``message`` on stderr once per process (e.g. "no database: falling back to ...")."""
+    if message and message not in _SAID:
+        _SAID.add(message)
+        click.echo(f"npuzzle: note: {message}", err=True)
 
 
 def guarded(command):
@@ -106,7 +118,7 @@ def answer_stream(answer, text_of, as_json: bool) -> int:
             if code == EXIT_DATABASE:
                 raise
             if as_json:
-                click.echo(json_line(error_record(line, e, message)))
+                click.echo(json_line(answers.error_record(line, e, message)))
             else:
                 click.echo("unsolvable" if isinstance(e, Unsolvable) else message)
             if code == EXIT_USAGE:
@@ -114,6 +126,18 @@ def answer_stream(answer, text_of, as_json: bool) -> int:
             continue
         click.echo(json_line(record) if as_json else text_of(record))
     return worst
+
+
+def answer_one(answer, text: str, as_json: bool) -> dict:
+    """``answer(text)`` for a board given on the command line; with ``--json`` a question that
+    could not be answered also prints its record before the error line goes to stderr."""
+    try:
+        return answer(text)
+    except Exception as e:  # noqa: BLE001 - classify re-raises the unexpected
+        code, message = classify(e)
+        if as_json:
+            click.echo(json_line(answers.error_record(text, e, message)))
+        raise
 
 
 def is_skippable(line: str) -> bool:
@@ -125,17 +149,6 @@ def is_skippable(line: str) -> bool:
 def json_line(obj) -> str:
     """One compact JSON object (for a line of stdout)."""
     return json.dumps(obj, separators=(",", ":"))
-
-
-def error_record(line: str, exc: BaseException, message: str) -> dict:
-    """The JSON answer for an input line that could not be answered."""
-    rec = {"input": line.strip(), "error": message}
-    if isinstance(exc, Unsolvable):
-        rec = {"input": line.strip(), "solvable": False, **exc.solvability.as_dict()}
-    elif isinstance(exc, SearchLimitReached):
-        rec.update(exc.partial.as_dict())
-        rec["error"] = message
-    return rec
 
 
 class OneLineUsage:
@@ -212,3 +225,42 @@ def problem_options(command):
 def board_argument(command):
     """The BOARD argument: tiles as one or several words, or ``-`` for one board per line."""
     return click.argument("board", nargs=-1, required=True)(command)
+
+
+def _options(*decorators):
+    """One decorator applying several click options in the order written."""
+
+    def apply(command):
+        for decorator in reversed(decorators):
+            command = decorator(command)
+        return command
+
+    return apply
+
+
+# Options several commands take, declared once so their names and help agree everywhere.
+limit_options = _options(
+    click.option("--timeout", type=click.FloatRange(min=0), default=None, metavar="S",
+                 help="Give up a search after S seconds (exit 4, with the lower bound proven "
+                      "so far)."),
+    click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
+                 help="Give up a search after generating N nodes (exit 4)."),
+)
+partition_option = click.option(
+    "--partition", "-p", default=None, metavar="P",
+    help="Which pattern database: a preset (7-8, 6-6-3, 5-5-5 on 4x4) or tiles like "
+         "1,2,3,4/5,6,7,8; default: the strongest built for the goal.")
+reflect_option = click.option("--no-reflect", is_flag=True,
+                              help="Only the additive sum, without the mirrored lookup.")
+heuristic_option = click.option(
+    "--heuristic", default="auto", show_default=True, type=click.Choice(HEURISTICS),
+    help="For idastar/astar: auto (the pattern database built for the goal, else linear "
+         "conflict), pdb, manhattan or linear-conflict.")
+depth_limit_option = click.option("--depth-limit", type=click.IntRange(min=0), default=None,
+                                  help="Depth limit for dls (required by it) and the last "
+                                       "limit iddfs tries.")
+cycle_check_option = click.option(
+    "--cycle-check", type=click.Choice(CYCLE_CHECKS), default=None,
+    help="For the blind searches: never return to the parent, never repeat a state on the "
+         "current path, or remember every state generated (default per algorithm: bfs/dfs/"
+         "astar visited, dls/iddfs path).")

@@ -123,20 +123,13 @@ def run_one(start, goal, algorithm: str, check: str | None, opts: api.SearchOpti
               help=f"Algorithms to run, in order: {', '.join(api.ALGORITHMS)}; "
                    "append :parent, :path or :visited to set one run's cycle check "
                    "(e.g. dfs:path).")
-@click.option("--heuristic", default="auto", show_default=True, type=click.Choice(api.HEURISTICS),
-              help="For astar/idastar.")
-@click.option("--depth-limit", type=click.IntRange(min=0), default=None,
-              help="Depth limit for dls (required by it) and the last limit iddfs tries.")
-@click.option("--cycle-check", type=click.Choice(api.CYCLE_CHECKS), default=None,
-              help="Cycle check for the blind searches without their own ':check' "
-                   "(default per algorithm: bfs/dfs/astar visited, dls/iddfs path).")
-@click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Stop each run after generating N nodes (it shows 'limit').")
-@click.option("--timeout", type=click.FloatRange(min=0), default=None, metavar="S",
-              help="Stop each run after S seconds (it shows 'limit').")
+@common.heuristic_option
+@common.depth_limit_option
+@common.cycle_check_option
+@common.limit_options
 @common.guarded
 def compare(board, goal, shape, data_dir, as_json, algorithms, heuristic, depth_limit,
-            cycle_check, max_nodes, timeout):
+            cycle_check, timeout, max_nodes):
     """Run several algorithms on one board and print their statistics side by side.
 
     Columns: solution length (limit = stopped by a cap, none = not found within the

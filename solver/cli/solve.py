@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .. import api
+from .. import answers, api
 from ..workloads import batch
 from ..core.solution import Solution
 from . import common
@@ -47,23 +47,18 @@ def _show(sol: Solution) -> str:
     return "\n\n".join(blocks)
 
 
-def _record(sol: Solution) -> dict:
-    rec = sol.as_dict()
-    rec["tiles"] = sol.start.tiles_moved(sol.moves) if sol.moves is not None else None
-    return rec
-
-
 def _print_solution(sol: Solution, as_json, show, tiles, verbose) -> int:
+    common.notice(sol.notice)
     if sol.moves is None:  # e.g. depth-limited search with too low a limit
         if as_json:
-            click.echo(common.json_line(_record(sol)))
+            click.echo(common.json_line(answers.solution_record(sol)))
         else:
             limit = sol.extra.get("depth_limit")
             within = f" within depth limit {limit}" if limit is not None else ""
             click.echo(f"npuzzle: not found: {sol.algorithm} found no solution{within}", err=True)
         return common.EXIT_LIMIT
     if as_json:
-        click.echo(common.json_line(_record(sol)))
+        click.echo(common.json_line(answers.solution_record(sol)))
         return common.EXIT_OK
     if show:
         click.echo(_show(sol))
@@ -82,7 +77,8 @@ def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
         if result is None:
             click.echo("")
         elif isinstance(result, Solution):
-            click.echo(common.json_line(_record(result)) if as_json else _human(result, tiles))
+            common.notice(result.notice)
+            click.echo(common.json_line(answers.solution_record(result)) if as_json else _human(result, tiles))
             if result.moves is None:
                 worst = max(worst, common.EXIT_LIMIT)
         else:
@@ -90,7 +86,7 @@ def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
             if code == common.EXIT_DATABASE:
                 raise result
             if as_json:
-                click.echo(common.json_line(common.error_record(line, result, message)))
+                click.echo(common.json_line(answers.error_record(line, result, message)))
             else:
                 click.echo("unsolvable" if code == common.EXIT_UNSOLVABLE else message)
             if code in (common.EXIT_USAGE, common.EXIT_LIMIT):
@@ -108,20 +104,12 @@ def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
               type=click.Choice(["auto", *api.ALGORITHMS]),
               help="auto: exact table on 2x3/3x3, IDA* elsewhere.  bfs, dfs, dls, iddfs, astar "
                    "are the teaching searches (with statistics).")
-@click.option("--heuristic", default="auto", show_default=True, type=click.Choice(api.HEURISTICS),
-              help="For idastar/astar: pdb = additive pattern databases.")
-@click.option("--partition", "-p", default=None, metavar="P",
-              help="Which pattern database (e.g. 7-8, 6-6-3); default: the strongest built.")
-@click.option("--no-reflect", is_flag=True, help="Do not add the mirrored pattern lookup.")
-@click.option("--depth-limit", type=click.IntRange(min=0), default=None,
-              help="Depth limit for dls (and iddfs).")
-@click.option("--cycle-check", type=click.Choice(api.CYCLE_CHECKS), default=None,
-              help="For dfs/dls: never return to the parent, never repeat a state on the "
-                   "current path, or remember every state generated.")
-@click.option("--timeout", type=click.FloatRange(min=0), default=None, metavar="S",
-              help="Give up after S seconds (exit 4, with the bound proven so far).")
-@click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Give up after generating N nodes (exit 4).")
+@common.heuristic_option
+@common.partition_option
+@common.reflect_option
+@common.depth_limit_option
+@common.cycle_check_option
+@common.limit_options
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Processes for '-' (default: the number of cores).")
 @click.option("--verbose", "-v", is_flag=True, help="Statistics on stderr.")
@@ -148,11 +136,6 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heurist
     if common.is_stdin(board):
         raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs or os.cpu_count() or 1))
     text = common.board_text(board)
-    try:
-        sol = api.solve(text, goal, shape=shape, options=opts)
-    except Exception as e:
-        if as_json:
-            code, message = common.classify(e)
-            click.echo(common.json_line(common.error_record(text, e, message)))
-        raise
+    sol = common.answer_one(lambda t: api.solve(t, goal, shape=shape, options=opts), text,
+                            as_json)
     raise SystemExit(_print_solution(sol, as_json, show, tiles, verbose))

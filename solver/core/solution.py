@@ -57,6 +57,7 @@ class Solution:
     peak_states: int = 0
     depth_reached: int = 0
     seconds: float = 0.0
+    notice: str | None = None  # something the user should hear once, e.g. a fallback heuristic
     extra: dict = field(default_factory=dict)
 
     @property
@@ -105,6 +106,7 @@ class Solution:
             "peak_states": self.peak_states,
             "depth_reached": self.depth_reached,
             "seconds": round(self.seconds, 6),
+            "notice": self.notice,
         }
         d.update(self.extra)
         return d

@@ -1,13 +1,20 @@
-"""Reduce any goal to a goal a database was built for: relabelling and board symmetries.
+"""Board symmetries and tile relabelling: any goal -> a goal a database was built for, and
+the diagonal reflection of the pattern-database lookup (layer 0: core).
 
 A distance only depends on *which tile must reach which cell*, so a problem ``(start, goal)``
 becomes ``(σ(start), target)`` by renaming every tile after the tile the target has in its
-goal cell — possible whenever the two goals put the blank on the same cell.  When they do not,
+goal cell -- possible whenever the two goals put the blank on the same cell.  When they do not,
 a symmetry of the board (rotation or reflection; the 8 of the square, the 4 of a rectangle)
 that carries the goal's blank cell onto the target's is applied first.  Moves found for the
 reduced problem are mapped back through the symmetry.
 
-Imports: :mod:`solver.board` only.
+The reflection lookup of additive pattern databases is the same thing with ``target = goal``:
+the transpose of a square board plus the relabelling that makes the goal its own mirror image.
+A reflected position is exactly as far from the goal as the original, so looking it up in the
+same tables gives a second admissible value.  :func:`diagonal_reflection` is that one
+reflection, used by the tables, the heuristics and the search plans alike.
+
+Imports: :mod:`solver.core.board` only.
 """
 from __future__ import annotations
 
@@ -56,7 +63,7 @@ def symmetries(shape: Shape) -> list[Symmetry]:
     ]
     if shape.rows == shape.cols:
         out += [
-            Symmetry("transpose", _cell_map(shape, lambda r, c: (c, r)),
+            Symmetry(TRANSPOSE, _cell_map(shape, lambda r, c: (c, r)),
                      {"U": "L", "L": "U", "D": "R", "R": "D"}),
             Symmetry("anti-transpose", _cell_map(shape, lambda r, c: (C - c, R - r)),
                      {"U": "R", "R": "U", "D": "L", "L": "D"}),
@@ -66,6 +73,9 @@ def symmetries(shape: Shape) -> list[Symmetry]:
                      {"U": "L", "L": "D", "D": "R", "R": "U"}),
         ]
     return out
+
+
+TRANSPOSE = "transpose"  # the reflection across the main diagonal
 
 
 def relabelling(goal: Board, target: Board) -> list[int]:
@@ -80,36 +90,74 @@ def relabelling(goal: Board, target: Board) -> list[int]:
 
 @dataclass(frozen=True)
 class Reduction:
-    """How ``(start, goal)`` became ``(start, target)`` of a database: symmetry then relabel."""
+    """How a problem towards one goal becomes a problem towards ``target``: a symmetry of the
+    board, then the tile renaming ``relabel`` (tile t becomes ``relabel[t]``)."""
 
     symmetry: Symmetry
-    start: Board  # the reduced start, to be solved towards ``target``
+    relabel: tuple[int, ...]
     target: Board
+
+    @property
+    def is_identity(self) -> bool:
+        """True when boards are unchanged (same goal, nothing to map)."""
+        return self.symmetry.name == "identity" and all(
+            t == m for t, m in enumerate(self.relabel))
+
+    def board(self, board: Board) -> Board:
+        """``board`` as seen in the reduced problem."""
+        return self.symmetry.apply(board).relabel(self.relabel)
 
     def moves_back(self, moves: str) -> str:
         """Translate moves of the reduced problem into moves of the original one."""
         inverse = {v: k for k, v in self.symmetry.moves.items()}
         return "".join(inverse[m] for m in moves)
 
+    def moves_forward(self, moves: str) -> str:
+        """Translate moves of the original problem into moves of the reduced one."""
+        return "".join(self.symmetry.moves[m] for m in moves)
 
-def reduce_to(start: Board, goal: Board, target: Board) -> Reduction | None:
-    """Express ``start -> goal`` as a problem towards ``target`` (None when no symmetry of the
-    board puts ``goal``'s blank on ``target``'s blank cell).
 
-    >>> from solver.board import goal_board
-    >>> red = reduce_to(Board.parse("1 0 2 3"), goal_board("2x2", "blank-first"), goal_board("2x2"))
-    >>> red.symmetry.name, str(red.start)
+def reduction(goal: Board, target: Board, symmetry_name: str | None = None
+              ) -> Reduction | None:
+    """The reduction of problems towards ``goal`` to problems towards ``target`` (the first
+    symmetry, identity first, that carries ``goal``'s blank onto ``target``'s blank cell), or
+    None when no symmetry of the board does.  ``symmetry_name`` asks for one symmetry only.
+
+    >>> from solver.core.board import goal_board
+    >>> red = reduction(goal_board("2x2", "blank-first"), goal_board("2x2"))
+    >>> red.symmetry.name, str(red.board(Board.parse("1 0 2 3")))
     ('rotate-180', '1 2/0 3')
     """
-    if start.shape != goal.shape or goal.shape != target.shape:
-        raise BoardError(f"start, goal and target must share a shape ({start.shape})")
-    for sym in symmetries(start.shape):
+    if goal.shape != target.shape:
+        raise BoardError(f"the goal is {goal.shape} but the target is {target.shape}")
+    for sym in symmetries(goal.shape):
+        if symmetry_name is not None and sym.name != symmetry_name:
+            continue
         if sym.cells[goal.blank] != target.blank:
             continue
-        goal2 = sym.apply(goal)
-        m = relabelling(goal2, target)
-        return Reduction(sym, sym.apply(start).relabel(m), target)
+        return Reduction(sym, tuple(relabelling(sym.apply(goal), target)), target)
     return None
 
 
-__all__ = ["Symmetry", "Reduction", "symmetries", "relabelling", "reduce_to", "BLANK"]
+def reduce_to(start: Board, goal: Board, target: Board) -> tuple[Reduction, Board] | None:
+    """``(reduction, reduced start)`` for ``start -> goal`` as a problem towards ``target``, or
+    None when no symmetry of the board puts ``goal``'s blank on ``target``'s blank cell."""
+    if start.shape != goal.shape:
+        raise BoardError(f"start is {start.shape} but goal is {goal.shape}")
+    red = reduction(goal, target)
+    return None if red is None else (red, red.board(start))
+
+
+def diagonal_reflection(goal: Board) -> Reduction | None:
+    """The reflection across the main diagonal with the relabelling that maps ``goal`` onto
+    itself, or None when the board is not square or the goal's blank is off the diagonal.
+
+    >>> from solver.core.board import goal_board
+    >>> list(diagonal_reflection(goal_board("3x3")).relabel)
+    [0, 1, 4, 7, 2, 5, 8, 3, 6]
+    """
+    return reduction(goal, goal, TRANSPOSE)
+
+
+__all__ = ["Symmetry", "Reduction", "symmetries", "relabelling", "reduction", "reduce_to",
+           "diagonal_reflection", "TRANSPOSE", "BLANK"]

@@ -203,32 +203,37 @@ def search(
 # --- heuristics and the exact distance -----------------------------------------------------
 
 
-def _heuristic(start: Board, goal: Board, opts) -> tuple[str, Callable[[Board], int], str | None]:
-    """``(name, h(board) -> int, database name or None)`` for ``opts.heuristic``.
+def _heuristic(start: Board, goal: Board, opts):
+    """``(name, h(board) -> int, database file or None, notice or None)`` for
+    ``opts.heuristic``.
 
-    ``auto`` is the pattern database when one is built for the shape, else linear conflict.
+    ``auto`` is the pattern database the catalog chooses for the goal (its own or a symmetric
+    one), else linear conflict with a notice that names the command that builds one.
     """
-    from .. import heuristics  # the one place heuristics are chosen
+    from .. import heuristics
+    from ..tables import pattern_db
+    from ..tables.store import DatabaseMissing
 
     name = opts.heuristic or "auto"
+    notice = None
     if name in ("auto", "pdb"):
-        from ..tables.store import DatabaseMissing
-
         try:
-            pdb = heuristics.load_apdb(
-                start.shape, getattr(opts, "partition", None), goal=goal, data_dir=opts.data_dir
-            )
-        except DatabaseMissing:
-            if name == "pdb":
+            pdb, red = pattern_db.resolve(start.shape, goal, getattr(opts, "partition", None),
+                                          opts.data_dir)
+        except DatabaseMissing as e:
+            if name == "pdb" or getattr(opts, "partition", None):
                 raise
             name = "linear-conflict"
+            notice = (f"no pattern database is built for {start.shape}: A* uses linear "
+                      f"conflict; to build one: {e.fix}")
         else:
             reflect = getattr(opts, "reflect", True)
-            return "pdb", (lambda b: pdb.value(b, reflect=reflect)), pdb.path.name
+            return ("pdb", (lambda b: pdb.value(red.board(b), reflect=reflect)),
+                    pdb.path.name, None)
     if name == "manhattan":
-        return name, (lambda b: heuristics.manhattan(b, goal)), None
+        return name, (lambda b: heuristics.manhattan(b, goal)), None, notice
     if name == "linear-conflict":
-        return name, (lambda b: heuristics.linear_conflict(b, goal)), None
+        return name, (lambda b: heuristics.linear_conflict(b, goal)), None, notice
     raise BoardError(f"unknown heuristic '{name}': use auto, manhattan, linear-conflict or pdb")
 
 
@@ -393,17 +398,19 @@ def astar(start: Board, goal: Board, opts) -> Solution:
     heuristic offered is admissible.  Memory holds every state generated: O(b^d) in the worst
     case, which is why IDA* is the one that scales to the 15-puzzle.
     """
-    name, h_board, database = _heuristic(start, goal, opts)
+    name, h_board, database, notice = _heuristic(start, goal, opts)
     enc = encoding(start.shape)
     shape = start.shape
 
     def h(state: int) -> int:
         return h_board(Board(shape, enc.decode(state)))
 
-    return _run(
+    sol = _run(
         "astar", start, goal, opts, lambda: PriorityFrontier(h), reopen=True, optimal=True,
         heuristic=name, database=database, root_h=h_board(start),
     )
+    sol.notice = notice
+    return sol
 
 
 def _depth_limit(opts, required: bool) -> int | None:

@@ -38,8 +38,7 @@ from numba import njit
 
 from ..core.board import BLANK, MOVES, Board, BoardError
 from .plans import (  # noqa: F401 - the plans are part of this module's interface
-    Plan, clear_cache, database_goal, lc_plan, manhattan_plan, mirror_cells,
-    mirror_relabel, move_tables, pdb_plan, pdb_plan_from, plan_for,
+    Plan, clear_cache, lc_plan, manhattan_plan, move_tables, pdb_plan, pdb_plan_from, plan_for,
 )
 from ..core.solution import STATUS_LIMIT, SearchLimitReached, Solution
 
@@ -520,7 +519,7 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
 def warm_up(goal: Board, opts) -> Plan:
     """Map the tables and load the compiled kernel that solving towards ``goal`` with
     ``opts`` needs (a one-move search), so that processes forked afterwards share both."""
-    plan = plan_for(goal, opts)
+    plan, _ = plan_for(goal, opts)
     target = plan.target
     search(plan, target.move(target.legal_moves()[0]).tiles)
     return plan
@@ -542,17 +541,10 @@ def solve(start: Board, goal: Board, opts) -> Solution:
     if start.shape != goal.shape:
         raise BoardError(f"start is {start.shape} but goal is {goal.shape}")
     t0 = time.perf_counter()
-    plan = plan_for(goal, opts)
-    red = None
-    reduced = start
-    if plan.target != goal:
-        from ..core.symmetry import reduce_to
-
-        red = reduce_to(start, goal, plan.target)
-        reduced = red.start
-    res = search(plan, reduced.tiles, timeout=opts.timeout, max_nodes=opts.max_nodes)
+    plan, red = plan_for(goal, opts)
+    res = search(plan, red.board(start).tiles, timeout=opts.timeout, max_nodes=opts.max_nodes)
     moves = res.moves
-    if moves is not None and red is not None:
+    if moves is not None:
         moves = red.moves_back(moves)
     sol = Solution(
         start=start,
@@ -569,6 +561,7 @@ def solve(start: Board, goal: Board, opts) -> Solution:
         iterations=res.iterations,
         depth_reached=res.lower_bound,
         seconds=time.perf_counter() - t0,
+        notice=plan.notice,
         extra={"search_seconds": round(res.seconds, 6)},
     )
     if res.stopped:

@@ -1,28 +1,30 @@
 """What an IDA* search needs besides its kernel: move tables, the per-tile tables that turn a
 slide into a rank update, and *plans* -- a heuristic made ready for the kernels -- with the
-choice of a plan for a goal (layer 5: search; :mod:`solver.idastar` runs them).
+choice of a plan for a goal (layer 3: search; :mod:`solver.search.idastar` runs them).
 
 A plan is plain arrays: for additive pattern databases (and Manhattan distance, which is the
 database of one-tile patterns) the joined tables with each pattern's offset, the rank-update
 tables for the normal and the mirrored state and the slide geometry; for linear conflict the
-Manhattan table and the goal rows and columns.  Choosing a plan: the database goal a goal
-reduces to (board symmetry + relabelling), the strongest database built for it, or the
-command that builds one.
+Manhattan table and the goal rows and columns.  Choosing a plan: the database the catalog
+chooses for the goal (:mod:`solver.tables.catalog`) and the reduction to its goal, else linear
+conflict with a notice, or the command that builds one.
 
-Imports: numpy and the solver core (board, store, ranking, symmetry, heuristics) -- no numba,
-so plans are prepared without the compiler.
+Imports: numpy, :mod:`solver.core`, :mod:`solver.tables` -- no numba, so plans are prepared
+without the compiler.
 """
 from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..tables import store
+from ..core import config
 from ..core.board import Board, Shape
+from ..core.ranking import rank
+from ..core.symmetry import Reduction, diagonal_reflection, reduction
+from ..tables import pattern_db, store
 
 
 # --- move tables -----------------------------------------------------------------------------
@@ -60,30 +62,6 @@ def move_tables(shape: Shape) -> MoveTables:
     for a in (nb, succ, succ_n):
         a.setflags(write=False)
     return MoveTables(nb, succ, succ_n)
-
-
-def mirror_cells(shape: Shape) -> list[int]:
-    """Cell of each cell after reflection across the main diagonal (square boards)."""
-    c = shape.cols
-    return [(i % c) * c + i // c for i in range(shape.size)]
-
-
-def mirror_relabel(goal: Board) -> list[int] | None:
-    """The tile relabelling that makes the reflected goal equal the goal, or None when the
-    board is not square or the goal's blank is off the main diagonal.
-
-    >>> from solver.board import goal_board
-    >>> mirror_relabel(goal_board("3x3"))
-    [0, 1, 4, 7, 2, 5, 8, 3, 6]
-    """
-    shape = goal.shape
-    if shape.rows != shape.cols:
-        return None
-    mc = mirror_cells(shape)
-    if mc[goal.blank] != goal.blank:
-        return None
-    home = {t: c for c, t in enumerate(goal.tiles)}
-    return [goal.tiles[mc[home[t]]] for t in range(shape.size)]
 
 
 def rank_delta_tables(shape: Shape, patterns: list[tuple[int, ...]], relabel=None):
@@ -180,11 +158,10 @@ class Plan:
     static: tuple = ()
     mirror: list | None = None
     relabel: list | None = None
+    notice: str | None = None  # said once to the user: e.g. the search fell back
 
     def root(self, tiles: np.ndarray) -> tuple:
         """(ranks, vals, ranksm, valsm, h, hm) of the board ``tiles`` (cell -> tile)."""
-        from ..core.ranking import rank
-
         pos = np.empty(len(tiles), dtype=np.int64)
         pos[tiles] = np.arange(len(tiles))
 
@@ -241,9 +218,10 @@ def pdb_plan(shape: Shape, target: Board, patterns, tables, *, reflect: bool, na
     """A plan for additive tables ``tables[i]`` over ``patterns[i]`` (tuples of tiles),
     indexed by :func:`solver.ranking.rank` of the pattern tiles' cells in sorted tile order."""
     patterns = [tuple(sorted(int(t) for t in p)) for p in patterns]
-    relabel = mirror_relabel(target) if reflect else None
-    reflect = relabel is not None
-    mirror = mirror_cells(shape) if reflect else None
+    reflection = diagonal_reflection(target) if reflect else None
+    reflect = reflection is not None
+    relabel = list(reflection.relabel) if reflect else None
+    mirror = list(reflection.symmetry.cells) if reflect else None
     table, offsets = _joined_tables(list(tables))
     pat, wt, contrib = rank_delta_tables(shape, patterns)
     if reflect:
@@ -293,102 +271,53 @@ _PDB_PLANS: dict = {}
 
 
 def clear_cache() -> None:
-    """Forget prepared plans (and the loaded databases behind them)."""
-    from .. import heuristics
-
+    """Forget prepared plans (and the opened databases behind them)."""
     _PDB_PLANS.clear()
-    _BUILT.clear()
     _cached_simple_plan.cache_clear()
-    heuristics.clear_cache()
+    pattern_db.clear_cache()
 
 
-def pdb_plan_from(pdb, reflect: bool) -> Plan:
-    """A plan over a loaded :class:`solver.heuristics.AdditivePDB` (cached per file)."""
-    path = Path(pdb.path)
-    try:
-        stamp = path.stat().st_mtime_ns
-    except OSError:
-        stamp = None
-    key = (str(path), stamp, str(pdb.goal), bool(reflect))
-    plan = _PDB_PLANS.get(key)
-    if plan is None:
-        entries = getattr(pdb, "tables", None) or pdb.patterns
-        patterns = [tuple(int(t) for t in e.tiles) for e in entries]
-        label = getattr(pdb, "name", None) or "-".join(str(len(p)) for p in patterns)
-        plan = pdb_plan(pdb.shape, pdb.goal, patterns, [e.table for e in entries],
-                        reflect=reflect, name="", database=path.name)
-        plan.name = f"pdb {label}" + (" + reflection" if plan.reflect else "")
-        _PDB_PLANS[key] = plan
+def pdb_plan_from(pdb: pattern_db.AdditivePDB, reflect: bool) -> Plan:
+    """A plan over an opened database (prepared once per opened file)."""
+    key = (id(pdb), bool(reflect))
+    hit = _PDB_PLANS.get(key)
+    if hit is not None and hit[0] is pdb:
+        return hit[1]
+    patterns = [tuple(int(t) for t in e.tiles) for e in pdb.tables]
+    plan = pdb_plan(pdb.shape, pdb.goal, patterns, [e.table for e in pdb.tables],
+                    reflect=reflect, name="", database=pdb.path.name)
+    plan.name = f"pdb {pdb.name}" + (" + reflection" if plan.reflect else "")
+    _PDB_PLANS[key] = (pdb, plan)  # the pdb is kept so its id is never reused
     return plan
 
 
-def database_goal(goal: Board) -> Board:
-    """The goal whose databases answer ``goal``: the default goal when a board symmetry and a
-    relabelling carry ``goal`` onto it (on a square, any corner blank), else ``goal`` itself."""
-    from ..core.board import goal_board
-    from ..core.symmetry import reduce_to
+def plan_for(goal: Board, opts) -> tuple[Plan, Reduction]:
+    """The plan that solves towards ``goal`` with ``opts.heuristic``, ``opts.partition`` and
+    ``opts.reflect``, and the reduction of boards of ``goal`` to the plan's target.
 
-    default = goal_board(goal.shape)
-    return default if reduce_to(goal, goal, default) is not None else goal
-
-
-def plan_for(goal: Board, opts) -> Plan:
-    """The plan that solves towards ``goal`` (or towards the database goal it reduces to) with
-    ``opts.heuristic``, ``opts.partition`` and ``opts.reflect``.
-
-    ``auto``: the strongest pattern database built for the shape, else linear conflict -- but a
-    4x4 without any database raises :class:`solver.store.DatabaseMissing` (IDA* with linear
-    conflict alone takes minutes to hours there)."""
-    from .. import heuristics
-
+    ``auto``: the pattern database the catalog chooses for the goal (its own, else a symmetric
+    one), else linear conflict -- with :attr:`Plan.notice` saying so and naming the command
+    that builds a database.  ``pdb``, a named partition, or a shape in
+    :data:`~solver.core.config.REQUIRES_PDB` raise :class:`~solver.tables.store.DatabaseMissing`
+    instead (on the 15-puzzle IDA* with linear conflict alone takes minutes to hours)."""
     shape = goal.shape
     kind = opts.heuristic
+    same = reduction(goal, goal)
     if kind in ("manhattan", "linear-conflict"):
-        return _cached_simple_plan(shape, goal.tiles, kind)
-    target = database_goal(goal)
-    partition = opts.partition
-    if partition is None:
-        built = _built_partitions(shape, opts.data_dir, target)
-        if not built:
-            if kind == "pdb" or shape == Shape(4, 4):
-                raise store.DatabaseMissing(
-                    f"no pattern database is built for {shape}{_goal_note(target)} in "
-                    f"{store.data_dir(opts.data_dir)}",
-                    heuristics.fix_command(shape, None, target, opts.data_dir))
-            return _cached_simple_plan(shape, goal.tiles, "linear-conflict")
-        partition = built[0]
-    pdb = heuristics.load_apdb(shape, str(partition), target, opts.data_dir)
-    return pdb_plan_from(pdb, bool(opts.reflect))
-
-
-_BUILT: dict = {}
-
-
-def _built_partitions(shape: Shape, data_dir, target: Board) -> list:
-    """:func:`solver.heuristics.built_partitions`, remembered until the data directory changes
-    (files appear there by an atomic rename, which updates the directory's mtime)."""
-    from .. import heuristics
-
-    directory = store.data_dir(data_dir)
+        return _cached_simple_plan(shape, goal.tiles, kind), same
     try:
-        stamp = directory.stat().st_mtime_ns
-    except OSError:
-        stamp = None
-    key = (str(directory), stamp, str(shape), target.tiles)
-    if key not in _BUILT:
-        _BUILT[key] = list(heuristics.built_partitions(shape, data_dir, target))
-    return _BUILT[key]
-
-
-def _goal_note(target: Board) -> str:
-    from ..core.board import goal_board
-
-    return "" if target == goal_board(target.shape) else f" and goal {target.flat()}"
+        pdb, red = pattern_db.resolve(shape, goal, opts.partition, opts.data_dir)
+    except store.DatabaseMissing as e:
+        if kind == "pdb" or opts.partition or str(shape) in config.REQUIRES_PDB:
+            raise
+        plan = replace(_cached_simple_plan(shape, goal.tiles, "linear-conflict"),
+                       notice=f"no pattern database is built for {shape}: searching with linear "
+                              f"conflict (much slower); to build one: {e.fix}")
+        return plan, same
+    return pdb_plan_from(pdb, bool(opts.reflect)), red
 
 
 @functools.lru_cache(maxsize=32)
 def _cached_simple_plan(shape: Shape, goal_tiles, kind: str) -> Plan:
     target = Board(shape, goal_tiles)
     return manhattan_plan(shape, target) if kind == "manhattan" else lc_plan(shape, target)
-
-

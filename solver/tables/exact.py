@@ -11,37 +11,23 @@ little more than starting Python.
 """
 from __future__ import annotations
 
-import functools
 import math
 import time
-from pathlib import Path
 
 import numpy as np
 
-from . import store
+from . import catalog, store
 from ..core.board import Board, BoardError, Shape, goal_board, solvability
 from ..core.ranking import rank, rank_many
 from ..core.solution import Solution, Unsolvable
 from ..core.symmetry import relabelling
 
-KIND = "exact"
 UNREACHABLE = 255  # the uint8 sentinel written by pdb_builder.exact_bfs for the other parity
-DEFAULT_SHAPES = ("2x3", "3x3")
-
-
-def file_name(shape: Shape) -> str:
-    """The file an exact table of ``shape`` is stored in, e.g. ``exact-3x3.h5``."""
-    return f"exact-{shape}.h5"
 
 
 def table_name(blank_cell: int) -> str:
     """The dataset holding distances to the canonical goal with the blank on ``blank_cell``."""
     return f"blank_{blank_cell}"
-
-
-def build_command(shape: Shape) -> str:
-    """The command that (re)builds the exact table of ``shape``."""
-    return f"build-pdb --shape {shape}"
 
 
 def canonical_goal(shape: Shape, blank_cell: int) -> Board:
@@ -56,31 +42,27 @@ def canonical_goal(shape: Shape, blank_cell: int) -> Board:
 
 
 def has_table(shape: Shape, data_dir=None) -> bool:
-    """True when an exact file for ``shape`` exists in the data directory."""
-    return (store.data_dir(data_dir) / file_name(shape)).is_file()
-
-
-@functools.lru_cache(maxsize=16)
-def _open(shape: Shape, directory: Path) -> store.TableFile:
-    tf = store.open_tables(
-        directory / file_name(shape), {"kind": KIND, "shape": str(shape)}, build_command(shape)
-    )
-    for cell in range(shape.size):
-        table = tf.tables.get(table_name(cell))
-        if table is None or len(table) != math.factorial(shape.size):
-            raise store.DatabaseCorrupt(
-                f"{tf.path}: table {table_name(cell)} is missing or has the wrong size",
-                build_command(shape),
-            )
-    return tf
+    """True when an exact file for ``shape`` is built (see :mod:`solver.tables.catalog`)."""
+    return catalog.exact_entry(shape, data_dir) is not None
 
 
 def tables(shape: Shape, data_dir=None) -> store.TableFile:
-    """The memory-mapped exact tables of ``shape`` (cached per process).
+    """The memory-mapped exact tables of ``shape`` (opened once per version of the file).
 
-    Raises :class:`~solver.store.DatabaseMissing` / :class:`~solver.store.DatabaseCorrupt`.
+    Raises :class:`~solver.tables.store.DatabaseMissing` /
+    :class:`~solver.tables.store.DatabaseCorrupt`, with the command that (re)builds them.
     """
-    return _open(shape, store.data_dir(data_dir).resolve())
+    entry = catalog.exact_entry(shape, data_dir)
+    if entry is None:
+        raise catalog.exact_missing(shape, data_dir)
+    fix = entry.fix(data_dir)
+    tf = store.open_tables(entry.path, {"kind": catalog.EXACT, "shape": str(shape)}, fix)
+    for cell in range(shape.size):
+        table = tf.tables.get(table_name(cell))
+        if table is None or table.dtype != np.uint8 or len(table) != math.factorial(shape.size):
+            raise store.DatabaseCorrupt(
+                f"{tf.path}: table {table_name(cell)} is missing or has the wrong size", fix)
+    return tf
 
 
 def goal_table(goal: Board, data_dir) -> tuple[np.ndarray, list[int]]:
@@ -163,10 +145,10 @@ def optimal_moves(start: Board, goal: Board, data_dir=None) -> str | None:
                 break
             tiles[nb], tiles[blank] = tiles[blank], 0
         else:  # a consistent table always has such a neighbour
+            entry = catalog.exact_entry(start.shape, data_dir)
             raise store.DatabaseCorrupt(
-                f"{file_name(start.shape)} is inconsistent at distance {d}",
-                build_command(start.shape),
-            )
+                f"{entry.path.name} is inconsistent at distance {d} (damaged)",
+                entry.fix(data_dir))
     return "".join(moves)
 
 
@@ -183,7 +165,7 @@ def solve(start: Board, goal: Board, opts) -> Solution:
         moves=moves,
         algorithm="table",
         optimal=True,
-        database=file_name(start.shape),
+        database=catalog.exact_file_name(start.shape),
         root_h=len(moves),
         lower_bound=len(moves),
         nodes_generated=4 * len(moves),

@@ -1,4 +1,4 @@
-"""Partitions of the tiles into disjoint patterns: presets and custom, validated (builder layer).
+"""Partitions of the tiles into disjoint patterns: presets and custom, validated (layer 1: tables).
 
 The vocabulary of additive pattern databases.  A :class:`Pattern` is a sorted tuple of tiles; a
 :class:`Partition` is a tuple of patterns that are pairwise disjoint and together cover every
@@ -9,53 +9,56 @@ indistinguishable and move for free), and every real move slides exactly one til
 charged to at most one table -- the sum of the tables never overestimates.  Overlapping patterns
 would charge one move twice.
 
-Imports: :mod:`solver.board` only (no numpy, no numba), so parsing is instant.
+Presets are regions of the board, not tile numbers: each is defined once, as groups of cells of
+the goal it was published for, and a preset for any other goal is the same regions carried
+through the board symmetry that takes that goal's blank onto the other's (the one
+:mod:`solver.core.symmetry` reduces goals with), then read as the tiles the goal puts there.
+So ``7-8`` names the top-two-rows / bottom-two-rows split for every goal with a corner blank.
+
+Imports: :mod:`solver.core` only (no numpy, no numba), so parsing is instant.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
-from ..core.board import Shape
+from ..core.board import Board, BoardError, Shape, goal_board
+from ..core.symmetry import reduction
 
-# Korf & Felner (2002) and Felner, Korf & Hanan (2004) drew their 15-puzzle partitions for the
-# blank-first goal (blank top-left, tile t on cell t):
-#     7-8:    {1..7} {8..15}                                  (the top two rows / the bottom two)
-#     6-6-3:  {3,6,7} {1,2,4,5,8,12} {9,10,11,13,14,15}       (a 3-tile corner, two 6-tile blocks)
-#     5-5-5:  {1,2,3,6,7} {4,5,8,9,12} {10,11,13,14,15}
-# npuzzle's default goal is blank-last (1 2 ... 15 0).  Rotating the board by 180 degrees (cell
-# c -> 15-c) maps the blank-first goal onto the blank-last goal with tile t -> 16-t, and maps the
-# published patterns onto the same shapes of cells on our goal, so the presets below are those
-# rotations: e.g. blank-first 7-8 {1..7}/{8..15} becomes {9..15}/{1..8} here.
+
+@dataclass(frozen=True)
+class Preset:
+    """A named partition drawn as groups of cells of the goal ``drawn_for``."""
+
+    name: str
+    drawn_for: str  # a goal preset name (board.GOAL_PRESETS)
+    cells: tuple[tuple[int, ...], ...]
+    source: str = ""
+
+
+# Korf & Felner (2002) and Felner, Korf & Hanan (2004) drew the 15-puzzle partitions for the
+# blank-first goal (blank top-left, tile t on cell t), so their tile sets are cell sets there.
 # The 6-6-3 sets are the ones whose mean heuristic over random states (42.92 with reflection)
-# reproduces the 42.924 Felner, Korf & Hanan (2004) report; an earlier top-row/left/right split
-# gave 42.14 and needed 1.85x the nodes on Korf's 100 instances.
-_PRESETS_BLANK_FIRST_4X4 = {
-    "5-5-5": ((1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15)),
-    "6-6-3": ((3, 6, 7), (1, 2, 4, 5, 8, 12), (9, 10, 11, 13, 14, 15)),
-    "7-8": ((1, 2, 3, 4, 5, 6, 7), (8, 9, 10, 11, 12, 13, 14, 15)),
-}
-N_4X4 = 16  # cells of the 15-puzzle
-
-
-def _rotate_blank_first(patterns):
-    """The blank-first tile sets rotated 180 degrees onto the blank-last goal (t -> 16 - t)."""
-    return tuple(tuple(N_4X4 - t for t in p) for p in patterns)
-
-
-PRESETS: dict[str, dict[str, tuple[tuple[int, ...], ...]]] = {
-    "4x4": {name: _rotate_blank_first(p) for name, p in _PRESETS_BLANK_FIRST_4X4.items()},
+# reproduces the 42.924 Felner, Korf & Hanan (2004) report; a top-row/left/right split gave 42.14
+# and needed 1.85x the nodes on Korf's 100 instances.
+_PRESETS = (
+    Preset("7-8", "blank-first", ((1, 2, 3, 4, 5, 6, 7), (8, 9, 10, 11, 12, 13, 14, 15)),
+           "Korf & Felner 2002"),
+    Preset("6-6-3", "blank-first", ((3, 6, 7), (1, 2, 4, 5, 8, 12), (9, 10, 11, 13, 14, 15)),
+           "Felner, Korf & Hanan 2004"),
+    Preset("5-5-5", "blank-first", ((1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15)),
+           "Felner, Korf & Hanan 2004"),
     # Small boards, for tests and demonstrations (an exact table is better there).
-    "3x3": {"4-4": ((1, 2, 3, 4), (5, 6, 7, 8))},
-    "2x3": {"3-2": ((1, 2, 3), (4, 5))},
-}
-# Strongest first: what load_apdb picks when no partition is named.
-STRENGTH_ORDER: dict[str, tuple[str, ...]] = {
-    "4x4": ("7-8", "6-6-3", "5-5-5"),
-    "3x3": ("4-4",),
-    "2x3": ("3-2",),
-}
-MAX_CELLS = 31  # the BFS packs two bits per cell into one 64-bit word
+    Preset("4-4", "blank-last", ((0, 1, 2, 3), (4, 5, 6, 7))),
+    Preset("3-2", "blank-last", ((0, 1, 2), (3, 4))),
+)
+PRESET_SHAPES = {"7-8": "4x4", "6-6-3": "4x4", "5-5-5": "4x4", "4-4": "3x3", "3-2": "2x3"}
+MAX_CELLS = 31  # the pattern BFS packs two bits per cell into one 64-bit word
+
+
+class PartitionError(BoardError):
+    """A partition that cannot be read or does not partition the tiles (bad input, exit 2)."""
 
 
 class Pattern(tuple):
@@ -113,6 +116,11 @@ class Partition:
         """The pattern sizes, e.g. ``6-6-3`` (largest first)."""
         return "-".join(str(len(p)) for p in sorted(self.patterns, key=len, reverse=True))
 
+    def entries(self, shape: Shape) -> int:
+        """Table entries of the whole database: the sum over patterns of N!/(N-k)!.  More
+        entries, a better heuristic: this is how databases are ranked (7-8 > 6-6-3 > 5-5-5)."""
+        return sum(math.perm(shape.size, len(p)) for p in self.patterns)
+
 
 def _normalise(patterns) -> tuple[Pattern, ...]:
     return tuple(sorted((Pattern(p) for p in patterns), key=lambda p: (p[0] if p else 0, p)))
@@ -126,74 +134,99 @@ def custom_name(patterns) -> str:
 def validate(patterns, shape: Shape | str, text: str | None = None) -> tuple[Pattern, ...]:
     """Normalise ``patterns`` (sort tiles and patterns) and check that they form a partition of
     the tiles ``1..N-1`` of ``shape``; raise :class:`ValueError` with one line saying what is
-    wrong."""
+    wrong (:class:`PartitionError`, a :class:`ValueError`)."""
     shape = Shape.parse(shape)
     n = shape.size
     shown = f" in '{text}'" if text else ""
     if n > MAX_CELLS:
-        raise ValueError(f"pattern databases support boards of up to {MAX_CELLS} cells, "
+        raise PartitionError(f"pattern databases support boards of up to {MAX_CELLS} cells, "
                          f"{shape} has {n}")
     pats = _normalise(patterns)
     if not pats:
-        raise ValueError(f"a partition needs at least one pattern{shown}")
+        raise PartitionError(f"a partition needs at least one pattern{shown}")
     seen: dict[int, int] = {}
     for i, p in enumerate(pats):
         if not p:
-            raise ValueError(f"empty pattern{shown}")
+            raise PartitionError(f"empty pattern{shown}")
         for t in p:
             if t == 0:
-                raise ValueError(f"the blank (0) cannot be in a pattern{shown}")
+                raise PartitionError(f"the blank (0) cannot be in a pattern{shown}")
             if not 1 <= t <= n - 1:
-                raise ValueError(f"tile {t} does not exist on a {shape} board "
+                raise PartitionError(f"tile {t} does not exist on a {shape} board "
                                  f"(tiles are 1..{n - 1}){shown}")
             if t in seen:
                 where = "twice in one pattern" if seen[t] == i else "in two patterns"
-                raise ValueError(f"tile {t} appears {where}{shown}")
+                raise PartitionError(f"tile {t} appears {where}{shown}")
             seen[t] = i
     missing = [t for t in range(1, n) if t not in seen]
     if missing:
         listed = ",".join(map(str, missing))
-        raise ValueError(f"tiles {listed} are in no pattern{shown}: a partition must cover "
+        raise PartitionError(f"tiles {listed} are in no pattern{shown}: a partition must cover "
                          f"every tile 1..{n - 1}")
     return pats
 
 
-def presets(shape: Shape | str) -> dict[str, Partition]:
-    """The named partitions defined for ``shape`` (empty for shapes without presets)."""
-    key = str(Shape.parse(shape))
-    return {name: Partition(_normalise(p), name) for name, p in PRESETS.get(key, {}).items()}
+def _preset_tiles(preset: Preset, goal: Board) -> tuple[Pattern, ...]:
+    """The tiles ``goal`` puts on the preset's cells, carried onto ``goal`` by a symmetry.
+
+    When no symmetry takes the drawing goal's blank onto ``goal``'s (a blank off the corners of
+    a square, say), the cells are used as drawn and the cell of ``goal``'s blank is traded for
+    the drawing goal's blank cell, so the patterns still cover every tile once."""
+    drawn = goal_board(goal.shape, preset.drawn_for)
+    red = reduction(drawn, goal)
+    cells = preset.cells
+    if red is not None:
+        cells = tuple(tuple(red.symmetry.cells[c] for c in group) for group in cells)
+    else:
+        cells = tuple(tuple(drawn.blank if c == goal.blank else c for c in group)
+                      for group in cells)
+    return _normalise(tuple(goal.tiles[c] for c in group) for group in cells)
 
 
-def _preset_name(pats: tuple[Pattern, ...], shape: Shape) -> str | None:
-    for name, p in presets(shape).items():
+def presets(shape: Shape | str, goal: Board | None = None) -> dict[str, Partition]:
+    """The named partitions of ``shape`` as tile sets for ``goal`` (default: blank-last);
+    empty for shapes without presets."""
+    shape = Shape.parse(shape)
+    goal = goal if goal is not None else goal_board(shape)
+    return {p.name: Partition(_preset_tiles(p, goal), p.name) for p in _PRESETS
+            if PRESET_SHAPES[p.name] == str(shape)}
+
+
+def _preset_name(pats: tuple[Pattern, ...], shape: Shape, goal: Board | None) -> str | None:
+    for name, p in presets(shape, goal).items():
         if p.patterns == pats:
             return name
     return None
 
 
-def make_partition(patterns, shape: Shape | str, text: str | None = None) -> Partition:
+def make_partition(patterns, shape: Shape | str, text: str | None = None,
+                   goal: Board | None = None) -> Partition:
     """A validated :class:`Partition` from sequences of tiles; named after a preset when it
-    has the same tile sets."""
+    has the preset's tile sets for ``goal``."""
     shape = Shape.parse(shape)
     pats = validate(patterns, shape, text)
-    return Partition(pats, _preset_name(pats, shape) or custom_name(pats))
+    return Partition(pats, _preset_name(pats, shape, goal) or custom_name(pats))
 
 
-def parse_partition(text: str | Partition, shape: Shape | str) -> Partition:
+def parse_partition(text: str | Partition, shape: Shape | str,
+                    goal: Board | None = None) -> Partition:
     """Read a preset name (``5-5-5``, ``6-6-3``, ``7-8`` on 4x4) or custom tiles written
     ``1,2,3,4/5,6,7,8`` (patterns separated by ``/``, ``|`` or ``;``; tiles by commas or
-    spaces; the ``1.2.3.4-5.6.7.8`` form of file names is accepted too).
+    spaces; the ``1.2.3.4-5.6.7.8`` form of file names is accepted too).  Presets are read as
+    the tiles ``goal`` (default: blank-last) puts on the preset's cells.
 
     >>> parse_partition("7-8", "4x4").patterns[0]
     Pattern(1, 2, 3, 4, 5, 6, 7, 8)
+    >>> parse_partition("7-8", "4x4", goal_board("4x4", "blank-first")).patterns[0]
+    Pattern(1, 2, 3, 4, 5, 6, 7)
     >>> parse_partition("1,2/3", "2x2").name
     '1.2-3'
     """
     shape = Shape.parse(shape)
     if isinstance(text, Partition):
-        return make_partition(text.patterns, shape)
+        return make_partition(text.patterns, shape, goal=goal)
     raw = str(text).strip()
-    named = presets(shape)
+    named = presets(shape, goal)
     if raw in named:
         return named[raw]
     known = ", ".join(named) or "none"
@@ -201,24 +234,28 @@ def parse_partition(text: str | Partition, shape: Shape | str) -> Partition:
         # The file-name form 1.2.3-4.5 (patterns joined by '-', tiles by '.').
         groups = [g.split(".") for g in raw.split("-")]
         try:
-            return make_partition([[int(t) for t in g] for g in groups], shape, raw)
+            return make_partition([[int(t) for t in g] for g in groups], shape, raw, goal)
         except ValueError as e:
             if "." in raw:
                 raise
-            raise ValueError(f"partition '{raw}' is neither a preset for {shape} ({known}) "
+            raise PartitionError(f"partition '{raw}' is neither a preset for {shape} ({known}) "
                              f"nor a partition of its tiles ({e})") from None
-    if re.fullmatch(r"[\d\s,/|;]+", raw) and re.search(r"\d", raw):
+    if len(raw) <= 4 * shape.size * 4 and re.fullmatch(r"[\d\s,/|;]+", raw) and \
+            re.search(r"\d", raw):
         groups = [re.split(r"[\s,]+", g.strip()) for g in re.split(r"[/|;]", raw)]
         if any(g == [""] for g in groups):
-            raise ValueError(f"empty pattern in '{raw}'")
+            raise PartitionError(f"empty pattern in '{raw}'")
     else:
-        raise ValueError(f"partition '{raw}' is neither a preset for {shape} ({known}) nor "
+        shown = raw if len(raw) <= 60 else raw[:57] + "..."
+        raise PartitionError(f"partition '{shown}' is neither a preset for {shape} ({known}) nor "
                          f"tiles like '1,2,3,4/5,6,7,8'")
-    return make_partition([[int(t) for t in g if t] for g in groups], shape, raw)
+    return make_partition([[int(t) for t in g if t] for g in groups], shape, raw, goal)
 
 
-def default_partition(shape: Shape | str) -> Partition | None:
-    """The strongest preset for ``shape`` (None when the shape has none)."""
+def strongest_preset(shape: Shape | str) -> Partition | None:
+    """The preset of ``shape`` with the most table entries (None when the shape has none)."""
     shape = Shape.parse(shape)
-    order = STRENGTH_ORDER.get(str(shape), ())
-    return presets(shape)[order[0]] if order else None
+    found = presets(shape)
+    if not found:
+        return None
+    return max(found.values(), key=lambda p: p.entries(shape))

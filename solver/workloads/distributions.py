@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..tables import exact, store
+from ..core import config
+from ..tables import catalog, exact, store
 from ..core.board import Board, BoardError, Shape, goal_board
 
 REFERENCE_PACKAGE_DIR = "reference"  # solver/reference/distances-<shape>.txt
@@ -110,7 +111,7 @@ def reference_counts(shape: Shape | str, goal=None, data_dir=None) -> DistanceCo
 
 
 def uses_exact_table(shape: Shape, data_dir=None) -> bool:
-    return str(shape) in exact.DEFAULT_SHAPES or exact.has_table(shape, data_dir)
+    return str(shape) in config.DEFAULT_EXACT_SHAPES or exact.has_table(shape, data_dir)
 
 
 def distance_counts(shape: Shape | str, goal=None, data_dir=None) -> DistanceCounts:
@@ -127,7 +128,7 @@ def distance_counts(shape: Shape | str, goal=None, data_dir=None) -> DistanceCou
         while counts and counts[-1] == 0:
             counts = counts[:-1]
         return DistanceCounts(shape, g, tuple(int(c) for c in counts),
-                              f"exact table {exact.file_name(shape)}")
+                              f"exact table {catalog.exact_file_name(shape)}")
     ref = reference_counts(shape, g, data_dir)
     if ref is not None:
         return ref

@@ -1,0 +1,43 @@
+"""Defaults and tunables, in one place (layer 0: core).
+
+Every default a user may meet (which databases ``build-pdb`` builds, which one a shape's fix
+command suggests) and every knob read from the environment (``NPUZZLE_*``) is named here, so a
+reader finds each decision once.  Values that belong to one algorithm's inner workings (kernel
+slice sizes, say) stay beside that algorithm, named.
+
+Imports: the standard library only.
+"""
+from __future__ import annotations
+
+import os
+
+# --- environment variables ---------------------------------------------------------------------
+ENV_DATA_DIR = "NPUZZLE_DATA"  # where databases live (below --data-dir, above the defaults)
+ENV_CACHE_DIR = "NPUZZLE_CACHE"  # where the record of verified files lives (default XDG cache)
+ENV_THREADS = "NPUZZLE_THREADS"  # threads of the pattern-database builder
+ENV_ORDER = "NPUZZLE_ORDER"  # 0: IDA* enters children in move order, not smallest h first
+ENV_NUMBA_BLAS = "NPUZZLE_NUMBA_BLAS"  # 1: let numba import scipy for BLAS when it loads
+ENV_LOAD = "NPUZZLE_LOAD"  # how pattern tables reach memory: auto, map or read
+
+# --- what gets built -----------------------------------------------------------------------
+# Boards small enough for a table of every state's exact distance, built by a bare `build-pdb`.
+DEFAULT_EXACT_SHAPES = ("2x3", "3x3")
+# The partition a bare `build-pdb --shape S` builds and a missing-database message suggests.
+# 4x4: 6-6-3 builds in seconds; 7-8 (minutes, 550 MB) is the one to build for speed.
+DEFAULT_PARTITION = {"2x3": "3-2", "3x3": "4-4", "4x4": "6-6-3", "5x5": "6-6-6-6"}
+# Shapes whose IDA* without a pattern database would take minutes to hours: a search there
+# without one is refused (exit 3, with the command that builds one) instead of falling back.
+REQUIRES_PDB = ("4x4",)
+
+
+def env_flag(name: str, default: bool) -> bool:
+    """The boolean value of environment variable ``name`` (``1``/``0``), or ``default``."""
+    value = os.environ.get(name)
+    return default if value is None or value == "" else value == "1"
+
+
+def env_choice(name: str, choices: tuple[str, ...], default: str) -> str:
+    """The value of environment variable ``name`` when it is one of ``choices``, else
+    ``default``."""
+    value = os.environ.get(name, "").strip().lower()
+    return value if value in choices else default

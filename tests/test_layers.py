@@ -1,0 +1,117 @@
+"""The import direction: every module imports only its own layer and the layers below it.
+
+Layers, bottom up (the order data flows): core -> tables -> heuristics -> search -> api (the
+dispatch over the algorithms) -> workloads (batches, generation, distributions) -> answers (the
+records every front end prints) -> cli and service.  The builder (pdb_builder) may import core and tables,
+never the search or anything above; the solver never imports the builder.  Imports inside
+functions count too: a lazy import is still a dependency.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = {
+    "solver.core": 0,
+    "solver.tables": 1,
+    "solver.heuristics": 2,
+    "solver.search": 3,
+    "solver.api": 4,
+    "solver.workloads": 5,
+    "solver.answers": 6,
+    "solver.cli": 7,
+    "solver.service": 7,
+    "solver.__main__": 8,
+    "pdb_builder": 2,  # beside heuristics: it reads core and tables only
+}
+BUILDER_MAY_IMPORT = ("solver.core", "solver.tables", "solver.cli.common", "solver")
+
+
+def layer_of(module: str) -> int | None:
+    """The layer of a dotted module name (None for modules outside the project)."""
+    best = None
+    for prefix, layer in LAYERS.items():
+        if module == prefix or module.startswith(prefix + "."):
+            if best is None or len(prefix) > len(best[0]):
+                best = (prefix, layer)
+    return best[1] if best else None
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def is_module(dotted: str) -> bool:
+    where = ROOT / dotted.replace(".", "/")
+    return where.is_dir() or where.with_suffix(".py").is_file()
+
+
+def imports_of(path: Path) -> list[str]:
+    """Every project module ``path`` imports (absolute names), at any depth of the file."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            # "from pkg import mod" imports the module pkg.mod when there is one.
+            out += [f"{mod}.{a.name}" if is_module(f"{mod}.{a.name}") else mod
+                    for a in node.names]
+    return [m for m in out if m.split(".")[0] in ("solver", "pdb_builder")]
+
+
+def project_files() -> list[Path]:
+    return sorted(p for d in ("solver", "pdb_builder") for p in (ROOT / d).rglob("*.py"))
+
+
+def violations(path: Path) -> list[str]:
+    name = module_name(path)
+    mine = layer_of(name)
+    if mine is None:
+        return []
+    found = []
+    for target in imports_of(path):
+        theirs = layer_of(target)
+        if name.startswith("pdb_builder"):
+            if not (target.startswith("pdb_builder") or target.startswith(BUILDER_MAY_IMPORT)):
+                found.append(f"{name} imports {target}")
+            continue
+        if target.startswith("pdb_builder"):
+            found.append(f"{name} imports the builder ({target})")
+        elif theirs is not None and theirs > mine:
+            found.append(f"{name} (layer {mine}) imports {target} (layer {theirs})")
+    return found
+
+
+@pytest.mark.parametrize("path", project_files(), ids=lambda p: module_name(p))
+def test_imports_point_down(path):
+    assert violations(path) == []
+
+
+def test_the_check_catches_an_upward_import(tmp_path, monkeypatch):
+    bad = ROOT / "solver" / "core" / "_upward_probe.py"
+    bad.write_text("from ..search import idastar\n")
+    try:
+        assert violations(bad) == ["solver.core._upward_probe (layer 0) imports "
+                                   "solver.search.idastar (layer 3)"]
+    finally:
+        bad.unlink()
+
+
+def test_every_module_has_a_layer():
+    orphans = [module_name(p) for p in project_files()
+               if layer_of(module_name(p)) is None and module_name(p) not in ("solver",)]
+    assert orphans == []
