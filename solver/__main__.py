@@ -1,4 +1,8 @@
 """``python -m solver`` runs the ``npuzzle`` command."""
-from .cli import main
+from .core import interrupts
+
+interrupts.install("npuzzle")  # before the CLI's imports: Ctrl-C at start-up is one line too
+
+from .cli import main  # noqa: E402
 
 main()

@@ -1,11 +1,16 @@
 """``npuzzle generate``: random solvable positions, each with its exact optimal distance."""
 from __future__ import annotations
 
+import sys
+import time
+
 import click
 
 from ..core.board import Shape, goal_board
 from . import common
 from .common import main_group as main
+
+FLUSH_SECONDS = 0.2  # rows written to a pipe reach it at least this often
 
 
 @main.command()
@@ -30,7 +35,7 @@ from .common import main_group as main
 @click.option("--seed", type=int, default=None, help="Random seed: the same seed, the same "
                                                      "positions.")
 @click.option("--unique", is_flag=True, help="Never repeat a position.")
-@click.option("--data-dir", default=None, type=click.Path(file_okay=False),
+@click.option("--data-dir", default=None, type=common.DATA_DIR,
               help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
                    "~/.local/share/npuzzle).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
@@ -54,11 +59,12 @@ def generate(shape, count, distance, min_distance, max_distance, goal, method, w
     goal_b = goal_board(shape_, goal)
     from ..workloads import generate as gen  # numpy-heavy; imported only when this command runs
 
-    rows = gen.generate(shape_, count, distance=distance, min_distance=min_distance,
-                        max_distance=max_distance, goal=goal_b, method=method, seed=seed,
-                        data_dir=data_dir, progress=True, walk_length=walk_length,
-                        unique=unique)
-    for board, d in rows:
+    rows = gen.iter_generate(shape_, count, distance=distance, min_distance=min_distance,
+                             max_distance=max_distance, goal=goal_b, method=method, seed=seed,
+                             data_dir=data_dir, progress=True, walk_length=walk_length,
+                             unique=unique)
+    flushed = time.monotonic()
+    for board, d in rows:  # streamed: the first lines come at once, memory stays flat
         if as_json:
             click.echo(common.json_line({"board": board.flat(), "rows": str(board),
                                          "shape": str(shape_), "goal": goal_b.flat(),
@@ -66,3 +72,6 @@ def generate(shape, count, distance, min_distance, max_distance, goal, method, w
                                          "method": method}))
         else:
             click.echo(f"{board}\t{d}")
+        if time.monotonic() - flushed > FLUSH_SECONDS:  # slow rows reach a pipe promptly
+            sys.stdout.flush()
+            flushed = time.monotonic()

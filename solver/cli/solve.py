@@ -1,7 +1,6 @@
 """``npuzzle solve``: an optimal solution (or a teaching search) for one board or a stream."""
 from __future__ import annotations
 
-import os
 import sys
 
 import click
@@ -111,7 +110,8 @@ def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
 @common.cycle_check_option
 @common.limit_options
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Processes for '-' (default: the number of cores).")
+              help="Processes for '-' (default, and at most: the cores this process may "
+                   "use).")
 @click.option("--verbose", "-v", is_flag=True, help="Statistics on stderr.")
 @common.guarded
 def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heuristic, partition,
@@ -134,7 +134,7 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heurist
                              cycle_check=cycle_check, timeout=timeout, max_nodes=max_nodes,
                              data_dir=data_dir)
     if common.is_stdin(board):
-        raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs or os.cpu_count() or 1))
+        raise SystemExit(_batch(goal, shape, opts, as_json, tiles, common.usable_jobs(jobs)))
     text = common.board_text(board)
     sol = common.answer_one(lambda t: api.solve(t, goal, shape=shape, options=opts), text,
                             as_json)

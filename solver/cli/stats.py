@@ -66,7 +66,7 @@ def write_plot(dc: DistanceCounts, path: str, plt) -> None:
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also write a histogram to FILE.png (needs matplotlib: "
                    f"{PLOT_HINT}).")
-@click.option("--data-dir", default=None, type=click.Path(file_okay=False),
+@click.option("--data-dir", default=None, type=common.DATA_DIR,
               help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
                    "~/.local/share/npuzzle).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

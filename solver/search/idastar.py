@@ -41,6 +41,7 @@ from .plans import (  # noqa: F401 - the plans are part of this module's interfa
     Plan, clear_cache, lc_plan, manhattan_plan, move_tables, pdb_plan, pdb_plan_from, plan_for,
 )
 from ..core.solution import STATUS_LIMIT, SearchLimitReached, Solution
+from ..tables.catalog import damaged
 
 # Kernel status codes.
 FOUND, ITERATION_DONE, BUDGET_SPENT = 1, 2, 3
@@ -500,7 +501,7 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
         if status == ITERATION_DONE:
             nxt = int(st[S_NEXT])
             if nxt >= INFINITE_F:
-                raise AssertionError("internal error: IDA* exhausted a solvable puzzle")
+                raise damaged(plan.database or plan.name, "gave IDA* no path to the goal")
             bound = nxt + ((nxt ^ parity) & 1)
             new_iteration = True
         else:

@@ -57,12 +57,46 @@ def tables(shape: Shape, data_dir=None) -> store.TableFile:
         raise catalog.exact_missing(shape, data_dir)
     fix = entry.fix(data_dir)
     tf = store.open_tables(entry.path, {"kind": catalog.EXACT, "shape": str(shape)}, fix)
+    key = (str(tf.path.absolute()), tf.stamp)
+    if key not in _CHECKED:
+        _check_tables(tf, shape, fix)
+        _CHECKED[key] = [len(tf.table_attrs[table_name(c)]["counts"]) - 1
+                         for c in range(shape.size)]
+    return tf
+
+
+_CHECKED: dict = {}  # (path, stamp) -> the largest distance in each table, once checked
+
+
+def _check_tables(tf: store.TableFile, shape: Shape, fix: str) -> None:
+    """Each table is there, of the right size and type, with its histogram, and puts its own
+    goal at distance 0 (cheap checks, once per version of the file)."""
     for cell in range(shape.size):
-        table = tf.tables.get(table_name(cell))
+        name = table_name(cell)
+        table = tf.tables.get(name)
         if table is None or table.dtype != np.uint8 or len(table) != math.factorial(shape.size):
             raise store.DatabaseCorrupt(
-                f"{tf.path}: table {table_name(cell)} is missing or has the wrong size", fix)
-    return tf
+                f"{tf.path}: table {name} is missing or has the wrong size", fix)
+        counts = tf.table_attrs.get(name, {}).get("counts")
+        if not isinstance(counts, list) or not counts or len(counts) >= UNREACHABLE:
+            raise store.DatabaseCorrupt(f"{tf.path}: table {name} has no valid counts", fix)
+        if int(table[_rank(list(canonical_goal(shape, cell).tiles))]) != 0:
+            raise store.DatabaseCorrupt(f"{tf.path}: table {name} does not put its goal at "
+                                        f"distance 0", fix)
+
+
+def _checked_distance(d: int, goal: Board, data_dir) -> int | None:
+    """A distance read from the table of ``goal``, refused when no entry of that table can
+    hold it (a value beyond the table's largest distance): None for unreachable."""
+    if d == UNREACHABLE:
+        return None
+    tf = tables(goal.shape, data_dir)
+    if d > _CHECKED[(str(tf.path.absolute()), tf.stamp)][goal.blank]:
+        entry = catalog.exact_entry(goal.shape, data_dir)
+        raise store.DatabaseCorrupt(f"{tf.path.name} holds distance {d}, beyond its largest "
+                                    f"({table_name(goal.blank)}): damaged",
+                                    entry.fix(data_dir) if entry else None)
+    return d
 
 
 def goal_table(goal: Board, data_dir) -> tuple[np.ndarray, list[int]]:
@@ -87,8 +121,7 @@ def _rank(tiles: list[int]) -> int:
 def lookup(start: Board, goal: Board, data_dir=None) -> int | None:
     """The exact distance from ``start`` to ``goal``, or None when unreachable (parity)."""
     table, tiles = _renamed_start(start, goal, data_dir)
-    d = int(table[_rank(tiles)])
-    return None if d == UNREACHABLE else d
+    return _checked_distance(int(table[_rank(tiles)]), goal, data_dir)
 
 
 def distance(start, goal, data_dir=None) -> int:
@@ -113,6 +146,8 @@ def distances(boards: np.ndarray, goal: Board, data_dir=None) -> np.ndarray:
     renamed = np.asarray(m, dtype=np.int64)[boards]
     d = np.asarray(table)[rank_many(renamed, n)].astype(np.int16)
     d[d == UNREACHABLE] = -1
+    if d.size:
+        _checked_distance(int(d.max()), goal, data_dir)  # beyond the largest: damaged
     return d
 
 
@@ -128,8 +163,8 @@ def validate_many(boards: np.ndarray, n: int) -> np.ndarray:
 def optimal_moves(start: Board, goal: Board, data_dir=None) -> str | None:
     """An optimal move string (None when unreachable), walking to a neighbour one closer at every step."""
     table, tiles = _renamed_start(start, goal, data_dir)
-    d = int(table[_rank(tiles)])
-    if d == UNREACHABLE:
+    d = _checked_distance(int(table[_rank(tiles)]), goal, data_dir)
+    if d is None:
         return None
     moves = []
     blank = tiles.index(0)
@@ -147,8 +182,8 @@ def optimal_moves(start: Board, goal: Board, data_dir=None) -> str | None:
         else:  # a consistent table always has such a neighbour
             entry = catalog.exact_entry(start.shape, data_dir)
             raise store.DatabaseCorrupt(
-                f"{entry.path.name} is inconsistent at distance {d} (damaged)",
-                entry.fix(data_dir))
+                f"{entry.path.name} is inconsistent at distance {d}: no neighbour is one "
+                f"move closer (damaged)", entry.fix(data_dir))
     return "".join(moves)
 
 

@@ -31,12 +31,13 @@ import hashlib
 import json
 import os
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..core import config
+from ..core import config, interrupts
 
 FORMAT = "npuzzle"
 FORMAT_VERSION = 2  # 2: a digest of the file in its user block
@@ -162,11 +163,16 @@ def _process_alive(pid: int) -> bool:
 
 
 def _hash_after_header(path: Path) -> str:
-    h = hashlib.new(DIGEST)
     with open(path, "rb") as fh:
-        fh.seek(HEADER_SIZE)
-        while chunk := fh.read(_READ_STEP):
-            h.update(chunk)
+        return _hash_open_file(fh.fileno())
+
+
+def _hash_open_file(fd: int) -> str:
+    h = hashlib.new(DIGEST)
+    offset = HEADER_SIZE
+    while chunk := os.pread(fd, _READ_STEP, offset):
+        h.update(chunk)
+        offset += len(chunk)
     return h.hexdigest()
 
 
@@ -184,9 +190,7 @@ def _seal(path: Path) -> None:
         os.fsync(fh.fileno())
 
 
-def _read_header(path: Path) -> tuple[str, int] | None:
-    with open(path, "rb") as fh:
-        head = fh.read(HEADER_SIZE)
+def _parse_header(head: bytes) -> tuple[str, int] | None:
     words = head.split(b"\n", 1)[0].decode("ascii", "replace").split(" ")
     if len(words) != 5 or words[0] != HEADER_MAGIC or words[2] != DIGEST:
         return None
@@ -198,7 +202,11 @@ def _read_header(path: Path) -> tuple[str, int] | None:
 class _Trusted:
     """The identities of files whose digest matched: in this process and, across processes,
     in ``verified.json`` of the npuzzle cache directory (best effort: an unwritable cache only
-    means hashing again)."""
+    means hashing again).
+
+    An identity includes the change time, which every write updates, so a file edited in
+    place is hashed again.  Damage that bypasses the file system (a failing disk) keeps the
+    identity: ``build-pdb --verify`` always hashes afresh."""
 
     def __init__(self):
         self.seen: dict[str, tuple] = {}
@@ -214,7 +222,7 @@ class _Trusted:
             with open(self.record_path(), encoding="utf-8") as fh:
                 data = json.load(fh)
             return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return {}
 
     def known(self, key: str, stamp: tuple) -> bool:
@@ -225,13 +233,16 @@ class _Trusted:
             return True
         return False
 
+    def forget(self, key: str) -> None:
+        self.seen.pop(key, None)
+
     def remember(self, key: str, stamp: tuple) -> None:
         self.seen[key] = stamp
         record = self.record_path()
         data = {k: v for k, v in self._load().items() if os.path.exists(k)}
         data[key] = list(stamp)
         tmp = record.with_name(f"{record.name}{TMP_MARK}{os.getpid()}")
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError), interrupts.temporary(tmp):
             record.parent.mkdir(parents=True, exist_ok=True)
             with open(tmp, "w", encoding="utf-8") as fh:
                 json.dump(data, fh)
@@ -243,37 +254,49 @@ class _Trusted:
 _TRUSTED = _Trusted()
 
 
-def prove(path: Path, fix: str | None = None) -> tuple:
+def prove(path: Path, fix: str | None = None, fresh: bool = False) -> tuple:
     """Check that ``path`` is a regular file whose bytes match the digest in its header;
-    return its :func:`file_stamp`.  Hashes only on the first use after the file changed.
+    return its :func:`file_stamp`.  Hashes only on the first use after the file changed
+    (always with ``fresh``).
+
+    The file is opened without blocking and checked through that one descriptor, so a FIFO,
+    a directory or a device under a database's name is refused at once instead of hanging.
 
     Raises :class:`DatabaseMissing` (no file) or :class:`DatabaseCorrupt` (anything else)."""
     path = Path(path)
     try:
-        st = os.stat(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise DatabaseMissing(f"no database {path}", fix) from None
     except OSError as e:
-        raise DatabaseCorrupt(f"cannot read database {path} ({e.strerror})", fix) from None
+        raise DatabaseCorrupt(f"cannot read database {path} ({e.strerror or e})", fix) from None
+    try:
+        return _prove_open_file(path, fd, fix, fresh)
+    except OSError as e:
+        raise DatabaseCorrupt(f"cannot read database {path} ({e.strerror or e})", fix) from None
+    finally:
+        os.close(fd)
+
+
+def _prove_open_file(path: Path, fd: int, fix: str | None, fresh: bool) -> tuple:
+    st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         raise DatabaseCorrupt(f"database {path} is not a regular file", fix)
     stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     key = str(path.absolute())
-    if _TRUSTED.known(key, stamp):
+    if not fresh and _TRUSTED.known(key, stamp):
         return stamp
-    try:
-        header = _read_header(path)
-        if header is None:
-            raise DatabaseCorrupt(f"{path} has no npuzzle digest header (damaged, or built by "
-                                  f"an older npuzzle)", fix)
-        digest, size = header
-        if size != st.st_size:
-            raise DatabaseCorrupt(f"{path} is {st.st_size:,} bytes, its header says {size:,} "
-                                  f"(truncated or extended)", fix)
-        if _hash_after_header(path) != digest:
-            raise DatabaseCorrupt(f"{path} does not match its digest (damaged)", fix)
-    except OSError as e:
-        raise DatabaseCorrupt(f"cannot read database {path} ({e.strerror or e})", fix) from None
+    _TRUSTED.forget(key)
+    header = _parse_header(os.pread(fd, HEADER_SIZE, 0))
+    if header is None:
+        raise DatabaseCorrupt(f"{path} has no npuzzle digest header (damaged, or built by "
+                              f"an older npuzzle)", fix)
+    digest, size = header
+    if size != st.st_size:
+        raise DatabaseCorrupt(f"{path} is {st.st_size:,} bytes, its header says {size:,} "
+                              f"(truncated or extended)", fix)
+    if _hash_open_file(fd) != digest:
+        raise DatabaseCorrupt(f"{path} does not match its digest (damaged)", fix)
     _TRUSTED.remember(key, stamp)
     return stamp
 
@@ -298,34 +321,54 @@ def atomic_h5(path: Path, attrs: dict):
 
     The root attributes of DESIGN §4 are set from ``attrs`` (plus format, version, ranking,
     created_by).  On any exception, including KeyboardInterrupt, the temporary file is removed
-    and ``path`` is left as it was.
+    and ``path`` is left as it was.  A directory standing under ``path`` is moved aside (see
+    :func:`make_way`) only once the new file is complete.
     """
     import h5py
 
     path = Path(path)
     ensure_writable(path.parent)
     tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
-    try:
-        f = h5py.File(tmp, "w", userblock_size=HEADER_SIZE)
-    except OSError as e:
-        raise DataDirError(f"cannot write {tmp}: {e}") from None
-    try:
-        with f:
-            f.attrs["format"] = FORMAT
-            f.attrs["format_version"] = FORMAT_VERSION
-            f.attrs["ranking"] = RANKING
-            f.attrs["created_by"] = f"npuzzle {package_version()}"
-            for k, v in attrs.items():
-                f.attrs[k] = v
-            yield f
-        _seal(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+    with interrupts.temporary(tmp):
+        try:
+            f = h5py.File(tmp, "w", userblock_size=HEADER_SIZE)
+        except OSError as e:
+            raise DataDirError(f"cannot write {tmp}: {e}") from None
+        try:
+            with f:
+                f.attrs["format"] = FORMAT
+                f.attrs["format_version"] = FORMAT_VERSION
+                f.attrs["ranking"] = RANKING
+                f.attrs["created_by"] = f"npuzzle {package_version()}"
+                for k, v in attrs.items():
+                    f.attrs[k] = v
+                yield f
+            _seal(tmp)
+            interrupts.check()  # a Ctrl-C that a finaliser swallowed still stops the rename
+            make_way(path)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
     with contextlib.suppress(DatabaseError):
         prove(path)  # the file we just sealed: record it, so its first use hashes nothing
+
+
+def make_way(path: Path) -> Path | None:
+    """Move a directory standing under a database's name aside (to ``<name>.moved-<time>``)
+    so that the new file can take its place; return where it went (None when nothing was in
+    the way).  Other non-regular files (a FIFO, a link) are simply replaced by the rename;
+    a directory cannot be, and its contents are not ours to delete."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return None
+    aside = path.with_name(f"{path.name}.moved-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+    os.rename(path, aside)
+    return aside
 
 
 def write_table(f, name: str, table: np.ndarray, **attrs):
@@ -403,6 +446,11 @@ def open_tables(path: Path, expect: dict, fix: str) -> TableFile:
     except Exception as e:  # noqa: BLE001 - anything h5py raises on a proven file is a bug
         raise DatabaseCorrupt(f"cannot read database {path} ({type(e).__name__}: {e})",
                               fix) from None
+    if file_stamp(path) != stamp:
+        # Replaced between the proof and the mapping (a rebuild racing with us): what was
+        # mapped may not be what was proven.
+        raise DatabaseCorrupt(f"{path} changed while it was being opened; run the command "
+                              f"again", fix)
     _OPEN[key] = out
     return out
 
@@ -428,30 +476,41 @@ def _check_attrs(path: Path, attrs: dict, expect: dict, fix: str) -> None:
             raise DatabaseCorrupt(f"{path} has {k}={attrs.get(k)!r}, expected {v!r}", fix)
 
 
-def read_root_attrs(path: Path) -> dict:
-    """The root attributes of a proven database file, decoded to Python values."""
+def read_root_attrs(path: Path, fix: str | None = None) -> dict:
+    """The root attributes of a proven database file, decoded to Python values (raises
+    :class:`DatabaseError` when the file cannot be proven; h5py never sees an unproven
+    file)."""
     import h5py
 
-    prove(path)
-    with h5py.File(path, "r") as f:
-        return {k: _decode(v) for k, v in f.attrs.items()}
+    prove(path, fix)
+    try:
+        with h5py.File(path, "r") as f:
+            return {k: _decode(v) for k, v in f.attrs.items()}
+    except Exception as e:  # noqa: BLE001 - a proven file that h5py cannot read
+        raise DatabaseCorrupt(f"cannot read database {path} ({type(e).__name__}: {e})",
+                              fix) from None
 
 
 def verify(path: Path) -> list[str]:
-    """Prove the file's digest, then recompute every dataset's checksum; return a list of
-    problems (empty when sound)."""
+    """Prove the file's digest afresh (never from the record of verified files), then
+    recompute every dataset's checksum; return a list of problems (empty when sound).
+    :mod:`solver.tables.audit` checks the rest of what a reader relies on."""
     import h5py
 
+    path = Path(path)
     try:
-        prove(path)
+        prove(path, fresh=True)
     except DatabaseError as e:
-        return [f"{Path(path).name}: {e.args[0]}"]
+        return [f"{path.name}: {e.args[0]}"]
     problems = []
     try:
         with h5py.File(path, "r") as f:
             if f.attrs.get("format") != FORMAT:
                 return [f"{path.name}: not an npuzzle database"]
             for name, ds in f.items():
+                if not isinstance(ds, h5py.Dataset):
+                    problems.append(f"{path.name}/{name}: not a dataset")
+                    continue
                 want = ds.attrs.get("checksum")
                 if want is None:
                     problems.append(f"{path.name}/{name}: no checksum attribute")
