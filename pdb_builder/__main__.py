@@ -5,4 +5,4 @@ interrupts.install("build-pdb", "; no partial file was left behind")  # before h
 
 from .cli import main  # noqa: E402
 
-main()
+main(prog_name="build-pdb")

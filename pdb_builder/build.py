@@ -133,7 +133,8 @@ def verify_all(data_dir=None) -> tuple[list[Path], list[str], list[str]]:
     (files checked, problems found, the commands that rebuild the damaged files)."""
     files = database_files(data_dir)
     problems, fixes = [], []
-    for path in tqdm(files, desc="verify", unit="file", disable=len(files) < 2, leave=False):
+    for path in tqdm(files, desc="verify", unit="file", disable=None if len(files) > 1 else True,
+                     leave=False):
         found = audit.audit(path)
         problems += found
         if found:

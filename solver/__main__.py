@@ -5,4 +5,4 @@ interrupts.install("npuzzle")  # before the CLI's imports: Ctrl-C at start-up is
 
 from .cli import main  # noqa: E402
 
-main()
+main(prog_name="npuzzle")

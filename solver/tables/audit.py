@@ -133,10 +133,18 @@ def _table_problems(ds, name: str, n: int, size: int, goal_index, goal_flat: str
     if store._decode(ds.attrs.get(max_attr)) != top:
         problems.append(f"{name}: {max_attr} is {store._decode(ds.attrs.get(max_attr))!r}, the "
                         f"table's largest entry is {top}")
+    mean = store._decode(ds.attrs.get("mean_h"))
+    if mean is not None and counts and (not isinstance(mean, (int, float))
+                                        or abs(mean - _mean(counts)) > 1e-9 * max(1.0, mean)):
+        problems.append(f"{name}: mean_h is {mean!r}, its counts say {_mean(counts)!r}")
     if unreachable is not None and store._decode(unreachable) != int(hist[UNREACHABLE]):
         problems.append(f"{name}: {int(hist[UNREACHABLE]):,} unreached entries, expected "
                         f"{store._decode(unreachable)!r}")
     return problems
+
+
+def _mean(counts: list[int]) -> float:
+    return float(np.dot(np.arange(len(counts)), counts) / np.sum(counts))
 
 
 def histogram(table: np.ndarray) -> np.ndarray:

@@ -214,7 +214,19 @@ def count_at_distances(shape: Shape, goal=None, data_dir=None) -> list[int]:
     """Number of states at each distance from ``goal`` (default: blank last)."""
     g = goal_board(shape, goal)
     # Renaming tiles does not change distances, so the table of the goal's blank cell counts.
-    return list(tables(shape, data_dir).table_attrs[table_name(g.blank)]["counts"])
+    # The histogram is recounted from the table (milliseconds on these small boards) and must
+    # agree with the one stored beside it: an answer never rests on an attribute alone.
+    tf = tables(shape, data_dir)
+    name = table_name(g.blank)
+    hist = np.bincount(np.asarray(tf.tables[name]), minlength=256)[:UNREACHABLE]
+    top = int(np.flatnonzero(hist).max()) if hist.any() else -1
+    counts = [int(c) for c in hist[: top + 1]]
+    if counts != list(tf.table_attrs[name]["counts"]):
+        entry = catalog.exact_entry(shape, data_dir)
+        raise store.DatabaseCorrupt(f"{tf.path.name}: the counts stored for {name} do not "
+                                    f"match its table (damaged)",
+                                    entry.fix(data_dir) if entry else None)
+    return counts
 
 
 __all__ = [

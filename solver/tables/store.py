@@ -6,15 +6,11 @@ Every file carries root attributes ``format``, ``format_version``, ``kind``, ``s
 ``ranking`` and ``created_by``; every table dataset is contiguous, uncompressed (so it is
 memory-mapped rather than read) and carries a ``checksum`` attribute.
 
-**Trust.** A file is proven before h5py parses a byte of it: its first :data:`HEADER_SIZE`
-bytes are an HDF5 *user block* (bytes the HDF5 library skips) in which the builder writes a
-digest of everything after it.  A reader hashes the file on its first use after the file's
-identity (device, inode, size, mtime, ctime) changes and remembers the identity of files that
-matched -- in this process and in a small record in the user's cache directory -- so a warm
-start pays one ``stat``.  The builder records the files it writes, so even the first use after
-a build is free.  Damaged bytes, a truncation, another file under the name, a FIFO or a
-directory are refused with :class:`DatabaseCorrupt` before any parsing: damaged HDF5 metadata
-can make the HDF5 library hang or crash, so it must never see them.
+**Trust.** A file is proven (:func:`prove`, from :mod:`.trust`) before h5py parses a byte of
+it: a digest in its HDF5 user block covers every byte after it, and damaged bytes, a
+truncation, a FIFO or a directory under the name are refused with :class:`DatabaseCorrupt`
+before any parsing.  Opening then checks the metadata against what the caller expects, and
+:mod:`.exact`, :mod:`.pattern_db` check the tables cheaply; :mod:`.audit` checks everything.
 
 Files are written under a temporary name in the same directory and renamed into place only
 when complete, so an interrupted or killed build never leaves a partial file under the final
@@ -22,13 +18,13 @@ name (and never destroys the previous one).
 
 One identity rule for every cache: :func:`file_stamp`.
 
-Imports: numpy, h5py (only when a file is opened or written), the standard library.
+Imports: numpy, h5py (only when a file is opened or written), the standard library,
+:mod:`.trust`, :mod:`.errors`.
 """
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import stat
 import time
@@ -38,39 +34,26 @@ from pathlib import Path
 import numpy as np
 
 from ..core import config, interrupts
+from . import trust
+from .errors import DatabaseCorrupt, DatabaseError, DatabaseMissing, DataDirError  # noqa: F401
+from .trust import DIGEST, HEADER_MAGIC, HEADER_SIZE, prove  # noqa: F401 - part of the API
+from .trust import TRUSTED as _TRUSTED  # noqa: F401 - tests reach the record through it
+from .trust import user_dir as _user_dir
+
 
 FORMAT = "npuzzle"
 FORMAT_VERSION = 2  # 2: a digest of the file in its user block
 RANKING = "kperm-lex"  # solver.core.ranking.rank: lexicographic rank of a k-permutation
 TMP_MARK = ".tmp-"
-HEADER_SIZE = 512  # the HDF5 user block: a power of two of at least 512 bytes
-HEADER_MAGIC = "npuzzle-digest"
-DIGEST = "sha256"  # about 2 GB/s here (SHA extensions): the 550 MB 7-8 file in 0.3 s
-_READ_STEP = 1 << 24
 
 
-class DatabaseError(Exception):
-    """A database is missing, stale or corrupt; ``fix`` is the command that repairs it."""
-
-    def __init__(self, message: str, fix: str | None = None):
-        super().__init__(message)
-        self.fix = fix
-
-    def __str__(self) -> str:
-        base = super().__str__()
-        return f"{base}; fix: {self.fix}" if self.fix else base
+def _seal(path: Path) -> None:
+    """Write the digest of the finished HDF5 file into its user block (see
+    :func:`solver.tables.trust.seal`)."""
+    trust.seal(path, FORMAT_VERSION)
 
 
-class DatabaseMissing(DatabaseError):
-    """The file that would answer this question has not been built."""
-
-
-class DatabaseCorrupt(DatabaseError):
-    """The file exists but its bytes, metadata or sizes are not what they must be."""
-
-
-class DataDirError(OSError):
-    """The data directory cannot be created or written."""
+_hash_after_header = trust.hash_after_header
 
 
 def package_version() -> str:
@@ -102,11 +85,6 @@ def _source_checkout_data() -> Path | None:
     if (root / "pyproject.toml").is_file() and (root / "solver").is_dir():
         return root / "data"
     return None
-
-
-def _user_dir(env: str, default: str) -> Path:
-    base = os.environ.get(env) or os.path.join(os.path.expanduser("~"), *default.split("/"))
-    return Path(base) / "npuzzle"
 
 
 def data_dir(explicit: str | os.PathLike | None = None) -> Path:
@@ -157,148 +135,6 @@ def _process_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-# --- digests: a file is proven before it is parsed -------------------------------------------
-
-
-def _hash_after_header(path: Path) -> str:
-    with open(path, "rb") as fh:
-        return _hash_open_file(fh.fileno())
-
-
-def _hash_open_file(fd: int) -> str:
-    h = hashlib.new(DIGEST)
-    offset = HEADER_SIZE
-    while chunk := os.pread(fd, _READ_STEP, offset):
-        h.update(chunk)
-        offset += len(chunk)
-    return h.hexdigest()
-
-
-def _header_line(digest: str, size: int) -> bytes:
-    line = f"{HEADER_MAGIC} {FORMAT_VERSION} {DIGEST} {digest} {size}\n".encode()
-    return line + b"\0" * (HEADER_SIZE - len(line))
-
-
-def _seal(path: Path) -> None:
-    """Write the digest of the finished HDF5 file into its user block."""
-    digest = _hash_after_header(path)
-    with open(path, "r+b") as fh:
-        fh.write(_header_line(digest, os.path.getsize(path)))
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def _parse_header(head: bytes) -> tuple[str, int] | None:
-    words = head.split(b"\n", 1)[0].decode("ascii", "replace").split(" ")
-    if len(words) != 5 or words[0] != HEADER_MAGIC or words[2] != DIGEST:
-        return None
-    if not (words[1].isdigit() and words[4].isdigit()):
-        return None
-    return words[3], int(words[4])
-
-
-class _Trusted:
-    """The identities of files whose digest matched: in this process and, across processes,
-    in ``verified.json`` of the npuzzle cache directory (best effort: an unwritable cache only
-    means hashing again).
-
-    An identity includes the change time, which every write updates, so a file edited in
-    place is hashed again.  Damage that bypasses the file system (a failing disk) keeps the
-    identity: ``build-pdb --verify`` always hashes afresh."""
-
-    def __init__(self):
-        self.seen: dict[str, tuple] = {}
-
-    @staticmethod
-    def record_path() -> Path:
-        env = os.environ.get(config.ENV_CACHE_DIR)
-        base = Path(env) if env else _user_dir("XDG_CACHE_HOME", ".cache")
-        return base / "verified.json"
-
-    def _load(self) -> dict:
-        try:
-            with open(self.record_path(), encoding="utf-8") as fh:
-                data = json.load(fh)
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError, RecursionError):
-            return {}
-
-    def known(self, key: str, stamp: tuple) -> bool:
-        if self.seen.get(key) == stamp:
-            return True
-        if self._load().get(key) == list(stamp):
-            self.seen[key] = stamp
-            return True
-        return False
-
-    def forget(self, key: str) -> None:
-        self.seen.pop(key, None)
-
-    def remember(self, key: str, stamp: tuple) -> None:
-        self.seen[key] = stamp
-        record = self.record_path()
-        data = {k: v for k, v in self._load().items() if os.path.exists(k)}
-        data[key] = list(stamp)
-        tmp = record.with_name(f"{record.name}{TMP_MARK}{os.getpid()}")
-        with contextlib.suppress(OSError), interrupts.temporary(tmp):
-            record.parent.mkdir(parents=True, exist_ok=True)
-            with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(data, fh)
-            os.replace(tmp, record)
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-
-
-_TRUSTED = _Trusted()
-
-
-def prove(path: Path, fix: str | None = None, fresh: bool = False) -> tuple:
-    """Check that ``path`` is a regular file whose bytes match the digest in its header;
-    return its :func:`file_stamp`.  Hashes only on the first use after the file changed
-    (always with ``fresh``).
-
-    The file is opened without blocking and checked through that one descriptor, so a FIFO,
-    a directory or a device under a database's name is refused at once instead of hanging.
-
-    Raises :class:`DatabaseMissing` (no file) or :class:`DatabaseCorrupt` (anything else)."""
-    path = Path(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise DatabaseMissing(f"no database {path}", fix) from None
-    except OSError as e:
-        raise DatabaseCorrupt(f"cannot read database {path} ({e.strerror or e})", fix) from None
-    try:
-        return _prove_open_file(path, fd, fix, fresh)
-    except OSError as e:
-        raise DatabaseCorrupt(f"cannot read database {path} ({e.strerror or e})", fix) from None
-    finally:
-        os.close(fd)
-
-
-def _prove_open_file(path: Path, fd: int, fix: str | None, fresh: bool) -> tuple:
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        raise DatabaseCorrupt(f"database {path} is not a regular file", fix)
-    stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    key = str(path.absolute())
-    if not fresh and _TRUSTED.known(key, stamp):
-        return stamp
-    _TRUSTED.forget(key)
-    header = _parse_header(os.pread(fd, HEADER_SIZE, 0))
-    if header is None:
-        raise DatabaseCorrupt(f"{path} has no npuzzle digest header (damaged, or built by "
-                              f"an older npuzzle)", fix)
-    digest, size = header
-    if size != st.st_size:
-        raise DatabaseCorrupt(f"{path} is {st.st_size:,} bytes, its header says {size:,} "
-                              f"(truncated or extended)", fix)
-    if _hash_open_file(fd) != digest:
-        raise DatabaseCorrupt(f"{path} does not match its digest (damaged)", fix)
-    _TRUSTED.remember(key, stamp)
-    return stamp
 
 
 # --- writing ---------------------------------------------------------------------------------

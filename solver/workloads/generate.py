@@ -49,6 +49,9 @@ WALK_STEPS_PER_CELL = 20
 # A walk whose length is adapted to a target distance never grows beyond this many steps per
 # cell: by then its end is spread over the positions almost like a shuffle.
 MAX_WALK_STEPS_PER_CELL = 40
+# The longest walk anyone may ask for: hundreds of times the plateau (about 300 steps on 4x4);
+# a longer one would only keep the machine busy (--length 10**21 never ends).
+MAX_WALK_LENGTH = 100_000
 # Below the mean distance, shuffle rejection gives way to the walk when fewer than this share
 # of the positions lie in the wanted range (over ~100 optimal solves per position kept); above
 # the mean, where walks do no better, it is refused below the second share (~200 solves).
@@ -408,6 +411,10 @@ def iter_generate(shape, count: int, *, distance=None, min_distance=None, max_di
     count = int(count)
     if walk_length is not None and int(walk_length) < 0:
         raise GenerateError("the walk length cannot be negative")
+    if walk_length is not None and int(walk_length) > MAX_WALK_LENGTH:
+        raise GenerateError(f"a walk of {int(walk_length):,} steps is longer than the "
+                            f"{MAX_WALK_LENGTH:,} allowed (the distance stops growing after "
+                            f"about {WALK_STEPS_PER_CELL} steps per cell)")
     target = _target(distance, min_distance, max_distance)
     rng = np.random.default_rng(seed)
     from tqdm import tqdm
