@@ -43,7 +43,7 @@ def build_exact(shape: Shape, data_dir=None, force: bool = False, progress: bool
     row = {"file": path.name, "kind": "exact", "entries": table_size(shape) * shape.size}
     if os.path.lexists(path) and not force:
         return {**row, "skipped": True, "mb": _mb(path)}
-    budget.check(f"the exact tables of {shape}", budget.exact_cost(shape.size), directory)
+    preflight(shape, None, None, data_dir, force)
     t0 = time.perf_counter()
     default_goal = exact.canonical_goal(shape, shape.size - 1)
     attrs = {"kind": catalog.EXACT, "shape": str(shape), "goal": default_goal.flat(),
@@ -79,13 +79,31 @@ def build_partition(shape: Shape, partition: str, goal=None, data_dir=None, forc
     from .build_apdb import build_apdb
 
     goal_b = goal if isinstance(goal, Board) else goal_board(shape, goal)
-    parsed = parse_partition(partition, shape, goal_b)
-    directory = store.ensure_writable(store.data_dir(data_dir))
-    path = directory / catalog.apdb_file_name(shape, parsed, goal_b)
-    if force or not os.path.lexists(path):
-        budget.check(f"partition {parsed.name} of {shape}",
-                     budget.pattern_cost(shape.size, [len(p) for p in parsed]), directory)
+    preflight(shape, partition, goal_b, data_dir, force)
     return build_apdb(shape, partition, goal_b, data_dir, force=force, progress=progress)
+
+
+def preflight(shape: Shape, partition: str | None, goal=None, data_dir=None,
+              force: bool = False) -> None:
+    """Refuse, before any work, a build that would not fit in memory or on disk
+    (:class:`pdb_builder.budget.BudgetError`); ``partition`` None means the exact tables.
+    Nothing is checked for a file that exists and will be kept (no ``force``)."""
+    directory = store.data_dir(data_dir)
+    probe = directory if directory.is_dir() else Path(os.path.dirname(directory) or ".")
+    if partition is None:
+        check_exact_shape(shape)
+        path, what = directory / catalog.exact_file_name(shape), f"the exact tables of {shape}"
+        cost = budget.exact_cost(shape.size)
+    else:
+        goal_b = goal if isinstance(goal, Board) else goal_board(shape, goal)
+        parsed = parse_partition(partition, shape, goal_b)
+        path = directory / catalog.apdb_file_name(shape, parsed, goal_b)
+        what = f"partition {parsed.name} of {shape}"
+        cost = budget.pattern_cost(shape.size, [len(p) for p in parsed])
+    if force or not os.path.lexists(path):
+        while not probe.exists() and probe != probe.parent:
+            probe = probe.parent  # the disk the directory will be created on
+        budget.check(what, cost, probe)
 
 
 def database_files(data_dir=None) -> list[Path]:

@@ -119,6 +119,8 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet):
             _verify(data_dir)
             return
         plan = _plan(shapes, partitions)
+        for shape, partition in plan:  # refuse what cannot fit before building anything
+            build.preflight(shape, partition, goal, data_dir, force)
         directory = store.ensure_writable(store.data_dir(data_dir))
         click.echo(f"building into {directory}", err=True)
         rows = []

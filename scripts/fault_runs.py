@@ -460,12 +460,16 @@ def signal_cases(pristine: Path, work: Path, count: int, rng) -> dict:
             shutil.copytree(pristine, scratch)
             args = tuple(str(scratch) if a is None else a for a in args)
         delay = rng.uniform(0.0, 2.5)
-        verdict = _signalled(args, sig, delay, scratch if "--force" in args else None)
+        verdict, err = _signalled(args, sig, delay, scratch if "--force" in args else None)
         table.setdefault(f"{sig.name} to {label}", Counter())[verdict] += 1
+        if verdict != "right":
+            print(f"  {verdict}: {sig.name} after {delay:.2f} s to {label}: {err[-400:]!r}",
+                  file=sys.stderr)
     return table
 
 
-def _signalled(args, sig, delay: float, build_dir: Path | None) -> str:
+def _signalled(args, sig, delay: float, build_dir: Path | None) -> tuple[str, str]:
+    """(verdict, stderr) of one run signalled after ``delay`` seconds."""
     stdin = ("\n".join(BATCH_4X4 * 50) + "\n").encode()
     p = subprocess.Popen([sys.executable, "-m", *args], stdin=subprocess.PIPE,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -483,23 +487,25 @@ def _signalled(args, sig, delay: float, build_dir: Path | None) -> str:
     except subprocess.TimeoutExpired:
         os.kill(p.pid, signal.SIGKILL)
         p.wait()
-        return "hang"
+        return "hang", ""
     if build_dir is not None:
         if list(build_dir.glob("*.tmp-*")):
-            return "other"  # a temporary file left behind
+            return "other", "a temporary file was left behind"
         from solver.tables import audit
 
         if audit.audit(build_dir / "apdb-4x4-5-5-5.h5"):
-            return "wrong"  # the previous (or new) file is not sound
+            return "wrong", "the database is not sound after the signal"
     if "Traceback" in err:
         # Python's own start-up, before npuzzle's first line runs, is out of our reach.
-        return "right" if "solver" not in err and "pdb_builder" not in err else "traceback"
+        ours = "solver" in err or "pdb_builder" in err
+        return ("traceback" if ours else "right"), err
     rc = p.returncode
     if rc == -sig:
-        return "right"  # killed by the signal's default action before the handlers existed
+        return "right", err  # killed by the default action before the handlers existed
     if rc < 0:
-        return "crash"
-    return "right" if rc in (0, 128 + sig) and len(_error_lines(err)) <= 1 else "other"
+        return "crash", err
+    ok = rc in (0, 128 + sig) and len(_error_lines(err)) <= 1
+    return ("right" if ok else "other"), err
 
 
 # --- the cost of trust ------------------------------------------------------------------------

@@ -140,7 +140,7 @@ def _paste(fix: str, tmp_path: Path) -> subprocess.CompletedProcess:
     script.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m pdb_builder -q "
                       f"\"$@\"\n")
     script.chmod(0o755)
-    env = dict(ENV, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     return subprocess.run(["bash", "-c", fix], env=env, capture_output=True, text=True,
                           timeout=300)
 
@@ -177,12 +177,12 @@ def test_the_fix_in_the_message_works_when_pasted(run_cli, damaged, tmp_path, ca
 
 def test_the_default_data_dir_fix_names_no_data_dir(run_cli, tmp_path, monkeypatch):
     monkeypatch.setenv("NPUZZLE_DATA", str(tmp_path / "with space"))
-    r = run_cli(["distance", START_3X3])
+    r = run_cli(["stats", "--shape", "3x3"])
     assert_one_line_error(r, 3)
     fix = r.stderr.split("fix: ", 1)[1].strip()
     assert fix == "build-pdb --shape 3x3"
     assert _paste(fix, tmp_path).returncode == 0
-    assert run_cli(["distance", START_3X3]).stdout.strip() == "31"
+    assert "maximum 31" in run_cli(["stats", "--shape", "3x3"]).stdout
 
 
 @pytest.mark.parametrize("kind", ["fifo", "directory"])

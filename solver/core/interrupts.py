@@ -17,9 +17,11 @@ Two phases:
   A second signal, or one that arrives while the first is being handled, leaves at once,
   removing the files registered with :func:`temporary`.
 
-An exception raised by a signal handler can be swallowed when the signal lands inside a
-finaliser (``__del__``); the signal is therefore also remembered, and :func:`check` re-raises
-it (a build calls it before renaming its file into place; the programs call it when the
+An exception raised by a signal handler is printed ("Exception ignored ...", with a traceback)
+and lost when the signal lands inside a finaliser (``__del__``) or a callback from C (numba's
+compiler calls back into Python through ctypes); such a signal is raised a moment later, from
+a SIGALRM, once the program is back in its own code.  It is also remembered, and
+:func:`check` re-raises it (a build calls it before renaming its file into place; the programs call it when the
 command is over, so such a signal is still reported).  When the command is over, both signals are blocked: a late
 signal cannot turn a finished answer into a crash during the interpreter's shutdown.
 
@@ -73,6 +75,7 @@ def install(program: str, note: str = "") -> None:
     _state["program"], _state["note"] = program, note
     for sig in SIGNALS:
         signal.signal(sig, _handler)
+    signal.signal(signal.SIGALRM, _on_alarm)
     if first:
         os.register_at_fork(after_in_child=_in_forked_child)
 
@@ -98,16 +101,49 @@ def _in_forked_child() -> None:
     # and dies quietly when the parent terminates it.
     _state["program"] = None
     _state["running"] = False
+    signal.setitimer(signal.ITIMER_REAL, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
 def _handler(signum, frame):
     first = _state["pending"] is None
     _state["pending"] = signum
-    if _state["running"] and first:
-        raise Interrupted(signum)
-    leave_now(signum)
+    if not (_state["running"] and first):
+        leave_now(signum)
+    _raise_when_safe(frame)
+
+
+# Where an exception raised by the handler would be printed as "Exception ignored ..." (with
+# a traceback) and then lost: finalisers, weakref callbacks, and llvmlite's ctypes callbacks
+# while numba compiles.  A signal landing there is raised a moment later instead.
+_UNSAFE_FUNCTIONS = ("__del__", "_raw_object_cache_notify")
+_UNSAFE_FILES = ("llvmlite", f"{os.sep}weakref.py", f"{os.sep}ctypes{os.sep}")
+RETRY_SECONDS = 0.02
+
+
+def _safe(frame) -> bool:
+    """True when an exception raised in ``frame`` reaches the command's code."""
+    depth = 0
+    while frame is not None and depth < 200:
+        code = frame.f_code
+        if code.co_name in _UNSAFE_FUNCTIONS or any(f in code.co_filename
+                                                    for f in _UNSAFE_FILES):
+            return False
+        frame, depth = frame.f_back, depth + 1
+    return True
+
+
+def _raise_when_safe(frame) -> None:
+    if _safe(frame):
+        raise Interrupted(_state["pending"])
+    signal.setitimer(signal.ITIMER_REAL, RETRY_SECONDS)  # SIGALRM: _on_alarm tries again
+
+
+def _on_alarm(signum, frame):
+    if _state["running"] and _state["pending"] is not None:
+        _raise_when_safe(frame)
 
 
 def message(signum: int) -> str:
@@ -139,6 +175,7 @@ def command():
         yield
     finally:
         _state["running"] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
 
 

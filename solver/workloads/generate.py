@@ -435,7 +435,7 @@ def iter_generate(shape, count: int, *, distance=None, min_distance=None, max_di
     if count == 0:
         return
     desc = f"generate {shape}" + (f" at {_span(*target)}" if target else "")
-    with tqdm(total=count, desc=desc, unit="pos", file=sys.stderr, disable=not progress,
+    with tqdm(total=count, desc=desc, unit="pos", file=sys.stderr, disable=None if progress else True,
               leave=False, delay=PROGRESS_DELAY) as bar:
         for tiles, d in _generate_rows(g, count, target, method, rng, data_dir, has_table,
                                        counts, walk_length, unique, max_tries, progress, bar):
