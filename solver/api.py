@@ -119,11 +119,11 @@ def measure(start: Board, goal: Board, opts: SearchOptions) -> tuple[int, Soluti
     return sol.length, sol
 
 
-def exact_database(shape: Shape) -> str:
-    """The file name of the exact tables of ``shape``."""
+def exact_database(shape: Shape, goal: Board | None = None) -> str:
+    """The file name of the exact table serving ``goal`` (default: blank-last) on ``shape``."""
     from .tables import catalog
 
-    return catalog.exact_file_name(shape)
+    return catalog.exact_file_name(shape, goal)
 
 
 def distance(board, goal=None, *, shape=None, data_dir=None, **kw) -> int:
