@@ -44,12 +44,14 @@ def build_compact(shape: Shape, data_dir=None, force: bool = False, progress: bo
     attrs = {"kind": catalog.EXACT, "shape": str(shape), "goal": target.flat(),
              "layout": catalog.COMPACT, "blank_cell": cell, "encoding": compact.ENCODING,
              "index": compact.INDEX,
-             "tables": (f"{compact.NIBBLES}: (distance - manhattan) / 2 per state, two a "
-                        f"byte, {compact.OVERFLOW} = in {compact.OVERFLOW_INDEX}; "
+             "tables": (f"{compact.NIBBLES}: (distance - manhattan) / 2 - {compact.BLOCK_BASE}"
+                        f"[index // {compact.BASE_BLOCK}] per state, two a byte, "
+                        f"{compact.OVERFLOW} = in {compact.OVERFLOW_INDEX}; "
                         f"{compact.RARE_INDEX}: the states of the rarest distances")}
     with store.atomic_h5(path, attrs) as f:
         store.write_table(f, compact.NIBBLES, result.packed, goal=target.flat(),
                           counts=counts, max_distance=len(counts) - 1)
+        store.write_table(f, compact.BLOCK_BASE, result.base, block=compact.BASE_BLOCK)
         store.write_table(f, compact.OVERFLOW_INDEX,
                           result.overflow_index.astype(np.uint32))
         store.write_table(f, compact.OVERFLOW_DISTANCE, result.overflow_distance)

@@ -14,7 +14,8 @@ counts come from the sweep's own count of the states it expanded, so a state fou
 still counted once.  Each state is expanded exactly once; the cost is mostly the random reads
 of its neighbours.
 
-Then a second sweep writes the nibbles (slices of even length, so no two threads share a byte)
+Then a second sweep writes the nibbles and block bases (slices of whole blocks, so no two
+threads share a byte)
 and the overflow list and the ranks of the rare layers are gathered (see
 :func:`bfs_compact`).
 
@@ -35,8 +36,9 @@ from solver.tables import compact
 from .pattern_bfs import thread_count
 
 UNSEEN = 255
-SLICE = 12 << 16  # states per work item (a multiple of BLOCK): small enough to balance the
-#                   threads, large enough that handing items out costs nothing
+SLICE = 60 << 14  # states per work item (a multiple of BLOCK and of compact.BASE_BLOCK):
+#                   small enough to balance the threads, large enough that handing items out
+#                   costs nothing
 RARE_SHARE = 1e-4  # layers holding less than this share of the states keep a list of their
 #                    indices (sampling positions at a rare distance, npuzzle generate)
 
@@ -153,24 +155,37 @@ def _expand(work, lo, hi, d, n, need, nbr, popcount):
 
 
 @numba.njit(cache=True, nogil=True)
-def _encode(work, lo, hi, packed, n, need, md):
-    """Write the nibbles of ``work[lo:hi]`` (multiples of :data:`BLOCK`); return how many
-    overflow."""
+def _encode(work, lo, hi, packed, base, n, need, md):
+    """Write the nibbles and block bases of ``work[lo:hi]`` (``lo`` a multiple of
+    :data:`~solver.tables.compact.BASE_BLOCK` and of :data:`BLOCK`); return how many
+    states overflow."""
     p = np.empty(n, np.int64)
     free = np.empty(4, np.int64)
-    over = 0
-    for block in range(lo // BLOCK, hi // BLOCK):
+    gap = np.empty(hi - lo, np.int64)  # (distance - manhattan) / 2 of each state
+    for block in range(lo // BLOCK, (hi + BLOCK - 1) // BLOCK):
         digit_sum = _decode_block(block, n, p, free)
         h0 = 0
         for t in range(1, n - 4):
             h0 += md[t, p[t]]
         for inner in range(BLOCK):
             idx = block * BLOCK + inner
+            if idx >= hi:
+                break
             _place_last(inner, digit_sum, n, need, p, free)
             h = h0
             for t in range(max(n - 4, 1), n):
                 h += md[t, p[t]]
-            v = (work[idx] - h) >> 1
+            gap[idx - lo] = (work[idx] - h) >> 1
+    over = 0
+    step = compact.BASE_BLOCK
+    for start in range(lo, hi, step):
+        stop = min(start + step, hi)
+        low = gap[start - lo]
+        for idx in range(start, stop):
+            low = min(low, gap[idx - lo])
+        base[start // step] = low
+        for idx in range(start, stop):
+            v = gap[idx - lo] - low
             if v > compact.MAX_STEP:
                 v = compact.OVERFLOW
                 over += 1
@@ -207,6 +222,7 @@ class CompactResult:
     """A built compact table and what the file records about it."""
 
     packed: np.ndarray  # uint8 nibbles
+    base: np.ndarray  # uint8, one a BASE_BLOCK of states
     overflow_index: np.ndarray  # sorted int64 (stored as uint32)
     overflow_distance: np.ndarray  # uint8
     rare_index: np.ndarray  # int64, grouped by distance (stored as uint32)
@@ -294,7 +310,8 @@ def bfs_compact(goal: Board, threads: int | None = None, progress=None) -> Compa
         raise RuntimeError(f"the search reached {seen:,} of {total:,} states")
     counts = np.array(counts, dtype=np.int64)
     packed = np.zeros(compact.packed_bytes(shape), dtype=np.uint8)
-    over = _sweep(_encode, total, (work, packed, n, geo.need, geo.md), threads)
+    base = np.zeros(compact.base_entries(shape), dtype=np.uint8)
+    over = _sweep(_encode, total, (work, packed, base, n, geo.need, geo.md), threads)
     rare = np.zeros(256, dtype=np.bool_)
     rare[: len(counts)] = counts < RARE_SHARE * total
     rare_counts = np.where(rare[: len(counts)], counts, 0)
@@ -305,7 +322,7 @@ def bfs_compact(goal: Board, threads: int | None = None, progress=None) -> Compa
     del work
     rare_d = [int(x) for x in np.flatnonzero(rare[: len(counts)])]
     rare_off = [int(offsets[x]) for x in rare_d] + [int(offsets[-1])]
-    return CompactResult(packed, o_index, o_dist, r_index, rare_d, rare_off, counts,
+    return CompactResult(packed, base, o_index, o_dist, r_index, rare_d, rare_off, counts,
                          time.perf_counter() - t0, layers)
 
 

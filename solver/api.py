@@ -129,7 +129,7 @@ def exact_database(shape: Shape, goal: Board | None = None) -> str:
 def distance(board, goal=None, *, shape=None, data_dir=None, **kw) -> int:
     """The optimal number of moves from ``board`` to ``goal``.
 
-    Boards with an exact table (2x3 and 3x3 by default) are answered by a lookup; other shapes
+    Boards with an exact table (up to 12 cells, once built) are answered by a lookup; other shapes
     are solved by IDA* (keyword arguments are :class:`SearchOptions` fields, e.g. ``timeout``).
     Raises :class:`Unsolvable` when the goal cannot be reached.
     """

@@ -15,12 +15,19 @@ so the leftover pair's order follows from the rank: no second half is stored and
 wasted on the other class.
 
 **Value.**  A state's distance ``d`` and its Manhattan distance ``md`` have the same parity
-(every move changes both by one), and ``d >= md``.  The table stores ``v = (d - md) / 2`` in
-four bits when ``v <= 14``; ``v = 15`` means "in the overflow list", a sorted array of indices
-with their distances (0.1 % of 2x5 states, none of most 3x4 ones).  Reading a distance is a
-rank, a Manhattan sum and a nibble: no search, and every board of a batch costs the same, so the
-numpy lookup keeps millions of boards a second.  (Two bits, ``d mod 3``, would halve the file
-but give the distance only after walking all the way down to the goal: ``d`` lookups per board.)
+(every move changes both by one), and ``d >= md``; call ``g = (d - md) / 2`` its gap.  Gaps
+range over 0..26 on 3x4 and 0..40 on 2x6, too wide for four bits, but states with nearby
+indices share most tile cells and have close gaps.  So each run of :data:`BASE_BLOCK`
+consecutive indices stores its smallest gap in a byte (``block_base``) and each state stores
+``v = g - base`` in four bits when ``v <= 14``; ``v = 15`` means "in the overflow list", a
+sorted array of indices with their distances (133 states of 3x4, 13,917 of 2x6: tens of
+kilobytes).  That is 4.13 bits a state: 124 MB for 3x4 or 2x6.
+
+Reading a distance is a rank, a Manhattan sum, a nibble and a base byte: no search, and every
+board of a batch costs the same, so the numpy lookup keeps millions of boards a second.  The
+alternatives measured: ``g`` alone in the nibble overflows on 10 % of the 2x6 states (a 240 MB
+file); two bits of ``d mod 3`` (60 MB) give the distance only after walking all the way down
+to the goal, ``d`` lookups per board, hundreds of times slower in a batch.
 
 The builder (:mod:`pdb_builder.compact_bfs`) writes these tables; this module reads them with
 numpy only (no numba: a lookup must stay instant) and owns the encoding both share.
@@ -36,11 +43,14 @@ import numpy as np
 
 from ..core.board import Board, Shape
 
-ENCODING = "nibble-manhattan-1"  # the file attribute naming this encoding
+ENCODING = "nibble-manhattan-block60-1"  # the file attribute naming this encoding
 INDEX = "kperm-prefix-parity"  # rank of the cells of tiles 0..N-3; parity fixes the last two
 OVERFLOW = 15  # nibble value: the distance is in the overflow list
 MAX_STEP = OVERFLOW - 1  # largest (d - md) / 2 stored in the nibble itself
 NIBBLES = "nibbles"  # dataset names in a compact file
+BLOCK_BASE = "block_base"
+BASE_BLOCK = 60  # states sharing one base byte (measured: 13,917 overflows on 2x6 at 60,
+#                  322 at 12 for 16 MB more, 123,101 at 360)
 OVERFLOW_INDEX = "overflow_index"
 OVERFLOW_DISTANCE = "overflow_distance"
 RARE_INDEX = "rare_index"
@@ -58,6 +68,11 @@ def entries(shape: Shape) -> int:
 def packed_bytes(shape: Shape) -> int:
     """Bytes of the nibble array: two entries a byte (119,750,400 on 3x4)."""
     return (entries(shape) + 1) // 2
+
+
+def base_entries(shape: Shape) -> int:
+    """Bytes of the block bases: one per :data:`BASE_BLOCK` states (3,991,680 on 3x4)."""
+    return -(-entries(shape) // BASE_BLOCK)
 
 
 @dataclass(frozen=True)
@@ -165,23 +180,19 @@ def pack(values: np.ndarray) -> np.ndarray:
     return (values[0::2] | (values[1::2] << 4)).astype(np.uint8)
 
 
-def step_value(distance: np.ndarray, md: np.ndarray) -> np.ndarray:
-    """The nibble that stores ``distance`` of a state with Manhattan distance ``md``."""
-    return np.minimum((np.asarray(distance) - np.asarray(md)) >> 1, OVERFLOW)
-
-
 class CompactTable:
     """The distances of every state that can reach one goal, read from a compact file.
 
-    ``packed`` (the nibbles), ``overflow_index`` (sorted) and ``overflow_distance`` are arrays
-    (memory-mapped by :mod:`solver.tables.store`); ``goal`` is the canonical goal the table was
-    built for.
+    ``packed`` (the nibbles), ``base`` (the block bases), ``overflow_index`` (sorted) and
+    ``overflow_distance`` are arrays (memory-mapped by :mod:`solver.tables.store`); ``goal`` is
+    the canonical goal the table was built for.
     """
 
-    def __init__(self, goal: Board, packed, overflow_index, overflow_distance):
+    def __init__(self, goal: Board, packed, base, overflow_index, overflow_distance):
         self.goal = goal
         self.geo = Geometry.of(goal)
         self.packed = packed
+        self.base = base
         self.overflow_index = np.asarray(overflow_index, dtype=np.int64)
         self.overflow_distance = np.asarray(overflow_distance, dtype=np.int16)
         self._md = self.geo.md.tolist()  # the scalar path reads Python lists, not arrays
@@ -209,7 +220,7 @@ class CompactTable:
         if v == OVERFLOW:
             return int(self._overflow(np.array([r], dtype=np.int64))[0])
         md = self._md
-        return sum(md[t][p[t]] for t in range(1, n)) + 2 * v
+        return sum(md[t][p[t]] for t in range(1, n)) + 2 * (int(self.base[r // BASE_BLOCK]) + v)
 
     def distances(self, boards: np.ndarray) -> np.ndarray:
         """int16 distances of the rows of ``boards`` (canonical labels), -1 for a board that
@@ -217,7 +228,8 @@ class CompactTable:
         boards = np.asarray(boards, dtype=np.int64)
         index, reachable = index_many(boards, self.geo)
         v = nibbles_at(self.packed, index).astype(np.int16)
-        d = manhattan_many(boards, self.geo).astype(np.int16) + 2 * v
+        base = np.asarray(self.base[index // BASE_BLOCK]).astype(np.int16)
+        d = manhattan_many(boards, self.geo).astype(np.int16) + 2 * (base + v)
         far = np.flatnonzero(v == OVERFLOW)
         if far.size:
             d[far] = self._overflow(index[far])
@@ -258,6 +270,7 @@ class CompactTable:
         return cells_of_tiles(p)  # the inverse permutation: tiles by cell
 
 
-__all__ = ["ENCODING", "INDEX", "OVERFLOW", "MAX_STEP", "Geometry", "CompactTable", "entries",
-           "packed_bytes", "index_many", "manhattan_many", "nibbles_at", "pack", "step_value",
+__all__ = ["ENCODING", "INDEX", "OVERFLOW", "MAX_STEP", "BASE_BLOCK", "Geometry", "CompactTable",
+           "entries", "packed_bytes", "base_entries", "index_many", "manhattan_many",
+           "nibbles_at", "pack",
            "permutation_parity", "cells_of_tiles"]

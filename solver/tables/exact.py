@@ -70,6 +70,7 @@ def _open(entry: catalog.Entry, data_dir) -> store.TableFile:
 
     if entry.layout == catalog.COMPACT:
         check(compact.NIBBLES, np.uint8, compact.packed_bytes(shape))
+        check(compact.BLOCK_BASE, np.uint8, compact.base_entries(shape))
         check(compact.OVERFLOW_INDEX, np.uint32, None)
         check(compact.OVERFLOW_DISTANCE, np.uint8, len(tf.tables[compact.OVERFLOW_INDEX]))
         check(compact.RARE_INDEX, np.uint32, None)
@@ -191,6 +192,7 @@ def goal_table(goal: Board, data_dir=None) -> GoalTable:
     tf = _open(entry, data_dir)
     if entry.layout == catalog.COMPACT:
         table = compact.CompactTable(red.target, tf.tables[compact.NIBBLES],
+                                     tf.tables[compact.BLOCK_BASE],
                                      tf.tables[compact.OVERFLOW_INDEX],
                                      tf.tables[compact.OVERFLOW_DISTANCE])
         return GoalTable(entry, red, tf, compact=table)

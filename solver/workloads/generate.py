@@ -9,13 +9,15 @@ Two ways to make a position, both for any goal:
 * ``walk`` — a random walk of the blank from the goal that never undoes its previous move.
 
 Every position comes with its exact optimal distance: a table lookup on boards that have
-exact tables (2x3, 3x3, ...), an optimal solve (:func:`solver.api.distance`) otherwise.
+exact tables (2x3, 3x3, 3x4, ...), an optimal solve (:func:`solver.api.distance`) otherwise.
 
 Asking for a distance (or a range ``min..max``):
 
 * with exact tables, ``shuffle`` samples uniformly among the positions at that level of the
-  table (``np.flatnonzero`` over the table, no search), and ``walk`` walks from the goal until
-  it first stands at a wanted distance;
+  table: listed from the table (``np.flatnonzero`` over a full table; the rare levels a
+  compact 3x4 table keeps a list of) or, for levels common enough, by rejection from uniform
+  shuffles looked up in batches; ``walk`` walks from the goal until it first stands at a
+  wanted distance;
 * otherwise (4x4) positions are drawn by the method and kept when their solved distance fits
   — rejection sampling, so ``shuffle`` stays uniform over the wanted level.  Cheap filters
   come first: the distance has the parity of the Manhattan distance, and is at least it.  A
