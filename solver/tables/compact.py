@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -87,6 +88,11 @@ class Geometry:
     md: np.ndarray  # (N, N) int64; row 0 (the blank) is zero
     need: np.ndarray  # (N,) int64, 0 or 1
 
+    @cached_property
+    def md16(self) -> np.ndarray:
+        """:attr:`md` as int16 (the vectorised lookup sums it in int16)."""
+        return self.md.astype(np.int16)
+
     @classmethod
     def of(cls, goal: Board) -> Geometry:
         """The geometry of ``goal`` (any goal; the tables are built for canonical ones)."""
@@ -127,6 +133,43 @@ def cells_of_tiles(boards: np.ndarray) -> np.ndarray:
     return p
 
 
+def _tile_cells_by_row(boards: np.ndarray) -> np.ndarray:
+    """``q`` with ``q[t]`` the cells of tile t on every board: the transpose of
+    :func:`cells_of_tiles` in int8, so the loops below read contiguous rows of bytes (four
+    times faster on a million boards than columns of int64)."""
+    boards_t = np.ascontiguousarray(np.asarray(boards).T)
+    n, m = boards_t.shape
+    q = np.empty((n, m), dtype=np.int8)
+    everyone = np.arange(m)
+    for cell in range(n):
+        q[boards_t[cell], everyone] = cell
+    return q
+
+
+def _index_by_row(q: np.ndarray, geo: Geometry) -> tuple[np.ndarray, np.ndarray]:
+    n, m = q.shape
+    k = n - 2
+    r = np.zeros(m, dtype=np.int64)
+    digit_sum = np.zeros(m, dtype=np.int16)
+    for i in range(k):
+        row = q[i]
+        digit = row.astype(np.int16)
+        for j in range(i):
+            digit -= q[j] < row
+        r *= n - i
+        r += digit
+        digit_sum += digit
+    parity = (digit_sum + (q[k] > q[k + 1])) & 1
+    return r, parity == geo.need[q[0]]
+
+
+def _manhattan_by_row(q: np.ndarray, geo: Geometry) -> np.ndarray:
+    md = np.zeros(q.shape[1], dtype=np.int16)
+    for t in range(1, q.shape[0]):
+        md += geo.md16[t][q[t]]
+    return md
+
+
 def index_many(boards: np.ndarray, geo: Geometry) -> tuple[np.ndarray, np.ndarray]:
     """``(index, reachable)`` of each row of ``boards`` (tiles by cell, canonical labels).
 
@@ -134,26 +177,12 @@ def index_many(boards: np.ndarray, geo: Geometry) -> tuple[np.ndarray, np.ndarra
     Lehmer digits summed on the way give the permutation's parity, which says whether the
     board lies in the goal's class.
     """
-    p = cells_of_tiles(boards)
-    m, n = p.shape
-    k = n - 2
-    r = np.zeros(m, dtype=np.int64)
-    digit_sum = np.zeros(m, dtype=np.int64)
-    for i in range(k):
-        col = p[:, i]
-        digit = col.copy()
-        for j in range(i):
-            digit -= p[:, j] < col
-        r = r * (n - i) + digit
-        digit_sum += digit
-    parity = (digit_sum + (p[:, k] > p[:, k + 1])) & 1
-    return r, parity == geo.need[p[:, 0]]
+    return _index_by_row(_tile_cells_by_row(boards), geo)
 
 
 def manhattan_many(boards: np.ndarray, geo: Geometry) -> np.ndarray:
     """Manhattan distance of each row of ``boards`` to the geometry's goal."""
-    boards = np.asarray(boards, dtype=np.int64)
-    return geo.md[boards, np.arange(boards.shape[1])].sum(axis=1)
+    return _manhattan_by_row(_tile_cells_by_row(boards), geo).astype(np.int64)
 
 
 def nibbles_at(packed: np.ndarray, index: np.ndarray) -> np.ndarray:
@@ -225,11 +254,11 @@ class CompactTable:
     def distances(self, boards: np.ndarray) -> np.ndarray:
         """int16 distances of the rows of ``boards`` (canonical labels), -1 for a board that
         cannot reach the goal."""
-        boards = np.asarray(boards, dtype=np.int64)
-        index, reachable = index_many(boards, self.geo)
+        q = _tile_cells_by_row(boards)
+        index, reachable = _index_by_row(q, self.geo)
         v = nibbles_at(self.packed, index).astype(np.int16)
         base = np.asarray(self.base[index // BASE_BLOCK]).astype(np.int16)
-        d = manhattan_many(boards, self.geo).astype(np.int16) + 2 * (base + v)
+        d = _manhattan_by_row(q, self.geo) + 2 * (base + v)
         far = np.flatnonzero(v == OVERFLOW)
         if far.size:
             d[far] = self._overflow(index[far])
