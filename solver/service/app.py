@@ -111,6 +111,9 @@ async def _bad_request(request: Request, exc: RequestValidationError):
 
 async def _http_error(request: Request, exc: StarletteHTTPException):
     text = exc.detail if isinstance(exc.detail, str) else "error"
+    if exc.status_code == 400 and "parsing the body" in text:  # what json.loads gave up on
+        return JSONResponse({"error": "the body could not be read as JSON (nested too deeply, "
+                                      "or a number too long)"}, status_code=400)
     return JSONResponse({"error": f"{text.lower()}: {request.method} {request.url.path}"},
                         status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
