@@ -200,6 +200,8 @@ def test_docs_work_offline(client):
     ("/distance", {"board": "1 2 3/4 5 6/7 7 0"}, 400, "tile 7 appears twice"),
     ("/distance", {"board": [[1, 2, 3], [4, 5, 6], [7, 8]]}, 400, "different lengths"),
     ("/distance", {"board": 5}, 400, "cannot tell the shape"),
+    ("/distance", {"board": "[" * 20_000 + "]" * 20_000}, 400, "nested too deeply"),
+    ("/distance", {"board": "9" * 5000}, 400, "out of range"),
     ("/distance", {}, 400, "give the board"),
     ("/distance", {"board": FAR_3X3, "boards": [FAR_3X3]}, 400, "not both"),
     ("/distance", {"board": FAR_3X3, "frobnicate": 1}, 400, "unknown field 'frobnicate'"),
@@ -219,6 +221,17 @@ def test_docs_work_offline(client):
 def test_bad_requests_get_one_line(client, path, body, code, fragment):
     status, answer = post(client, path, body)
     assert_error(status, answer, code, fragment)
+
+
+def test_a_batch_with_a_bad_board_still_searches_off_the_event_loop(service_dir):
+    from solver.service import work
+
+    settings = Settings(data_dir=str(service_dir))
+    assert work.is_lookup("distance", {"boards": ["junk", FAR_3X3]}, settings)
+    assert not work.is_lookup("distance", {"boards": ["junk", EASY_4X4]}, settings)
+    assert not work.is_lookup("solve", {"board": FAR_3X3, "algorithm": "bfs"}, settings)
+    assert work.is_lookup("generate", {"shape": "3x3"}, settings)
+    assert not work.is_lookup("generate", {"shape": "4x4"}, settings)
 
 
 def test_messages_are_the_clis(client):

@@ -21,7 +21,7 @@ import json
 import logging
 
 from .. import answers, api
-from ..core.board import BoardError, Shape, parse_board
+from ..core.board import Board, BoardError, Shape, parse_board
 from ..tables import exact
 from ..workloads.distributions import uses_exact_table
 from ..workloads.generate import GenerateTimeout
@@ -35,6 +35,9 @@ STATUS_OF_KIND = {
     answers.BAD_INPUT: 400,
     answers.DATABASE: 503,
 }
+
+
+PARSED = "_parsed"  # the boards is_lookup() read, kept in the params for answer()
 
 
 class RequestError(BoardError):
@@ -96,10 +99,11 @@ def answer(endpoint: str, params: dict, settings: Settings) -> tuple[int, dict]:
         if endpoint == "generate":
             return 200, {"results": _generate(params, settings)}
         question = BOARD_QUESTIONS[endpoint]
-        boards = params.get("boards")
+        boards, parsed = params.get("boards"), params.get(PARSED)
         if boards is None:
-            return _one(question, _the_board(params), params, settings)
-        return 200, {"results": _many(question, boards, params, settings)}
+            board = _the_board(params)
+            return _one(question, board, parsed[0] if parsed else None, params, settings)
+        return 200, {"results": _many(question, boards, parsed, params, settings)}
     except Exception as e:  # noqa: BLE001 - a request must never take the server down
         return failure(e)
 
@@ -127,9 +131,9 @@ def _the_board(params: dict):
     return board
 
 
-def _one(question, board, params: dict, settings: Settings) -> tuple[int, dict]:
+def _one(question, board, parsed, params: dict, settings: Settings) -> tuple[int, dict]:
     try:
-        return 200, question(board, params, settings)
+        return 200, question(parsed or board, params, settings)
     except Exception as e:  # noqa: BLE001 - unexpected errors go on to failure()
         kind, message = answers.describe(e)
         if kind in (answers.UNSOLVABLE, answers.LIMIT):
@@ -137,7 +141,7 @@ def _one(question, board, params: dict, settings: Settings) -> tuple[int, dict]:
         raise
 
 
-def _many(question, boards: list, params: dict, settings: Settings) -> list[dict]:
+def _many(question, boards: list, parsed, params: dict, settings: Settings) -> list[dict]:
     """Each board's record, or its own error record; a missing database fails them all."""
     if params.get("board") is not None:
         raise RequestError("give either 'board' or 'boards', not both")
@@ -146,9 +150,9 @@ def _many(question, boards: list, params: dict, settings: Settings) -> list[dict
         raise RequestError(f"{len(boards)} boards in one request: the server takes at most "
                            f"{cap}")
     out = []
-    for board in boards:
+    for i, board in enumerate(boards):
         try:
-            out.append(question(board, params, settings))
+            out.append(question((parsed[i] if parsed else None) or board, params, settings))
         except Exception as e:  # noqa: BLE001 - unexpected errors go on to failure()
             kind, _ = answers.describe(e)
             if kind == answers.DATABASE:
@@ -185,28 +189,38 @@ def is_lookup(endpoint: str, params: dict, settings: Settings) -> bool:
     loop; False when it may need a search, which runs in a worker process.
 
     Lookups: ``check``; ``heuristic``; ``distance``, ``hint`` and ``solve`` on shapes with an
-    exact table (unless a search is asked for by name); ``generate`` on such shapes.
+    exact table (unless a search is asked for by name); ``generate`` on such shapes.  The
+    boards read to decide are kept in ``params`` so that :func:`answer` does not read them
+    again (a board that cannot be read is left for :func:`answer` to refuse in the parser's
+    words).
     """
+    if endpoint == "generate":
+        try:
+            shape = Shape.parse(params.get("shape") or "3x3")
+        except BoardError:
+            return True
+        return uses_exact_table(shape, settings.data_dir)
+    boards = params.get("boards")
+    parsed = [_parsed(b, params.get("shape")) for b in
+              ([params.get("board")] if boards is None else boards[:settings.limits.max_boards])]
+    params[PARSED] = parsed
     if endpoint in ("check", "heuristic"):
         return True
-    try:
-        if endpoint == "generate":
-            return uses_exact_table(Shape.parse(params.get("shape") or "3x3"), settings.data_dir)
-        if params.get("algorithm", "auto") not in ("auto", "table") or \
-                params.get("heuristic", "auto") != "auto":
-            return False
-        boards = params.get("boards")
-        boards = [params.get("board")] if boards is None else boards
-        return all(exact.has_table(_shape_of(b, params.get("shape")), settings.data_dir)
-                   for b in boards)
-    except (BoardError, TypeError, ValueError):
-        return True  # a bad board is refused at once, with the parser's message
+    if params.get("algorithm", "auto") not in ("auto", "table") or \
+            params.get("heuristic", "auto") != "auto":
+        return False
+    shapes = {b.shape for b in parsed if b is not None}
+    return all(exact.has_table(shape, settings.data_dir) for shape in shapes)
 
 
-def _shape_of(board, shape) -> Shape:
+def _parsed(board, shape) -> Board | None:
+    """The board read as the CLI reads it, or None when it cannot be read."""
     if board is None:
-        raise BoardError("no board")
-    return parse_board(board, shape).shape
+        return None
+    try:
+        return parse_board(board, shape)
+    except BoardError:
+        return None
 
 
 __all__ = ["answer", "failure", "is_lookup", "BOARD_QUESTIONS", "RequestError",

@@ -388,6 +388,8 @@ def generate(shape, count: int, *, distance=None, min_distance=None, max_distanc
     if int(count) < 0:
         raise GenerateError("the count cannot be negative")
     count = int(count)
+    if seed is not None and int(seed) < 0:
+        raise GenerateError("the seed cannot be negative")
     if walk_length is not None and int(walk_length) < 0:
         raise GenerateError("the walk length cannot be negative")
     target = _target(distance, min_distance, max_distance)
