@@ -52,14 +52,14 @@ def call(url: str, body=None, timeout: float = 30.0) -> tuple[int, dict]:
 class Server:
     """``python -m solver serve`` on a free port; ``url`` once its workers are ready."""
 
-    def __init__(self, data_dir: Path, cache_dir: Path, *extra: str):
+    def __init__(self, data_dir: Path, cache_dir: Path, *extra: str, workers: int = 1):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "PYTHONPATH": str(ROOT), "NPUZZLE_CACHE": str(cache_dir)}
         env.pop("NPUZZLE_DATA", None)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "solver", "serve", "--port", str(self.port),
-             "--data-dir", str(data_dir), "--workers", "1", *extra],
+             "--data-dir", str(data_dir), "--workers", str(workers), *extra],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def wait_ready(self) -> None:

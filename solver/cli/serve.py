@@ -15,6 +15,7 @@ from .common import main_group as main
 
 INSTALL_HINT = "the server needs its extra: pip install 'npuzzle[serve]'"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+GRACEFUL_SECONDS = 3
 
 
 @main.command()
@@ -64,5 +65,7 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, access_log):
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"npuzzle serve: http://{shown}:{port}/ ({settings.workers} search workers; "
                f"Ctrl-C stops)", err=True)
+    # Ctrl-C waits a moment for requests in flight, then ends the searches still running.
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning",
-                access_log=access_log, server_header=False)
+                access_log=access_log, server_header=False,
+                timeout_graceful_shutdown=GRACEFUL_SECONDS)

@@ -171,7 +171,11 @@ class SearchPool:
                                   f"try again shortly"}
         self.waiting += 1
         try:
-            worker = await self._idle.get()
+            # A worker frees up within hard_seconds unless every one is starting or gone.
+            worker = await asyncio.wait_for(self._idle.get(), limits.hard_seconds)
+        except asyncio.TimeoutError:
+            return 503, {"error": f"busy: no search worker became free within "
+                                  f"{limits.hard_seconds:g} s; try again later"}
         finally:
             self.waiting -= 1
         self.running += 1
@@ -182,8 +186,11 @@ class SearchPool:
             self._replace(worker)
             return 503, {"error": f"the search was ended: {e}; try again"}
         except asyncio.CancelledError:
-            self._replace(worker)  # its answer would go to nobody; free the core now
-            raise
+            # Only a server shutting down cancels a request (after its grace period): end
+            # the search, and tell the client in the API's own words.
+            self.ready -= 1
+            self._discard(worker)
+            return 503, {"error": "the server is shutting down; try again later"}
         finally:
             self.running -= 1
         self._idle.put_nowait(worker)
