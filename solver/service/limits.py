@@ -32,6 +32,7 @@ class Limits:
     max_generate_searched: int = 10  # ... on a board whose positions must be solved (4x4)
     max_pending: int = 64  # searches running or waiting for a worker before 503 "busy"
     grace_seconds: float = 15.0  # past max_seconds, a worker that has not answered is ended
+    max_wait_seconds: float = 120.0  # for a free worker (a first start compiles the kernels)
 
     def options(self, algorithm: str = "auto", timeout: float | None = None,
                 max_nodes: int | None = None, **fields) -> api.SearchOptions:

@@ -171,11 +171,10 @@ class SearchPool:
                                   f"try again shortly"}
         self.waiting += 1
         try:
-            # A worker frees up within hard_seconds unless every one is starting or gone.
-            worker = await asyncio.wait_for(self._idle.get(), limits.hard_seconds)
+            worker = await asyncio.wait_for(self._idle.get(), limits.max_wait_seconds)
         except asyncio.TimeoutError:
             return 503, {"error": f"busy: no search worker became free within "
-                                  f"{limits.hard_seconds:g} s; try again later"}
+                                  f"{limits.max_wait_seconds:g} s; try again later"}
         finally:
             self.waiting -= 1
         self.running += 1
