@@ -105,6 +105,8 @@ def test_generate_solve_and_watch_the_tiles_reach_the_goal(browser, live_server,
           "the solution did not play to the goal")
     assert _text(browser, "distance") == "0"
     assert len(browser.find_elements("css selector", ".tile.home")) == 8
+    _wait(browser, lambda d: _text(d, "heuristic").startswith("0 "),
+          "the heuristic was not asked again for the goal")
 
 
 def test_hint_and_moving_a_tile_by_hand(browser, live_server, service_dir):
@@ -115,6 +117,7 @@ def test_hint_and_moving_a_tile_by_hand(browser, live_server, service_dir):
     assert "9 moves left" in _text(browser, "hint-text")
     hinted = browser.find_element("css selector", ".tile.hinted")
     hinted.click()  # follow the hint: one move closer
+    assert not browser.find_elements("css selector", ".tile.hinted")  # the hint is spent
     _wait(browser, lambda d: _text(d, "distance") == "9", "the distance did not update")
     after = Board.from_tiles(map(int, _tiles(browser).split()), "3x3")
     assert exact.distance(after, goal_board("3x3"), data_dir=service_dir) == 9

@@ -134,7 +134,7 @@ async function setBoard(tiles, shapeText) {
   state.made = 0;
   state.version++;
   $("board-text").value = boardText(tiles);
-  $("hint-text").textContent = "";
+  clearHint();
   await refreshFacts();
 }
 
@@ -176,7 +176,7 @@ async function refreshFacts() {
   const version = state.version;
   const body = problem();
   $("distance").textContent = "…";
-  const [check, heur] = await Promise.all([ask("/check", body), ask("/heuristic", body)]);
+  const [check] = await Promise.all([ask("/check", body), refreshHeuristic()]);
   if (version !== state.version) return;
   if (check.status === 200) {
     state.goal = check.data.goal.split(" ").map(Number);
@@ -185,9 +185,6 @@ async function refreshFacts() {
     $("solvable").textContent = "–";
     say(check.data.error);
   }
-  $("heuristic").textContent = heur.status === 200
-    ? `${heur.data.h} (pattern database ${heur.data.partition}; Manhattan ${heur.data.manhattan})`
-    : (heur.data.fix ? `no pattern database (${heur.data.fix})` : "–");
   render();
   if (check.status === 200 && !check.data.solvable) {
     $("distance").textContent = "unsolvable";
@@ -205,6 +202,28 @@ async function refreshFacts() {
   }
 }
 
+async function refreshHeuristic() {
+  const version = state.version;
+  const heur = await ask("/heuristic", problem());
+  if (version !== state.version) return;
+  $("heuristic").textContent = heur.status === 200
+    ? `${heur.data.h} (pattern database ${heur.data.partition}; Manhattan ${heur.data.manhattan})`
+    : (heur.data.fix ? `no pattern database (${heur.data.fix})` : "–");
+}
+
+let heuristicTimer = null;
+
+function refreshHeuristicSoon() {
+  // While a solution plays, ask once it pauses rather than at every step.
+  clearTimeout(heuristicTimer);
+  heuristicTimer = setTimeout(refreshHeuristic, 250);
+}
+
+function clearHint() {
+  $("hint-text").textContent = "";
+  document.querySelectorAll(".tile.hinted").forEach((el) => el.classList.remove("hinted"));
+}
+
 // --- moving tiles by hand ---------------------------------------------------------------------
 
 function clickTile(tile) {
@@ -217,12 +236,12 @@ function clickTile(tile) {
   state.made++;
   state.version++;
   $("board-text").value = boardText(state.tiles);
-  $("hint-text").textContent = "";
-  document.querySelectorAll(".tile.hinted").forEach((el) => el.classList.remove("hinted"));
+  clearHint();
   if (following) {
     sol.at++;  // still on the optimal path: the distance is known without asking
     render();
     showRemaining();
+    refreshHeuristicSoon();
   } else {
     state.solution = null;
     refreshFacts();
@@ -288,8 +307,10 @@ function step(direction = 1) {
   }
   state.version++;
   $("board-text").value = boardText(state.tiles);
+  clearHint();
   render();
   showRemaining();
+  refreshHeuristicSoon();
   return true;
 }
 
@@ -339,8 +360,8 @@ async function hint() {
   if (data.solvable === false) { text.textContent = "no hint: this board cannot reach the goal"; return; }
   if (data.status === "limit") { text.textContent = "no hint: the search hit the server's limit"; return; }
   if (!data.move) { text.textContent = "already at the goal"; return; }
+  clearHint();
   text.textContent = `slide tile ${data.tile} (the gap goes ${BLANK_WORD[data.move]}): ${data.distance_after} moves left after it`;
-  document.querySelectorAll(".tile.hinted").forEach((el) => el.classList.remove("hinted"));
   const el = document.querySelector(`[data-tile="${data.tile}"]`);
   if (el) el.classList.add("hinted");
 }
