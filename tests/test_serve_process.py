@@ -72,6 +72,15 @@ def test_without_the_extra_it_says_how_to_install(run_cli, monkeypatch):
     assert "pip install 'npuzzle[serve]'" in r.stderr
 
 
+def test_a_busy_port_is_one_line(run_cli):
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        r = run_cli(["serve", "--port", taken.getsockname()[1]])
+    assert_one_line_error(r, 2)
+    assert "cannot listen on 127.0.0.1" in r.stderr
+
+
 def test_help_does_not_import_the_service():
     import subprocess
 

@@ -6,6 +6,7 @@ The service (FastAPI, uvicorn) is an optional extra, imported only when this com
 from __future__ import annotations
 
 import logging
+import socket
 
 import click
 
@@ -60,12 +61,32 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, access_log):
     logging.basicConfig(level=logging.WARNING, format="npuzzle serve: %(message)s")
     settings = Settings(data_dir=data_dir, workers=workers or default_jobs(),
                         limits=Limits(max_seconds=max_seconds, max_nodes=max_nodes))
+    sock = _listen(host, port)
     if host not in LOOPBACK:
         common.notice(f"listening on {host}: reachable from other machines")
+    bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"npuzzle serve: http://{shown}:{port}/ ({settings.workers} search workers; "
-               f"Ctrl-C stops)", err=True)
+    workers_text = f"{settings.workers} search worker{'s' if settings.workers > 1 else ''}"
+    click.echo(f"npuzzle serve: http://{shown}:{bound}/ ({workers_text}; Ctrl-C stops)",
+               err=True)
     # Ctrl-C waits a moment for requests in flight, then ends the searches still running.
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning",
-                access_log=access_log, server_header=False,
-                timeout_graceful_shutdown=GRACEFUL_SECONDS)
+    config = uvicorn.Config(create_app(settings), log_level="warning", access_log=access_log,
+                            server_header=False, timeout_graceful_shutdown=GRACEFUL_SECONDS)
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C once it has shut down
+        pass  # stopping is how a server's work ends: exit status 0
+    if not server.started:
+        common.fail("the server did not start (see the message above)", common.EXIT_USAGE)
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``, or one line and exit status 2 (a busy port, an
+    address this machine does not have)."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        return socket.create_server((host, port), family=family)
+    except OSError as e:
+        common.fail(f"error: cannot listen on {host}:{port}: {e.strerror or e}",
+                    common.EXIT_USAGE)
