@@ -7,8 +7,6 @@ import sys
 import threading
 import time
 
-import pytest
-
 from conftest import assert_one_line_error
 from serving import call
 from solver.core.board import goal_board, parse_board

@@ -4,6 +4,7 @@ one JSON line with DESIGN §7's status, never a 500 -- hypothesis throws malform
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -281,6 +282,18 @@ def test_server_caps_win_over_the_clients(service_dir, tmp_path_factory):
         assert status == 200 and rec["status"] == "limit" and rec["nodes_generated"] <= 2000
         status, rec = post(c, "/solve", {"board": FAR_3X3, "algorithm": "bfs"})
         assert status == 200 and rec["status"] == "limit" and rec["nodes_generated"] <= 60
+    mp.undo()
+
+
+def test_the_time_cap_holds_for_a_whole_batch(service_dir, tmp_path_factory):
+    mp, c = _client(service_dir, tmp_path_factory, max_seconds=1)
+    with c:
+        post(c, "/solve", {"board": EASY_4X4})  # the worker is up
+        t0 = time.monotonic()
+        status, body = post(c, "/solve", {"boards": [KORF_1] * 4, "goal": "blank-first",
+                                          "heuristic": "manhattan"})
+        assert time.monotonic() - t0 < 4  # not 4 x 1 s
+        assert status == 200 and [r["status"] for r in body["results"]] == ["limit"] * 4
     mp.undo()
 
 

@@ -26,8 +26,7 @@ import logging
 import multiprocessing as mp
 import os
 import signal
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import work
 from .limits import Settings
@@ -78,7 +77,6 @@ def serve_requests(conn, settings: Settings) -> None:
 class _Worker:
     process: mp.process.BaseProcess
     conn: object  # multiprocessing Connection
-    started: float = field(default_factory=time.monotonic)
 
 
 class WorkerLost(Exception):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 
 from .. import answers, api
 from ..core.board import Board, BoardError, Shape, parse_board
@@ -38,6 +39,7 @@ STATUS_OF_KIND = {
 
 
 PARSED = "_parsed"  # the boards is_lookup() read, kept in the params for answer()
+MIN_SECONDS = 0.001  # a search whose request has no time left still reports its lower bound
 
 
 class RequestError(BoardError):
@@ -135,14 +137,15 @@ def _one(question, board, parsed, params: dict, settings: Settings) -> tuple[int
     try:
         return 200, question(parsed or board, params, settings)
     except Exception as e:  # noqa: BLE001 - unexpected errors go on to failure()
-        kind, message = answers.describe(e)
+        kind, _ = answers.describe(e)
         if kind in (answers.UNSOLVABLE, answers.LIMIT):
             return 200, answers.error_record(_input_text(board), e, answers.one_line(e))
         raise
 
 
 def _many(question, boards: list, parsed, params: dict, settings: Settings) -> list[dict]:
-    """Each board's record, or its own error record; a missing database fails them all."""
+    """Each board's record, or its own error record; a missing database fails them all.
+    The server's time cap holds for the whole request: each search gets what is left."""
     if params.get("board") is not None:
         raise RequestError("give either 'board' or 'boards', not both")
     cap = settings.limits.max_boards
@@ -150,9 +153,13 @@ def _many(question, boards: list, parsed, params: dict, settings: Settings) -> l
         raise RequestError(f"{len(boards)} boards in one request: the server takes at most "
                            f"{cap}")
     out = []
+    deadline = time.monotonic() + settings.limits.max_seconds
     for i, board in enumerate(boards):
+        left = max(deadline - time.monotonic(), MIN_SECONDS)
+        asked = params.get("timeout")
+        mine = params if asked is not None and asked <= left else {**params, "timeout": left}
         try:
-            out.append(question((parsed[i] if parsed else None) or board, params, settings))
+            out.append(question((parsed[i] if parsed else None) or board, mine, settings))
         except Exception as e:  # noqa: BLE001 - unexpected errors go on to failure()
             kind, _ = answers.describe(e)
             if kind == answers.DATABASE:
