@@ -31,15 +31,25 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def build_exact(shape: Shape, data_dir=None, force: bool = False, progress: bool = True) -> dict:
-    """Build ``exact-<shape>.h5``: one BFS per goal blank cell (see :mod:`solver.exact`).
+def build_exact(shape: Shape, data_dir=None, force: bool = False, progress: bool = True,
+                goal=None, layout: str | None = None) -> dict:
+    """Build the exact table of ``shape`` that serves ``goal`` (default: blank-last).
 
+    Full layout (up to 9 cells): ``exact-<shape>.h5``, one BFS per goal blank cell, serving
+    every goal.  Compact layout (10 to 12 cells): ``exact-<shape>-blank<cell>.h5``, one BFS
+    for the canonical goal of the cell that serves ``goal`` (:func:`catalog.table_cell`).
+    ``layout`` overrides the shape's own (tests build compact tables of small boards).
     Returns a summary row; skips the work when the file exists and ``force`` is false.
     """
+    layout = layout or catalog.exact_layout(shape)
+    if layout == catalog.COMPACT:
+        from .build_compact import build_compact
+
+        return build_compact(shape, data_dir, force, progress, goal)
     check_exact_shape(shape)
     directory = store.ensure_writable(store.data_dir(data_dir))
     store.remove_stale_temporaries(directory)
-    path = directory / catalog.exact_file_name(shape)
+    path = directory / f"exact-{shape}.h5"
     row = {"file": path.name, "kind": "exact", "entries": table_size(shape) * shape.size}
     if os.path.lexists(path) and not force:
         return {**row, "skipped": True, "mb": _mb(path)}
@@ -47,6 +57,7 @@ def build_exact(shape: Shape, data_dir=None, force: bool = False, progress: bool
     t0 = time.perf_counter()
     default_goal = exact.canonical_goal(shape, shape.size - 1)
     attrs = {"kind": catalog.EXACT, "shape": str(shape), "goal": default_goal.flat(),
+             "layout": catalog.FULL,
              "tables": "blank_<cell>: distances to the canonical goal with the blank on <cell>"}
     max_d, total_d, states = 0, 0, 0
     with store.atomic_h5(path, attrs) as f:
@@ -91,6 +102,8 @@ def preflight(shape: Shape, partition: str | None, goal=None, data_dir=None,
     directory = store.data_dir(data_dir)
     probe = directory if directory.is_dir() else Path(os.path.dirname(directory) or ".")
     if partition is None:
+        if catalog.exact_layout(shape) != catalog.FULL:
+            return  # compact tables (10 to 12 cells): a known, fixed cost (pdb_builder.compact_bfs)
         check_exact_shape(shape)
         path, what = directory / catalog.exact_file_name(shape), f"the exact tables of {shape}"
         cost = budget.exact_cost(shape.size)

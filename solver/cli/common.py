@@ -17,11 +17,9 @@ import sys
 import click
 
 from ..core import interrupts
-from ..core.board import BoardError
-from ..core.solution import SearchLimitReached, Unsolvable
+from ..core.solution import Unsolvable
 from .. import __version__ as package_version
 from .. import answers
-from ..tables.store import DatabaseError, DataDirError
 from ..api import CYCLE_CHECKS, HEURISTICS
 
 EXIT_OK = 0
@@ -34,40 +32,31 @@ EXIT_INTERRUPTED = interrupts.EXIT_INTERRUPTED
 EXIT_TERMINATED = interrupts.EXIT_TERMINATED
 EXIT_BROKEN_PIPE = interrupts.EXIT_BROKEN_PIPE
 
-# exception type -> (exit status, prefix of the one-line message)
-ERRORS = (
-    (Unsolvable, EXIT_UNSOLVABLE, ""),  # its message already starts with "unsolvable:"
-    (BoardError, EXIT_USAGE, "error"),
-    (DatabaseError, EXIT_DATABASE, "error"),
-    (DataDirError, EXIT_USAGE, "error"),
-    (SearchLimitReached, EXIT_LIMIT, "limit"),
-    (MemoryError, EXIT_LIMIT, "limit: out of memory"),
-    (OSError, EXIT_USAGE, "error"),
-)
+# what went wrong (solver.answers.describe) -> exit status
+EXIT_OF_KIND = {
+    answers.UNSOLVABLE: EXIT_UNSOLVABLE,
+    answers.BAD_INPUT: EXIT_USAGE,
+    answers.DATABASE: EXIT_DATABASE,
+    answers.LIMIT: EXIT_LIMIT,
+}
 
 
 def classify(exc: BaseException) -> tuple[int, str]:
     """(exit status, one-line message) for an exception a command may meet."""
-    for kind, code, prefix in ERRORS:
-        if isinstance(exc, kind):
-            text = _one_line(exc)
-            return code, (f"{prefix}: {text}" if text else prefix) if prefix else text
+    if isinstance(exc, tuple(cls for cls, _, _ in answers.ERROR_KINDS)):
+        kind, message = answers.describe(exc)
+        return EXIT_OF_KIND[kind], message
+    # What only a command-line run meets (the service answers these with a 500): the disk,
+    # a file named on the command line, memory.
+    if isinstance(exc, MemoryError):
+        return EXIT_LIMIT, "limit: out of memory"
+    if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
+        where = f" ({exc.filename})" if exc.filename else ""
+        return EXIT_USAGE, f"error: {one_line(exc.strerror or exc)}{where}"
     raise exc
 
 
-def _one_line(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.strerror and not isinstance(exc, DataDirError):
-        # "No space left on device (/data/x.h5)" rather than "[Errno 28] ...", and only once.
-        where = exc.filename or ""
-        text = f"{exc.strerror} ({where})" if where else exc.strerror
-    else:
-        text = str(exc)
-    if isinstance(exc, SearchLimitReached) and exc.partial.lower_bound is not None:
-        text += f"; the optimal length is at least {exc.partial.lower_bound}"
-    return one_line(text)
-
-
-def one_line(text: str) -> str:
+def one_line(text) -> str:
     """``text`` with every run of whitespace (newlines included) folded into one space: a
     library's message over several lines still makes one line of ours."""
     return " ".join(str(text).split())

@@ -88,6 +88,8 @@ def install_if_program(program: str, note: str = "") -> bool:
     if installed():
         return True
     main = sys.modules.get("__main__")
+    if getattr(main, "__name__", None) != "__main__":
+        return False  # a spawned worker re-importing the program as __mp_main__
     spec = getattr(main, "__spec__", None)
     script = os.path.basename(getattr(main, "__file__", None) or "")
     if script in PROGRAMS or (spec is not None and spec.name in MAIN_MODULES):
@@ -190,6 +192,12 @@ def pending() -> int | None:
     return _state["pending"]
 
 
+def handled() -> None:
+    """The command dealt with the signal itself (a server stopping on Ctrl-C): forget it, so
+    that it is not reported as an interruption."""
+    _state["pending"] = None
+
+
 @contextlib.contextmanager
 def temporary(path):
     """Register ``path`` as a temporary file to delete should the process have to leave at
@@ -213,5 +221,5 @@ def quiet_broken_pipe() -> int:
 
 
 __all__ = ["Interrupted", "install", "install_if_program", "installed", "command", "check",
-           "pending", "temporary", "leave_now", "quiet_broken_pipe", "describe", "message",
+           "pending", "handled", "temporary", "leave_now", "quiet_broken_pipe", "describe", "message",
            "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_BROKEN_PIPE"]
