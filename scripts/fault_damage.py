@@ -3,6 +3,7 @@
 Each :class:`Damage` changes one database file of a copy (or what stands under its name) in one
 way; the report groups them by ``kind``.  Kinds:
 
+* (files: exact 2x3 and 3x3, the compact exact 2x5, the 3x3 4-4 and 4x4 5-5-5 PDBs)
 * single bytes changed anywhere in a file, or in its HDF5 metadata (the first and last few KB),
   truncations and extensions -- all caught by the digest before h5py sees a byte;
 * datasets deleted and attributes edited, left as they are (the digest catches them) and
@@ -31,7 +32,8 @@ from solver.tables import store
 
 EXACT_2X3, EXACT_3X3 = "exact-2x3.h5", "exact-3x3.h5"
 PDB_3X3, PDB_4X4 = "apdb-3x3-4-4.h5", "apdb-4x4-5-5-5.h5"
-FILES = (EXACT_2X3, EXACT_3X3, PDB_3X3, PDB_4X4)
+COMPACT_2X5 = "exact-2x5-blank9.h5"  # a compact exact table (10 to 12 cells)
+FILES = (EXACT_2X3, EXACT_3X3, COMPACT_2X5, PDB_3X3, PDB_4X4)
 # Sealed files of other databases, built beside the pristine ones (swapped in by name).
 SPARE_BLANK_FIRST = "apdb-4x4-5-5-5-blank-first.h5"
 SPARE_CUSTOM = "apdb-3x3-1.2.3-4.5.6.7.8.h5"
@@ -167,6 +169,10 @@ def metadata_edits(rng: random.Random) -> list[Damage]:
         (EXACT_3X3, "dataset deleted", _delete("blank_0")),
         (PDB_4X4, "dataset deleted", _delete("pattern_1")),
         (PDB_3X3, "dataset deleted", _delete("pattern_0")),
+        (COMPACT_2X5, "dataset deleted", _delete("nibbles")),
+        (COMPACT_2X5, "dataset deleted", _delete("overflow_distance")),
+        (COMPACT_2X5, "root attribute edited", _set("/", "encoding", "nibble-v0")),
+        (COMPACT_2X5, "root attribute edited", _set("/", "goal", "0 1 2 3 4 5 6 7 8 9")),
         (EXACT_3X3, "root attribute edited", _set("/", "shape", "2x3")),
         (EXACT_3X3, "root attribute edited", _set("/", "kind", "additive-pdb")),
         (EXACT_3X3, "root attribute edited", _set("/", "format_version", 1)),
@@ -225,6 +231,8 @@ def swaps(pristine: Path, spares: Path) -> list[Damage]:
                   _copy_from(pristine, EXACT_2X3, EXACT_3X3)),
            Damage("another database's file", EXACT_2X3, "exact-3x3 as exact-2x3",
                   _copy_from(pristine, EXACT_3X3, EXACT_2X3)),
+           Damage("another database's file", COMPACT_2X5, "exact-3x3 as exact-2x5-blank9",
+                  _copy_from(pristine, EXACT_3X3, COMPACT_2X5)),
            Damage("another database's file", PDB_4X4, "3x3 4-4 as 4x4 5-5-5",
                   _copy_from(pristine, PDB_3X3, PDB_4X4)),
            Damage("another database's file", PDB_4X4, "5-5-5 blank-first as blank-last",

@@ -6,8 +6,9 @@ impossible -- and count wrong answers, tracebacks, hangs and crashes (the goal: 
     python scripts/fault_injection.py --quick    # about a minute
     python scripts/fault_injection.py --seed 7 --jobs 2 --keep /tmp/faults
 
-Builds the small databases (exact 2x3 and 3x3, a 3x3 4-4 and a 4x4 5-5-5 PDB) into a directory
-whose name holds a space, records every reading command's answer there, then for each damage
+Builds the small databases (exact 2x3 and 3x3, the compact exact 2x5, a 3x3 4-4 and a 4x4
+5-5-5 PDB) into a directory whose name holds a space, records every reading command's answer
+there, then for each damage
 of ``fault_damage.py`` copies the directory, damages the copy and runs every reading command
 against it (distance, solve, heuristic, check, stats, generate, their batch ``-`` modes,
 ``build-pdb --verify`` and ``--list``).  Commands run in processes forked from a warm parent
@@ -51,7 +52,7 @@ def build_databases(root: Path) -> tuple[Path, Path]:
     from solver.core.board import Shape
 
     pristine, spares = root / "pristine data", root / "spares"
-    for shape in ("2x3", "3x3"):
+    for shape in ("2x3", "3x3", "2x5"):
         build_exact(Shape.parse(shape), pristine, progress=False)
     build_partition(Shape.parse("3x3"), "4-4", None, pristine, progress=False)
     build_partition(Shape.parse("4x4"), "5-5-5", None, pristine, progress=False)
@@ -66,10 +67,13 @@ def damage_cases(pristine: Path, spares: Path, work: Path, known: dict, args, rn
     table: dict = defaultdict(Counter)
     samples: list = []
     damages = dmg.every_damage(pristine, spares, rng, args.flips, args.cuts)
-    if args.quick:  # a sample: every kind on every file it applies to, once or twice
-        seen: Counter = Counter()
-        damages = [d for d in damages
-                   if (seen.update([(d.kind, d.file)]) or seen[(d.kind, d.file)]) <= 1]
+    if args.quick:  # one damage of each kind, the files taken in turn
+        by_kind: dict = defaultdict(list)
+        for d in damages:
+            by_kind[d.kind].append(d)
+        damages = [ds[i % len(ds)] for i, ds in enumerate(by_kind.values())]
+        files = {d.file for d in damages}
+        damages += [ds[0] for ds in by_kind.values() if ds[0].file not in files][:3]
     jobs = []
     for i, damage in enumerate(damages):
         copy = work / f"case {i}"
@@ -149,7 +153,7 @@ def main() -> int:
     ap.add_argument("--keep", type=Path, default=None, help="work here and keep it")
     args = ap.parse_args()
     args.flips, args.cuts, signals, pastes = ((1, 0, 10, 6) if args.quick
-                                              else (30, 6, 60, 24))
+                                              else (12, 4, 60, 24))
     rng = random.Random(args.seed)
     work = args.keep or Path(tempfile.mkdtemp(prefix="npuzzle-faults-"))
     work.mkdir(parents=True, exist_ok=True)

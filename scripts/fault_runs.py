@@ -48,6 +48,11 @@ def _lines(rows) -> bytes:
 
 COMMANDS = (
     Cmd("distance 2x3", "npuzzle", ("distance", "4 1 2/5 0 3")),
+    Cmd("distance 2x5 (compact)", "npuzzle", ("distance", "1 2 5 9 3/8 7 4 6 0")),
+    Cmd("solve 2x5 (compact)", "npuzzle", ("solve", "1 2 5 9 3/8 7 4 6 0"),
+        boards=("1 2 5 9 3/8 7 4 6 0",)),
+    Cmd("generate 2x5 --distance 30", "npuzzle", ("generate", "--shape", "2x5", "--distance",
+                                                  "30", "--count", "2", "--seed", "4")),
     Cmd("distance 3x3", "npuzzle", ("distance", "8 6 7 2 5 4 3 0 1")),
     Cmd("distance 3x3 --goal spiral", "npuzzle", ("distance", "8 6 7 2 5 4 3 0 1", "--goal",
                                                    "spiral", "--json")),
@@ -521,15 +526,17 @@ def print_trust_cost(pristine: Path, work: Path) -> None:
     big = Path("/work/data/apdb-4x4-7-8.h5")
     if big.is_file():
         files.append(big)
+    print(f"  {'file':<24} {'MB':>8}  {'wall ms':>8}  {'CPU ms':>8}  CPU GiB/s")
     for path in files:
-        times = []
+        wall, cpu = [], []
         for _ in range(3):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             store.prove(path, fresh=True)
-            times.append(time.perf_counter() - t0)
+            wall.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
         size = path.stat().st_size
-        print(f"  {path.name:<24} {size / 2**20:8.1f} MB  {min(times) * 1000:8.1f} ms  "
-              f"({size / min(times) / 2**30:.2f} GiB/s)")
+        print(f"  {path.name:<24} {size / 2**20:8.1f}  {min(wall) * 1000:8.1f}  "
+              f"{min(cpu) * 1000:8.1f}  {size / max(min(cpu), 1e-6) / 2**30:9.2f}")
     shell = [sys.executable, "-m", "solver", "distance", "8 6 7 2 5 4 3 0 1", "--data-dir",
              str(pristine)]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
