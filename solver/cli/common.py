@@ -264,3 +264,19 @@ cycle_check_option = click.option(
     help="For the blind searches: never return to the parent, never repeat a state on the "
          "current path, or remember every state generated (default per algorithm: bfs/dfs/"
          "astar visited, dls/iddfs path).")
+
+
+def _set_load(ctx, param, value):
+    if value is not None:
+        from ..tables import loading
+
+        loading.prefer(value)
+    return value
+
+
+load_option = click.option(
+    "--load", type=click.Choice(("auto", "map", "populate", "read")), default=None,
+    callback=_set_load, expose_value=True, is_eager=False,
+    help="How database files reach memory: map (nothing read until used), populate (map and "
+         "fault every page in now), read (into memory backed by huge pages).  auto "
+         "(default, or $NPUZZLE_LOAD): read for a batch ('-'), map for one board.")

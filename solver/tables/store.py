@@ -3,8 +3,9 @@ directory (layer 1: tables).
 
 One file per database (``exact-3x3.h5``, ``apdb-4x4-6-6-3.h5``; :mod:`.catalog` names them).
 Every file carries root attributes ``format``, ``format_version``, ``kind``, ``shape``, ``goal``,
-``ranking`` and ``created_by``; every table dataset is contiguous, uncompressed (so it is
-memory-mapped rather than read) and carries a ``checksum`` attribute.
+``ranking`` and ``created_by``; every table dataset is contiguous, uncompressed and carries a
+``checksum`` attribute, so the whole file is brought into memory as one byte array -- mapped or
+read, as :mod:`.loading` decides -- and each table is a view into it at its dataset's offset.
 
 **Trust.** A file is proven before h5py parses a byte of it: its first :data:`HEADER_SIZE`
 bytes are an HDF5 *user block* (bytes the HDF5 library skips) in which the builder writes a
@@ -37,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core import config
+from . import loading
 
 FORMAT = "npuzzle"
 FORMAT_VERSION = 2  # 2: a digest of the file in its user block
@@ -342,21 +344,34 @@ def write_table(f, name: str, table: np.ndarray, **attrs):
 
 @dataclass
 class TableFile:
-    """An opened database: its root attributes and its datasets, memory-mapped by name."""
+    """An opened database: its root attributes and its datasets by name, each a read-only
+    view into ``buffer`` (the whole file, mapped or read as ``load`` says)."""
 
     path: Path
     attrs: dict
     stamp: tuple | None = None
-    tables: dict = field(default_factory=dict)  # name -> np.memmap (read-only)
+    tables: dict = field(default_factory=dict)  # name -> read-only array (a view of buffer)
     table_attrs: dict = field(default_factory=dict)  # name -> dict of dataset attributes
+    buffer: np.ndarray | None = None  # the file's bytes, uint8
+    load: str = "map"  # how buffer reached memory: map, populate or read
+
+
+def _view(path: Path, ds, buffer: np.ndarray) -> np.ndarray:
+    """The dataset as a read-only view of the file's bytes (a copy when it is not stored
+    contiguously and uncompressed, which npuzzle's builder never does)."""
+    offset = ds.id.get_offset()
+    if offset is None or ds.chunks is not None or ds.compression is not None:
+        return ds[...]
+    dtype = np.dtype(ds.dtype)
+    count = int(np.prod(ds.shape, dtype=np.int64))
+    if offset + count * dtype.itemsize > buffer.size:
+        raise DatabaseCorrupt(f"{path}: dataset {ds.name} runs past the end of the file")
+    return buffer[offset : offset + count * dtype.itemsize].view(dtype).reshape(ds.shape)
 
 
 def _memmap(path: Path, ds) -> np.ndarray:
-    offset = ds.id.get_offset()
-    if offset is None or ds.chunks is not None or ds.compression is not None:
-        # Not mappable (empty or chunked): read it into memory instead.
-        return ds[...]
-    return np.memmap(path, dtype=ds.dtype, mode="r", offset=offset, shape=ds.shape)
+    """One dataset, memory-mapped (for :func:`verify`, which reads each once)."""
+    return _view(path, ds, loading.load(path, os.path.getsize(path), "map"))
 
 
 def _decode(v):
@@ -372,9 +387,11 @@ def _decode(v):
 _OPEN: dict = {}
 
 
-def open_tables(path: Path, expect: dict, fix: str) -> TableFile:
-    """Prove ``path`` (:func:`prove`), check its root attributes against ``expect`` and
-    memory-map its datasets.  The same version of a file is opened once per process.
+def open_tables(path: Path, expect: dict, fix: str, load: str | None = None) -> TableFile:
+    """Prove ``path`` (:func:`prove`), check its root attributes against ``expect`` and bring
+    its datasets into memory as ``load`` says (``map``, ``populate``, ``read``; None: the rule
+    of :func:`solver.tables.loading.choose`).  The same version of a file is opened once per
+    process (asking for another ``load`` opens it again).
 
     Raises :class:`DatabaseMissing` when there is no file and :class:`DatabaseCorrupt` when the
     file is damaged, of another format or version, or its metadata differs from ``expect``
@@ -383,8 +400,9 @@ def open_tables(path: Path, expect: dict, fix: str) -> TableFile:
     path = Path(path)
     stamp = prove(path, fix)
     key = str(path.absolute())
+    mode = loading.choose(stamp[2], load)
     hit = _OPEN.get(key)
-    if hit is not None and hit.stamp == stamp:
+    if hit is not None and hit.stamp == stamp and (load is None or hit.load == mode):
         _check_attrs(path, hit.attrs, expect, fix)
         return hit
     import h5py
@@ -393,12 +411,15 @@ def open_tables(path: Path, expect: dict, fix: str) -> TableFile:
         with h5py.File(path, "r") as f:
             attrs = {k: _decode(v) for k, v in f.attrs.items()}
             _check_attrs(path, attrs, expect, fix)
-            out = TableFile(path, attrs, stamp)
+            # The bytes come in only after the metadata is known to be what the caller needs.
+            buffer = loading.load(path, stamp[2], mode)
+            out = TableFile(path, attrs, stamp, buffer=buffer, load=mode)
             for name, ds in f.items():
                 if isinstance(ds, h5py.Dataset):
                     out.table_attrs[name] = {k: _decode(v) for k, v in ds.attrs.items()}
-                    out.tables[name] = _memmap(path, ds)
-    except DatabaseError:
+                    out.tables[name] = _view(path, ds, buffer)
+    except DatabaseError as e:
+        e.fix = e.fix or fix
         raise
     except Exception as e:  # noqa: BLE001 - anything h5py raises on a proven file is a bug
         raise DatabaseCorrupt(f"cannot read database {path} ({type(e).__name__}: {e})",
@@ -410,6 +431,19 @@ def open_tables(path: Path, expect: dict, fix: str) -> TableFile:
 def clear_cache() -> None:
     """Forget opened files (they are opened and mapped again on next use)."""
     _OPEN.clear()
+
+
+def joined(arrays) -> tuple[np.ndarray, np.ndarray] | None:
+    """When every array of ``arrays`` is a uint8 table of one opened file: that file's bytes
+    (one read-only array) and each table's offset in it -- so a search can index all of a
+    database's tables as one array without copying them.  None otherwise."""
+    arrays = list(arrays)
+    for tf in _OPEN.values():
+        if tf.buffer is not None and tf.buffer.size:
+            offsets = loading.within(tf.buffer, arrays)
+            if offsets is not None:
+                return tf.buffer, offsets
+    return None
 
 
 def _check_attrs(path: Path, attrs: dict, expect: dict, fix: str) -> None:
