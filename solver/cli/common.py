@@ -16,7 +16,7 @@ from ..core.board import BoardError
 from ..core.solution import SearchLimitReached, Unsolvable
 from .. import __version__ as package_version
 from .. import answers
-from ..tables.store import DatabaseError, DataDirError
+from ..tables.errors import DatabaseError, DataDirError
 from ..api import CYCLE_CHECKS, HEURISTICS
 
 EXIT_OK = 0
@@ -170,7 +170,34 @@ class OneLineUsage:
 
 
 class Group(OneLineUsage, click.Group):
-    """The npuzzle group, with one-line usage errors."""
+    """The npuzzle group, with one-line usage errors and commands imported only when run:
+    ``lazy`` maps a command's name to its module (in :mod:`solver.cli`) and the opening of its
+    help, so ``npuzzle --help`` and ``npuzzle distance ...`` import no other command's
+    dependencies."""
+
+    lazy: dict = {}
+
+    def list_commands(self, ctx):
+        return sorted(set(self.commands) | set(self.lazy))
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in self.lazy:
+            import importlib
+
+            importlib.import_module(f"solver.cli.{self.lazy[name][0]}")  # registers itself
+        return self.commands.get(name)
+
+    def format_commands(self, ctx, formatter):
+        limit = formatter.width - 6 - max(map(len, self.list_commands(ctx)))
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in self.commands:
+                rows.append((name, self.commands[name].get_short_help_str(limit)))
+            else:
+                rows.append((name, click.utils.make_default_short_help(self.lazy[name][1],
+                                                                       limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 class Command(OneLineUsage, click.Command):

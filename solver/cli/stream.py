@@ -100,11 +100,25 @@ def _start(reader: lines.Reader, chunk: lines.Chunk) -> None:
             return
 
 
+class _RawLines:
+    """The lines of a chunk, split only when one is asked for."""
+
+    def __init__(self, chunk: lines.Chunk):
+        self.chunk = chunk
+        self.split = None
+
+    def __getitem__(self, i: int) -> bytes:
+        if self.split is None:
+            self.split = self.chunk.lines()
+        return self.split[i]
+
+
 def _answer_chunk(batch: Batch, chunk: lines.Chunk, reader, use_bulk: bool, out) -> None:
-    raw_lines = chunk.lines()
-    n = len(raw_lines)
+    raw_lines = _RawLines(chunk)
+    n = chunk.data.count(b"\n")
     texts: dict = {}  # line index -> answer (str) from bulk groups answered line by line
     ints_at, ints = [], []
+    unsolvable = []  # arrays of line indices answered "unsolvable"
     if use_bulk:
         parsed = bulk.parse(chunk, reader, batch.goal, batch.shape)
         slow = set(parsed.slow.tolist())
@@ -116,12 +130,13 @@ def _answer_chunk(batch: Batch, chunk: lines.Chunk, reader, use_bulk: bool, out)
             if answered is None:
                 slow.update(g.rows.tolist())
                 continue
-            _render_group(batch, reader, chunk, raw_lines, g, answered, texts, ints_at, ints)
+            _render_group(batch, reader, chunk, raw_lines, g, answered, texts, ints_at, ints,
+                          unsolvable)
         slow = sorted(slow)
     else:
         parsed = None
         slow = list(range(n))
-    fast = _FastLines(n, texts, ints_at, ints, slow)
+    fast = _FastLines(n, texts, ints_at, ints, slow, unsolvable)
     done = 0
     for i, answer in zip(slow, _slow_answers(batch, reader, chunk, raw_lines, slow)):
         out.write(fast.between(done, i))
@@ -136,9 +151,13 @@ class _FastLines:
     """The answers of the lines answered in bulk, rendered into one byte array; ``between(a,
     b)`` is the bytes of lines a..b-1 (the lines answered one by one are empty here)."""
 
-    def __init__(self, n, texts, ints_at, ints, slow):
+    UNSOLVABLE = b"unsolvable"
+
+    def __init__(self, n, texts, ints_at, ints, slow, unsolvable):
         width = np.ones(n, dtype=np.int64)  # an empty answer is just its newline
         width[np.asarray(slow, dtype=np.int64)] = 0
+        const_at = np.concatenate(unsolvable) if unsolvable else np.zeros(0, np.int64)
+        width[const_at] = len(self.UNSOLVABLE) + 1
         at = np.concatenate(ints_at) if ints_at else np.zeros(0, np.int64)
         vals = np.concatenate(ints) if ints else np.zeros(0, np.int64)
         digits = np.ones(at.size, dtype=np.int64)
@@ -161,6 +180,9 @@ class _FastLines:
             v //= 10
         for i, b in encoded.items():
             buf[self.offset[i] : self.offset[i] + len(b)] = np.frombuffer(b, dtype=np.uint8)
+        if const_at.size:
+            word = np.frombuffer(self.UNSOLVABLE, dtype=np.uint8)
+            buf[self.offset[const_at][:, None] + np.arange(word.size)] = word
         self.buf = buf
 
     def between(self, a: int, b: int) -> bytes:
@@ -168,7 +190,7 @@ class _FastLines:
 
 
 def _render_group(batch, reader, chunk, raw_lines, g: bulk.Group, ans: BulkAnswers, texts,
-                  ints_at, ints) -> None:
+                  ints_at, ints, unsolvable) -> None:
     rows = g.rows
     bad = ans.unsolvable if ans.unsolvable is not None else np.zeros(rows.size, dtype=bool)
     if ans.codes is not None:
@@ -177,8 +199,7 @@ def _render_group(batch, reader, chunk, raw_lines, g: bulk.Group, ans: BulkAnswe
     if bad.any():
         batch.note(common.EXIT_UNSOLVABLE)
     if not batch.as_json:
-        for i in rows[bad].tolist():
-            texts[i] = "unsolvable"
+        unsolvable.append(rows[bad])
         if ans.ints is not None:
             ints_at.append(rows[~bad])
             ints.append(np.asarray(ans.ints)[~bad].astype(np.int64))

@@ -38,7 +38,8 @@ from pathlib import Path
 import numpy as np
 
 from ..core import config
-from . import loading
+from . import layouts, loading
+from .errors import DatabaseCorrupt, DatabaseError, DatabaseMissing, DataDirError  # noqa: F401
 
 FORMAT = "npuzzle"
 FORMAT_VERSION = 2  # 2: a digest of the file in its user block
@@ -48,30 +49,6 @@ HEADER_SIZE = 512  # the HDF5 user block: a power of two of at least 512 bytes
 HEADER_MAGIC = "npuzzle-digest"
 DIGEST = "sha256"  # about 2 GB/s here (SHA extensions): the 550 MB 7-8 file in 0.3 s
 _READ_STEP = 1 << 24
-
-
-class DatabaseError(Exception):
-    """A database is missing, stale or corrupt; ``fix`` is the command that repairs it."""
-
-    def __init__(self, message: str, fix: str | None = None):
-        super().__init__(message)
-        self.fix = fix
-
-    def __str__(self) -> str:
-        base = super().__str__()
-        return f"{base}; fix: {self.fix}" if self.fix else base
-
-
-class DatabaseMissing(DatabaseError):
-    """The file that would answer this question has not been built."""
-
-
-class DatabaseCorrupt(DatabaseError):
-    """The file exists but its bytes, metadata or sizes are not what they must be."""
-
-
-class DataDirError(OSError):
-    """The data directory cannot be created or written."""
 
 
 def package_version() -> str:
@@ -356,22 +333,23 @@ class TableFile:
     load: str = "map"  # how buffer reached memory: map, populate or read
 
 
-def _view(path: Path, ds, buffer: np.ndarray) -> np.ndarray:
-    """The dataset as a read-only view of the file's bytes (a copy when it is not stored
-    contiguously and uncompressed, which npuzzle's builder never does)."""
-    offset = ds.id.get_offset()
-    if offset is None or ds.chunks is not None or ds.compression is not None:
-        return ds[...]
-    dtype = np.dtype(ds.dtype)
-    count = int(np.prod(ds.shape, dtype=np.int64))
-    if offset + count * dtype.itemsize > buffer.size:
-        raise DatabaseCorrupt(f"{path}: dataset {ds.name} runs past the end of the file")
-    return buffer[offset : offset + count * dtype.itemsize].view(dtype).reshape(ds.shape)
+def _view(path: Path, d: dict, buffer: np.ndarray, fix: str | None = None) -> np.ndarray:
+    """A dataset of the layout as a read-only view of the file's bytes."""
+    dtype = np.dtype(d["dtype"])
+    count = int(np.prod(d["shape"], dtype=np.int64))
+    offset = d["offset"]
+    if offset < 0 or offset + count * dtype.itemsize > buffer.size:
+        raise DatabaseCorrupt(f"{path}: a table runs past the end of the file", fix)
+    return buffer[offset : offset + count * dtype.itemsize].view(dtype).reshape(d["shape"])
 
 
 def _memmap(path: Path, ds) -> np.ndarray:
     """One dataset, memory-mapped (for :func:`verify`, which reads each once)."""
-    return _view(path, ds, loading.load(path, os.path.getsize(path), "map"))
+    offset = ds.id.get_offset()
+    if offset is None or ds.chunks is not None or ds.compression is not None:
+        return ds[...]
+    d = {"offset": int(offset), "dtype": np.dtype(ds.dtype).str, "shape": list(ds.shape)}
+    return _view(path, d, loading.load(path, os.path.getsize(path), "map"))
 
 
 def _decode(v):
@@ -405,32 +383,57 @@ def open_tables(path: Path, expect: dict, fix: str, load: str | None = None) -> 
     if hit is not None and hit.stamp == stamp and (load is None or hit.load == mode):
         _check_attrs(path, hit.attrs, expect, fix)
         return hit
+    cache = _TRUSTED.record_path().parent
+    layout = layouts.recall(cache, key, stamp)
+    copies: dict = {}
+    if layout is None:
+        layout, copies = _read_layout(path, fix)
+        if not copies:
+            layouts.remember(cache, key, stamp, layout)
+    _check_attrs(path, layout["attrs"], expect, fix)
+    # The bytes come in only after the metadata is known to be what the caller needs.
+    try:
+        buffer = loading.load(path, stamp[2], mode)
+    except (OSError, ValueError) as e:
+        raise DatabaseCorrupt(f"cannot read database {path} ({e})", fix) from None
+    out = TableFile(path, layout["attrs"], stamp, buffer=buffer, load=mode)
+    for name, d in layout["datasets"].items():
+        out.table_attrs[name] = d["attrs"]
+        out.tables[name] = copies[name] if name in copies else _view(path, d, buffer, fix)
+    _OPEN[key] = out
+    return out
+
+
+def _read_layout(path: Path, fix: str) -> tuple[dict, dict]:
+    """The file's layout read by h5py: root attributes and, per dataset, offset, dtype, shape
+    and attributes; plus a copy of every dataset that is not stored contiguously (which
+    npuzzle's builder never writes) -- such a file's layout is not remembered."""
     import h5py
 
     try:
         with h5py.File(path, "r") as f:
             attrs = {k: _decode(v) for k, v in f.attrs.items()}
-            _check_attrs(path, attrs, expect, fix)
-            # The bytes come in only after the metadata is known to be what the caller needs.
-            buffer = loading.load(path, stamp[2], mode)
-            out = TableFile(path, attrs, stamp, buffer=buffer, load=mode)
+            datasets, copies = {}, {}
             for name, ds in f.items():
-                if isinstance(ds, h5py.Dataset):
-                    out.table_attrs[name] = {k: _decode(v) for k, v in ds.attrs.items()}
-                    out.tables[name] = _view(path, ds, buffer)
-    except DatabaseError as e:
-        e.fix = e.fix or fix
-        raise
+                if not isinstance(ds, h5py.Dataset):
+                    continue
+                offset = ds.id.get_offset()
+                datasets[name] = {"offset": -1 if offset is None else int(offset),
+                                  "dtype": np.dtype(ds.dtype).str,
+                                  "shape": [int(n) for n in ds.shape],
+                                  "attrs": {k: _decode(v) for k, v in ds.attrs.items()}}
+                if offset is None or ds.chunks is not None or ds.compression is not None:
+                    copies[name] = ds[...]
     except Exception as e:  # noqa: BLE001 - anything h5py raises on a proven file is a bug
         raise DatabaseCorrupt(f"cannot read database {path} ({type(e).__name__}: {e})",
                               fix) from None
-    _OPEN[key] = out
-    return out
+    return {"attrs": attrs, "datasets": datasets}, copies
 
 
 def clear_cache() -> None:
     """Forget opened files (they are opened and mapped again on next use)."""
     _OPEN.clear()
+    layouts.forget()
 
 
 def joined(arrays) -> tuple[np.ndarray, np.ndarray] | None:

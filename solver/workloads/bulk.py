@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.board import Board, BoardError, Shape, board_layout, goal_board
-from .lines import Chunk, LineError, Reader
+from .lines import MISSING, Chunk, LineError, Reader
 
 MAX_TEMPLATES = 24  # distinct skeletons read per chunk; lines of rarer ones go one by one
 MAX_RUN_DIGITS = 18  # longer digit runs (int64 overflow, 4,301-digit numbers) go one by one
@@ -88,8 +88,7 @@ class _Lines:
         last = np.zeros_like(isd)
         last[:-1] = isd[:-1] & ~isd[1:]
         self.rlen = np.flatnonzero(last) + 1 - rstart
-        rline = np.searchsorted(nl, rstart)
-        self.first_run = np.searchsorted(rline, np.arange(n))  # index of each line's first run
+        self.first_run = np.searchsorted(rstart, self.start)  # index of each line's first run
         self._mark(rstart[self.rlen > MAX_RUN_DIGITS])
         self._mark(rstart[self._bad_leading_zero()])
         # The skeleton: each run becomes one '0'.
@@ -139,13 +138,18 @@ class _Lines:
         """The integer value of each run index in ``runs`` (any shape)."""
         flat = runs.reshape(-1)
         starts, lens = self.rstart[flat], self.rlen[flat]
+        longest = int(lens.max(initial=0))
+        if longest <= 2:  # tiles below 100: two gathers, no loop
+            first = self.buf[starts].astype(np.int64) - _ZERO
+            if longest == 2:
+                two = lens == 2
+                second = self.buf[np.minimum(starts + 1, self.buf.size - 1)].astype(np.int64)
+                first = np.where(two, first * 10 + second - _ZERO, first)
+            return first.reshape(runs.shape)
         v = np.zeros(flat.size, dtype=np.int64)
-        for j in range(int(lens.max(initial=0))):
+        for j in range(longest):
             has = lens > j
-            if has.all():
-                v = v * 10 + (self.buf[starts + j] - _ZERO)
-            else:
-                v[has] = v[has] * 10 + (self.buf[starts[has] + j] - _ZERO)
+            v[has] = v[has] * 10 + (self.buf[starts[has] + j] - _ZERO)
         return v.reshape(runs.shape)
 
 
@@ -160,7 +164,10 @@ def _templates(lines: _Lines, rows: np.ndarray):
         same = left[lines.slen[left] == length]
         if length:
             ref = lines.skel[lines.sstart[rep] : lines.sstart[rep] + length]
-            cells = lines.skel[lines.sstart[same][:, None] + np.arange(length)]
+            if same.size == lines.n and lines.skel.size == lines.n * (length + 1):
+                cells = lines.skel.reshape(lines.n, length + 1)[:, :length]  # no gather
+            else:
+                cells = lines.skel[lines.sstart[same][:, None] + np.arange(length)]
             same = same[(cells == ref).all(axis=1)]
         found += 1
         yield rep, same
@@ -260,23 +267,26 @@ def _group(lines: _Lines, members: np.ndarray, req, goal, shape) -> list:
     except BoardError:
         return [members]
     labels = np.asarray(labels, dtype=np.int64)
-    nruns = np.diff(np.append(lines.first_run, lines.rstart.size))[members]
-    if labels.min() < 0 or labels.max() > nruns.min():
+    # Lines of one skeleton hold the same number of runs: the first one's tells.
+    rep = int(members[0])
+    nruns = (lines.first_run[rep + 1] if rep + 1 < lines.n else lines.rstart.size) \
+        - lines.first_run[rep]
+    if labels.min() < 0 or labels.max() > nruns:
         return [members]
-    runs = lines.first_run[members][:, None] + np.maximum(labels, 1) - 1
-    tiles = np.where(labels > 0, lines.values(runs), 0)
+    if members.size == lines.n and lines.rstart.size == lines.n * nruns:
+        # Every line of the chunk has this layout: its runs are simply nruns per line.
+        runs = np.arange(lines.rstart.size).reshape(lines.n, nruns)[:, np.maximum(labels, 1) - 1]
+    else:
+        runs = lines.first_run[members][:, None] + np.maximum(labels, 1) - 1
+    tiles = lines.values(runs)
+    if (labels == 0).any():
+        tiles[:, labels == 0] = 0  # a blank written x, _ or .
     ok = is_permutation(tiles)
-    meta = req.id is not _MISSING_ID() or bool(req.extra)
+    meta = req.id is not MISSING or bool(req.extra)
     out = [Group(members[ok], tiles[ok], found, goal_b, meta)]
     if not ok.all():
         out.append(members[~ok])
     return out
-
-
-def _MISSING_ID():
-    from .lines import MISSING
-
-    return MISSING
 
 
 def is_permutation(tiles: np.ndarray) -> np.ndarray:
@@ -284,12 +294,13 @@ def is_permutation(tiles: np.ndarray) -> np.ndarray:
     m, n = tiles.shape
     in_range = ((tiles >= 0) & (tiles < n)).all(axis=1)
     if n <= 64:
-        acc = np.zeros(m, dtype=np.uint64)
-        one = np.uint64(1)
-        safe = np.where(in_range[:, None], tiles, 0).astype(np.uint64)
+        kind = np.uint16 if n <= 16 else np.uint32 if n <= 32 else np.uint64
+        acc = np.zeros(m, dtype=kind)
+        one = kind(1)
+        safe = np.where(in_range[:, None], tiles, 0).astype(kind)
         for j in range(n):
             acc |= one << safe[:, j]
-        full = np.uint64((1 << n) - 1) if n < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+        full = kind((1 << n) - 1)
         return in_range & (acc == full)
     safe = np.where(in_range[:, None], tiles, 0)
     return in_range & (np.sort(safe, axis=1) == np.arange(n)).all(axis=1)

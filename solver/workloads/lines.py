@@ -109,7 +109,7 @@ def chunks(stream: BinaryIO, max_line: int = MAX_LINE_BYTES,
 
 def _refuse_long(data: bytes, first: int, max_line: int) -> Chunk:
     """Replace the complete lines of ``data`` longer than ``max_line`` by empty lines."""
-    if len(data) <= max_line + 1:
+    if len(data) <= max_line + 1 or not _has_long_line(data, max_line):
         return Chunk(data, first)
     parts = data.split(b"\n")[:-1]
     long = {i: len(p) for i, p in enumerate(parts) if len(p) > max_line}
@@ -118,6 +118,17 @@ def _refuse_long(data: bytes, first: int, max_line: int) -> Chunk:
     for i in long:
         parts[i] = b""
     return Chunk(b"\n".join(parts) + b"\n", first, long)
+
+
+def _has_long_line(data: bytes, max_line: int) -> bool:
+    pos = 0
+    while pos < len(data):
+        end = data.find(b"\n", pos, pos + max_line + 1)
+        if end < 0:
+            return True
+        # Jump ahead: the next line starts after `end`; look for a newline within reach.
+        pos = data.rfind(b"\n", end, end + max_line + 1) + 1
+    return False
 
 
 # --- one line: what question it asks -------------------------------------------------------------
