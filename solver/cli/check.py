@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import click
-import numpy as np
 
 from .. import answers, api
 from ..core.board import Board, Solvability, solvability
@@ -72,6 +71,8 @@ def _verdict(start: Board, goal: Board) -> tuple:
 
 def _bulk(group, as_json: bool):
     """The verdicts of a whole group of boards (the parity rule, vectorised)."""
+    import numpy as np
+
     from ..workloads.bulk_answers import parity_many
     from .stream import BulkAnswers
 

@@ -138,9 +138,10 @@ def _answer_chunk(batch: Batch, chunk: lines.Chunk, reader, use_bulk: bool, out)
         slow = list(range(n))
     fast = _FastLines(n, texts, ints_at, ints, slow, unsolvable)
     done = 0
-    for i, answer in zip(slow, _slow_answers(batch, reader, chunk, raw_lines, slow)):
-        out.write(fast.between(done, i))
-        out.write(answer.encode() + b"\n")
+    answers = _slow_answers(batch, reader, chunk, raw_lines, slow)
+    for i in slow:
+        out.write(fast.between(done, i))  # before the answer: it may end the batch (exit 3)
+        out.write(next(answers).encode() + b"\n")
         done = i + 1
         if len(slow) < 64:
             out.flush()  # a few lines at a time: someone may be waiting for each
@@ -234,8 +235,8 @@ def _slow_answers(batch: Batch, reader, chunk, raw_lines, slow: list) -> Iterato
     for i in slow:
         line = chunk.first + i
         if i in chunk.long:
-            err = lines.LineError(f"line {line} is {chunk.long[i]:,} bytes long: the limit is "
-                                  f"{lines.MAX_LINE_BYTES:,} bytes")
+            err = lines.LineError(f"line {line} is longer than {lines.MAX_LINE_BYTES:,} bytes, "
+                                  f"the limit for one line")
             reader_outcomes.append((line, None, err, b""))
             continue
         raw = raw_lines[i]

@@ -231,7 +231,8 @@ def _token_to_tile(token: str) -> int:
 
 def _clip(text: str, limit: int = 40) -> str:
     """``text`` cut to ``limit`` characters for an error message."""
-    text = str(text)
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else "?"
+                   for c in str(text)[: limit + 1])
     return text if len(text) <= limit else text[:limit] + "…"
 
 

@@ -35,6 +35,7 @@ import numpy as np
 from ..core import config
 
 MODES = ("auto", "map", "populate", "read")
+BATCH_MODE = "read"  # what auto means for a batch
 SMALL_FILE = 1 << 24  # 16 MiB: the exact tables and the 6-6-3 database; read, whatever the rule
 _READ_STEP = 1 << 26  # read in 64 MiB slices (a short read from a pipe-like file is retried)
 
@@ -60,9 +61,9 @@ def choose(size: int, mode: str | None = None) -> str:
     asked = mode or _override or config.env_choice(config.ENV_LOAD, MODES, "auto")
     if asked != "auto":
         return asked
-    if size <= SMALL_FILE or _batch:
+    if size <= SMALL_FILE:
         return "read"
-    return "map"
+    return BATCH_MODE if _batch else "map"
 
 
 def load(path: Path, size: int, mode: str) -> np.ndarray:

@@ -1,8 +1,9 @@
 """Solve many problems, answering in input order -- on one or N processes (layer 6).
 
-With ``jobs > 1`` the problems are solved by a pool of forked worker processes.  Before the
-pool forks, the parent loads the database and the compiled kernel the first problem needs
-(:func:`_warm_up`): the workers inherit both -- the tables' pages are shared, read or mapped,
+Before the first problem is solved (and timed), the database and the compiled kernel it needs
+are loaded (:func:`_warm_up`), as a compiled solver loads its tables before its clock starts.
+With ``jobs > 1`` the problems are solved by a pool of forked worker processes, forked after
+that: the workers inherit both -- the tables' pages are shared, read or mapped,
 never copied per worker (:mod:`solver.tables.loading`) -- so nothing is compiled or read
 twice.  The parent hands out one problem at a time and yields the answers in input order.
 
@@ -56,6 +57,7 @@ class Solver:
         self.jobs = default_jobs() if jobs is None or jobs <= 0 else jobs
         self.bar = _progress_bar(progress)
         self.pool = None
+        self.warm = False
 
     def __enter__(self) -> Solver:
         return self
@@ -77,22 +79,29 @@ class Solver:
         """Yield the answer of each ``(start, goal)`` of ``problems``, in order (an item that
         is already an exception is passed through)."""
         problems = list(problems)
+        if not self.warm:
+            self._warm(problems)
         if self.jobs == 1 or len(problems) < 2:
             for p in problems:
                 yield self._tick(_solve(p, self.options))
             return
         if self.pool is None:
-            self._fork(problems)
+            self._fork()
         for payload in self.pool.imap(_work, problems, chunksize=1):
             yield self._tick(_restore(payload))
 
-    def _fork(self, problems: list) -> None:
-        import multiprocessing as mp
-
-        for p in problems:  # the first problem tells which tables and kernel to load
+    def _warm(self, problems: list) -> None:
+        """Load the tables and the kernel the first problem needs before any search is timed
+        (and before a pool forks, so that its workers share them)."""
+        for p in problems:
             if not isinstance(p, BaseException):
                 _warm_up(*p, self.options)
-                break
+                self.warm = True
+                return
+
+    def _fork(self) -> None:
+        import multiprocessing as mp
+
         try:
             ctx = mp.get_context("fork")  # workers inherit the loaded tables and kernels
         except ValueError:

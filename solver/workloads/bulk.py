@@ -273,12 +273,15 @@ def _group(lines: _Lines, members: np.ndarray, req, goal, shape) -> list:
         - lines.first_run[rep]
     if labels.min() < 0 or labels.max() > nruns:
         return [members]
-    if members.size == lines.n and lines.rstart.size == lines.n * nruns:
+    if labels.max() == 0:  # blanks only (x x x ...): no digit to read
+        runs = None
+    elif members.size == lines.n and lines.rstart.size == lines.n * nruns:
         # Every line of the chunk has this layout: its runs are simply nruns per line.
         runs = np.arange(lines.rstart.size).reshape(lines.n, nruns)[:, np.maximum(labels, 1) - 1]
     else:
         runs = lines.first_run[members][:, None] + np.maximum(labels, 1) - 1
-    tiles = lines.values(runs)
+    tiles = lines.values(runs) if runs is not None else np.zeros((members.size, labels.size),
+                                                                  dtype=np.int64)
     if (labels == 0).any():
         tiles[:, labels == 0] = 0  # a blank written x, _ or .
     ok = is_permutation(tiles)

@@ -56,8 +56,8 @@ class LineError(BoardError):
 class Chunk:
     """Whole lines read from a stream: ``data`` holds them, each ending in a newline;
     ``first`` is the number of the first line (from 1); ``long`` maps the index (in this
-    chunk) of each line refused for its length to that length -- its bytes were dropped and
-    it stands in ``data`` as an empty line."""
+    chunk) of each line refused for its length to the bytes of it that were seen (more than
+    the limit) -- they were dropped and the line stands in ``data`` as an empty line."""
 
     data: bytes
     first: int
