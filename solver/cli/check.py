@@ -77,21 +77,19 @@ def _bulk(group, as_json: bool):
     from .stream import BulkAnswers
 
     p = parity_many(group.tiles, group.goal)
-    cache: dict = {}
-
-    def verdict(k: int) -> Solvability:
-        key = (int(p.start_inversions[k]), int(p.start_blank_row[k]))
-        if key not in cache:
-            cache[key] = Solvability(bool(p.solvable[k]), key[0], p.goal_inversions, key[1],
-                                     p.goal_blank_row, p.width_even)
-        return cache[key]
-
+    # The verdict depends only on the start's inversions and blank row: one text per pair.
+    keys, first, codes = np.unique(np.stack([p.start_inversions, p.start_blank_row], axis=1),
+                                   axis=0, return_index=True, return_inverse=True)
+    verdicts = [Solvability(bool(p.solvable[k]), int(si), p.goal_inversions, int(sr),
+                            p.goal_blank_row, p.width_even)
+                for (si, sr), k in zip(keys.tolist(), first.tolist())]
+    codes = codes.reshape(-1)
     out = BulkAnswers(codes=np.where(p.solvable, common.EXIT_OK, common.EXIT_UNSOLVABLE))
     if as_json:
         out.record = lambda k: answers.solvability_record(
-            Board(group.shape, tuple(group.tiles[k].tolist())), group.goal, verdict(k))
+            Board(group.shape, tuple(group.tiles[k].tolist())), group.goal, verdicts[codes[k]])
     else:
-        out.texts = [verdict(k).reason for k in range(len(group.rows))]
+        out.words = (codes, [v.reason for v in verdicts])
     return out
 
 

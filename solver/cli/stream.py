@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from .. import answers
+from .. import answers as records
 from ..core.board import Board, Solvability
 from ..core.solution import Unsolvable
 from ..tables import loading
@@ -38,11 +38,14 @@ ENV_BULK = "NPUZZLE_BULK"  # 0: answer every line one by one (the reference path
 class BulkAnswers:
     """A group's answers, row by row: ``unsolvable`` rows are answered as the one-board path
     answers an unsolvable start (as an error: ``unsolvable``, or the record with the parity
-    working); the others as ``ints`` (text answers that are numbers), ``texts`` or, with
-    ``--json``, ``record(i)``.  ``codes`` feeds the exit status (e.g. 1 for ``check``)."""
+    working); the others as ``ints`` (text answers that are numbers), ``words`` (``(codes,
+    strings)``: row k's answer is ``strings[codes[k]]``, for answers with few distinct
+    values), ``texts`` or, with ``--json``, ``record(i)``.  ``codes`` feeds the exit status
+    (e.g. 1 for ``check``)."""
 
     unsolvable: np.ndarray | None = None
     ints: np.ndarray | None = None
+    words: tuple | None = None
     texts: list | None = None
     record: Callable[[int], dict] | None = None
     codes: np.ndarray | None = None
@@ -116,9 +119,7 @@ class _RawLines:
 def _answer_chunk(batch: Batch, chunk: lines.Chunk, reader, use_bulk: bool, out) -> None:
     raw_lines = _RawLines(chunk)
     n = chunk.data.count(b"\n")
-    texts: dict = {}  # line index -> answer (str) from bulk groups answered line by line
-    ints_at, ints = [], []
-    unsolvable = []  # arrays of line indices answered "unsolvable"
+    answers = _Answers()
     if use_bulk:
         parsed = bulk.parse(chunk, reader, batch.goal, batch.shape)
         slow = set(parsed.slow.tolist())
@@ -130,37 +131,56 @@ def _answer_chunk(batch: Batch, chunk: lines.Chunk, reader, use_bulk: bool, out)
             if answered is None:
                 slow.update(g.rows.tolist())
                 continue
-            _render_group(batch, reader, chunk, raw_lines, g, answered, texts, ints_at, ints,
-                          unsolvable)
+            _render_group(batch, reader, chunk, raw_lines, g, answered, answers)
         slow = sorted(slow)
     else:
-        parsed = None
         slow = list(range(n))
-    fast = _FastLines(n, texts, ints_at, ints, slow, unsolvable)
+    fast = answers.render(n, slow)
     done = 0
-    answers = _slow_answers(batch, reader, chunk, raw_lines, slow)
+    one_by_one = _slow_answers(batch, reader, chunk, raw_lines, slow)
     for i in slow:
         out.write(fast.between(done, i))  # before the answer: it may end the batch (exit 3)
-        out.write(next(answers).encode() + b"\n")
+        out.write(next(one_by_one).encode() + b"\n")
         done = i + 1
         if len(slow) < 64:
             out.flush()  # a few lines at a time: someone may be waiting for each
     out.write(fast.between(done, n))
 
 
+class _Answers:
+    """The answers of the lines answered in bulk, gathered group by group: numbers, words
+    from a short list, or texts."""
+
+    def __init__(self):
+        self.int_rows, self.int_values = [], []
+        self.word_rows, self.word_codes, self.word_list = [], [], []
+        self.texts: dict = {}
+
+    def ints(self, rows: np.ndarray, values: np.ndarray) -> None:
+        self.int_rows.append(rows)
+        self.int_values.append(np.asarray(values, dtype=np.int64))
+
+    def words(self, rows: np.ndarray, codes: np.ndarray, words: list) -> None:
+        self.word_rows.append(rows)
+        self.word_codes.append(np.asarray(codes, dtype=np.int64) + len(self.word_list))
+        self.word_list.extend(w.encode() for w in words)
+
+    def text(self, row: int, text: str) -> None:
+        self.texts[row] = text
+
+    def render(self, n: int, slow: list) -> _FastLines:
+        cat = lambda parts: np.concatenate(parts) if parts else np.zeros(0, np.int64)  # noqa
+        return _FastLines(n, slow, cat(self.int_rows), cat(self.int_values),
+                          cat(self.word_rows), cat(self.word_codes), self.word_list, self.texts)
+
+
 class _FastLines:
     """The answers of the lines answered in bulk, rendered into one byte array; ``between(a,
     b)`` is the bytes of lines a..b-1 (the lines answered one by one are empty here)."""
 
-    UNSOLVABLE = b"unsolvable"
-
-    def __init__(self, n, texts, ints_at, ints, slow, unsolvable):
+    def __init__(self, n, slow, at, vals, word_at, word_code, word_list, texts):
         width = np.ones(n, dtype=np.int64)  # an empty answer is just its newline
         width[np.asarray(slow, dtype=np.int64)] = 0
-        const_at = np.concatenate(unsolvable) if unsolvable else np.zeros(0, np.int64)
-        width[const_at] = len(self.UNSOLVABLE) + 1
-        at = np.concatenate(ints_at) if ints_at else np.zeros(0, np.int64)
-        vals = np.concatenate(ints) if ints else np.zeros(0, np.int64)
         digits = np.ones(at.size, dtype=np.int64)
         for p in range(1, 20):
             more = vals >= 10 ** p
@@ -168,9 +188,13 @@ class _FastLines:
                 break
             digits += more
         width[at] = digits + 1
-        encoded = {i: t.encode() for i, t in texts.items()}
-        for i, b in encoded.items():
-            width[i] = len(b) + 1
+        sizes = np.array([len(w) for w in word_list], dtype=np.int64)
+        if word_at.size:
+            width[word_at] = sizes[word_code] + 1
+        text_at = np.fromiter(texts.keys(), dtype=np.int64, count=len(texts))
+        encoded = [t.encode() for t in texts.values()]
+        text_len = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        width[text_at] = text_len + 1
         self.offset = np.concatenate(([0], np.cumsum(width)))
         buf = np.full(int(self.offset[-1]), 10, dtype=np.uint8)  # newlines everywhere first
         end = self.offset[at] + digits  # one past each number's last digit
@@ -179,19 +203,23 @@ class _FastLines:
             live = digits > p
             buf[end[live] - 1 - p] = 48 + v[live] % 10
             v //= 10
-        for i, b in encoded.items():
-            buf[self.offset[i] : self.offset[i] + len(b)] = np.frombuffer(b, dtype=np.uint8)
-        if const_at.size:
-            word = np.frombuffer(self.UNSOLVABLE, dtype=np.uint8)
-            buf[self.offset[const_at][:, None] + np.arange(word.size)] = word
+        for code in np.unique(word_code).tolist():
+            rows = word_at[word_code == code]
+            word = np.frombuffer(word_list[code], dtype=np.uint8)
+            buf[self.offset[rows][:, None] + np.arange(word.size)] = word
+        if encoded:  # every text in one copy: each byte to its line's offset
+            joined = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+            first = np.concatenate(([0], np.cumsum(text_len)[:-1]))
+            dest = np.repeat(self.offset[text_at] - first, text_len) + np.arange(joined.size)
+            buf[dest] = joined
         self.buf = buf
 
     def between(self, a: int, b: int) -> bytes:
         return self.buf[self.offset[a] : self.offset[b]].tobytes() if b > a else b""
 
 
-def _render_group(batch, reader, chunk, raw_lines, g: bulk.Group, ans: BulkAnswers, texts,
-                  ints_at, ints, unsolvable) -> None:
+def _render_group(batch, reader, chunk, raw_lines, g: bulk.Group, ans: BulkAnswers,
+                  answers: _Answers) -> None:
     rows = g.rows
     bad = ans.unsolvable if ans.unsolvable is not None else np.zeros(rows.size, dtype=bool)
     if ans.codes is not None:
@@ -200,13 +228,15 @@ def _render_group(batch, reader, chunk, raw_lines, g: bulk.Group, ans: BulkAnswe
     if bad.any():
         batch.note(common.EXIT_UNSOLVABLE)
     if not batch.as_json:
-        unsolvable.append(rows[bad])
+        answers.words(rows[bad], np.zeros(int(bad.sum()), np.int64), ["unsolvable"])
         if ans.ints is not None:
-            ints_at.append(rows[~bad])
-            ints.append(np.asarray(ans.ints)[~bad].astype(np.int64))
+            answers.ints(rows[~bad], np.asarray(ans.ints)[~bad])
+        elif ans.words is not None:
+            codes, words = ans.words
+            answers.words(rows[~bad], np.asarray(codes)[~bad], words)
         else:
             for k in np.flatnonzero(~bad).tolist():
-                texts[int(rows[k])] = ans.texts[k]
+                answers.text(int(rows[k]), ans.texts[k])
         return
     parity = ans.parity
     if parity is None and bad.any():
@@ -222,10 +252,10 @@ def _render_group(batch, reader, chunk, raw_lines, g: bulk.Group, ans: BulkAnswe
                             int(parity.start_blank_row[k]), parity.goal_blank_row,
                             parity.width_even)
             start = Board(g.shape, tuple(g.tiles[k].tolist()))
-            rec = answers.error_record(req.text, Unsolvable(s), "", start, g.goal)
+            rec = records.error_record(req.text, Unsolvable(s), "", start, g.goal)
         else:
             rec = ans.record(k)
-        texts[i] = common.json_line(lines.merged(head, rec, req))
+        answers.text(i, common.json_line(lines.merged(head, rec, req)))
 
 
 def _slow_answers(batch: Batch, reader, chunk, raw_lines, slow: list) -> Iterator[str]:
@@ -289,7 +319,7 @@ def _error(batch, line, req, exc, start, goal, text) -> str:
         raise exc
     batch.note(code)
     if batch.as_json:
-        rec = answers.error_record(text, exc, message, start, goal)
+        rec = records.error_record(text, exc, message, start, goal)
         return common.json_line(lines.merged(lines.answer_fields(req, line), rec, req))
     return "unsolvable" if isinstance(exc, Unsolvable) else message
 

@@ -80,21 +80,25 @@ class _Lines:
         self.unsure = np.zeros(n, dtype=bool)  # lines this module leaves to the line reader
         for i in chunk.long:
             self.unsure[i] = True
-        self._mark(np.flatnonzero(buf == _BACKSLASH))
+        if b"\\" in data:
+            self._mark(np.flatnonzero(buf == _BACKSLASH))
         isd = _DIGIT[buf]
-        cont = np.zeros_like(isd)  # a digit that continues a run
-        cont[1:] = isd[1:] & isd[:-1]
-        self.rstart = rstart = np.flatnonzero(isd & ~cont)
-        last = np.zeros_like(isd)
-        last[:-1] = isd[:-1] & ~isd[1:]
-        self.rlen = np.flatnonzero(last) + 1 - rstart
+        # Where digit-ness changes: run starts and run ends alternate (the chunk ends with a
+        # newline, so every run ends).
+        edges = np.flatnonzero(isd[1:] != isd[:-1]) + 1
+        if isd[0]:
+            edges = np.concatenate(([0], edges))
+        self.rstart = rstart = edges[0::2]
+        self.rlen = edges[1::2] - rstart
         self.first_run = np.searchsorted(rstart, self.start)  # index of each line's first run
         self._mark(rstart[self.rlen > MAX_RUN_DIGITS])
         self._mark(rstart[self._bad_leading_zero()])
         # The skeleton: each run becomes one '0'.
-        sk = buf.copy()
-        sk[rstart] = _ZERO
-        self.skel = sk[~cont]
+        keep = ~isd
+        keep[rstart] = True
+        skel = buf[keep]
+        skel[_DIGIT[skel]] = _ZERO
+        self.skel = skel
         snl = np.flatnonzero(self.skel == _NEWLINE)
         self.sstart = np.concatenate(([0], snl[:-1] + 1)).astype(np.int64)
         self.slen = snl - self.sstart

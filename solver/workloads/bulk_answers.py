@@ -88,7 +88,8 @@ def table_walks(tiles: np.ndarray, goal: Board, data_dir=None) -> list[str | Non
     n = shape.size
     table, mapping = exact.goal_table(goal, data_dir)
     table = np.asarray(table)
-    ren = np.asarray(mapping, dtype=np.int64)[tiles]
+    small = np.uint8 if n <= 256 else np.int64  # small copies: the walk copies rows a lot
+    ren = np.asarray(mapping, dtype=small)[tiles]
     dist = table[rank_many(ren, n)].astype(np.int64)
     start_d = dist.copy()
     blank = np.argmax(ren == 0, axis=1)
@@ -107,7 +108,7 @@ def table_walks(tiles: np.ndarray, goal: Board, data_dir=None) -> list[str | Non
             if not cand.any():
                 continue
             rows, to = act[cand], nb[cand]
-            moved = ren[rows].copy()
+            moved = ren[rows]  # a copy (fancy indexing)
             ix = np.arange(rows.size)
             moved[ix, blank[rows]] = moved[ix, to]
             moved[ix, to] = 0
