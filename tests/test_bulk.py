@@ -193,3 +193,22 @@ def test_generate_solve_stats_pipeline(run_cli, tables_dir):
         assert rec["counts"] == [lengths.count(d) for d in range(max(lengths) + 1)]
     table = run_cli(["stats", "-", "--data-dir", tables_dir], input=solved.stdout)
     assert "40 answers" in table.stdout and f"maximum {max(lengths)}" in table.stdout
+
+
+def test_stats_plots_the_lengths(run_cli, tables_dir, tmp_path, monkeypatch):
+    from unittest import mock
+
+    from solver.cli import stats as stats_cli
+
+    plt = mock.MagicMock()
+    fig, ax = mock.MagicMock(), mock.MagicMock()
+    plt.subplots.return_value = (fig, ax)
+    monkeypatch.setattr(stats_cli, "_pyplot", lambda: plt)
+    target = tmp_path / "lengths.png"
+    r = run_cli(["stats", "-", "--plot", target, "--data-dir", tables_dir],
+                input="31\n1 moves: R\nunsolvable\n8 6 7 2 5 4 3 0 1\n")
+    assert r.exit_code == 0 and "3 answers, 1 without a length" in r.stdout
+    counts = ax.bar.call_args[0][1]
+    assert counts[31] == 2 and counts[1] == 1 and sum(counts) == 3
+    fig.savefig.assert_called_once()
+    assert fig.savefig.call_args[0][0] == str(target)
