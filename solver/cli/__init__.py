@@ -23,6 +23,8 @@ COMMANDS = {
                                "mirrored across the diagonal)."),
     "solve": ("solve", "Print an optimal solution: the blank's moves (U D L R) and their "
                        "number."),
+    "serve": ("serve", "Serve the npuzzle questions as JSON over HTTP, and a page at / where "
+                       "you can type or generate a board and watch its optimal solution slide."),
     "stats": ("stats", "Count the positions at each optimal distance from the goal."),
 }
 main.lazy = COMMANDS
