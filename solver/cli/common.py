@@ -134,9 +134,12 @@ def is_skippable(line: str) -> bool:
     return not s or s.startswith("#")
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"))  # one encoder: json.dumps makes one a call
+
+
 def json_line(obj) -> str:
     """One compact JSON object (for a line of stdout)."""
-    return json.dumps(obj, separators=(",", ":"))
+    return _COMPACT.encode(obj)
 
 
 class OneLineUsage:

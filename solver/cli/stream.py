@@ -207,11 +207,10 @@ class _FastLines:
             rows = word_at[word_code == code]
             word = np.frombuffer(word_list[code], dtype=np.uint8)
             buf[self.offset[rows][:, None] + np.arange(word.size)] = word
-        if encoded:  # every text in one copy: each byte to its line's offset
-            joined = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-            first = np.concatenate(([0], np.cumsum(text_len)[:-1]))
-            dest = np.repeat(self.offset[text_at] - first, text_len) + np.arange(joined.size)
-            buf[dest] = joined
+        view = memoryview(buf)
+        for at_, b in zip(self.offset[text_at].tolist(), encoded):
+            view[at_ : at_ + len(b)] = b
+        view.release()
         self.buf = buf
 
     def between(self, a: int, b: int) -> bytes:

@@ -201,15 +201,16 @@ def validate_tiles(tiles: Sequence[int], shape: Shape) -> None:
     """Raise :class:`BoardError` naming the first fault if ``tiles`` is not a permutation of
     ``0..N-1`` for ``shape``."""
     n = shape.size
-    shown = _quote(tiles)
     if len(tiles) != n:
-        raise BoardError(f"a {shape} board needs {n} tiles, got {len(tiles)} in {shown}")
+        raise BoardError(f"a {shape} board needs {n} tiles, got {len(tiles)} in "
+                         f"{_quote(tiles)}")
     seen = set()
     for t in tiles:
         if not 0 <= t < n:
-            raise BoardError(f"tile {_clip(t)} is out of range 0..{n - 1} for {shape} in {shown}")
+            raise BoardError(f"tile {_clip(t)} is out of range 0..{n - 1} for {shape} in "
+                             f"{_quote(tiles)}")
         if t in seen:
-            raise BoardError(f"tile {t} appears twice in {shown}")
+            raise BoardError(f"tile {t} appears twice in {_quote(tiles)}")
         seen.add(t)
 
 
