@@ -1,74 +1,124 @@
-"""Loading numba's CPU target with less than it loads by default (layer 0: core).
+"""Starting numba with only what loading cached kernels needs (layer 0: core).
 
-The first compiled (or cached) kernel a process runs makes numba load its CPU target: its
-typing and lowering registries for all of NumPy (most of numba's start-up).  On the way it
-also imports things the kernels never use:
+A one-board solve from the shell runs kernels that numba compiled on an earlier run and cached
+on disk.  By default numba pays for much more than loading them:
 
-* ``scipy`` when numba is imported, only to check its version, and ``scipy.linalg``
-  (0.3-0.4 s) when the target loads, only to find out whether ``np.dot`` may call BLAS;
-* ``cffi``, to support calling C functions declared through it;
-* every installed package's ``numba_extensions`` entry point, found by scanning the metadata
-  of all installed distributions.
+* importing numba imports ``scipy`` (only to check its version);
+* loading a cached kernel first loads the whole CPU target -- the typing and lowering
+  registries for all of Python and NumPy, about 0.15 s -- although a cached kernel is machine
+  code that needs none of them; on the way it imports ``scipy.linalg`` (to learn whether
+  ``np.dot`` may call BLAS), ``cffi``, and scans every installed distribution for
+  ``numba_extensions`` entry points;
+* at exit, the garbage collector walks numba's hundreds of thousands of objects again (about
+  0.2 s after the answer is printed).
 
-:func:`import_numba` and :func:`load_cpu_target` hide the first two for that moment (numba
-then records "no BLAS" and "no cffi" for this process; the modules are importable again right
-after) and skip the scan; then it moves numba's objects out of the garbage collector's way
-(:func:`gc.freeze`: a third of a one-board solve's CPU time went to collections at exit).  ``NPUZZLE_NUMBA_BLAS=1`` lets numba import scipy as usual; ``NPUZZLE_NUMBA_EXTENSIONS=1``
-lets it load extensions (cffi included).
+:func:`import_numba` imports numba without scipy and teaches numba's cache to load a kernel
+with only the runtime it links against; the full target is loaded -- with scipy, cffi and the
+extension scan left out -- only when a kernel must really be compiled (a cache miss, or the
+first run).  After a kernel loads, :func:`gc.freeze` moves the long-lived objects out of the
+collector's way.  ``NPUZZLE_NUMBA_BLAS=1`` lets numba import scipy as usual;
+``NPUZZLE_NUMBA_EXTENSIONS=1`` lets it load cffi and its extensions.
 
-Imports: numba, only when called.
+Imports: numba (only when called).
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
+import types
 
 from . import config
 
-_LOADED = False
+_PATCHED = False
 
 
 def import_numba() -> None:
-    """Import numba without letting it import scipy (call before ``import numba``)."""
-    if "numba" in sys.modules:
-        return
-    hidden = "scipy" not in sys.modules and not config.env_flag(config.ENV_NUMBA_BLAS, False)
-    if hidden:
-        sys.modules["scipy"] = None
-    try:
-        import numba  # noqa: F401
-    finally:
-        if hidden and sys.modules.get("scipy", 0) is None:
-            del sys.modules["scipy"]
+    """Import numba (once) without scipy, and make its cache loads lean."""
+    global _PATCHED
+    if "numba" not in sys.modules:
+        stub = None
+        if not _extensions() and "numba.core.entrypoints" not in sys.modules:
+            # numba's entry-point module imports importlib.metadata only to scan for
+            # extensions; a stand-in that scans nothing saves the import and the scan.
+            stub = types.ModuleType("numba.core.entrypoints")
+            stub.init_all = lambda: None
+            stub._already_initialized = True
+            sys.modules[stub.__name__] = stub
+        with _hidden(["scipy"] if _hide_scipy() else []):
+            import numba  # noqa: F401
+        if stub is not None:
+            sys.modules["numba.core"].entrypoints = stub
+    if not _PATCHED:
+        _PATCHED = True
+        _lean_cache_loads()
 
 
 def load_cpu_target() -> None:
-    """Load numba's CPU target (once per process) without scipy, cffi or extension scans."""
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
+    """Make numba ready to run kernels: the registries load only if one must be compiled."""
     import_numba()
-    hide = []
-    if "scipy" not in sys.modules and not config.env_flag(config.ENV_NUMBA_BLAS, False):
-        hide.append("scipy")
-    extensions = config.env_flag(config.ENV_NUMBA_EXTENSIONS, False)
-    if not extensions and "cffi" not in sys.modules:
-        hide.append("cffi")
-    import numba.core.entrypoints
-    from numba.core.registry import cpu_target
 
-    if not extensions:
-        numba.core.entrypoints._already_initialized = True  # no scan for numba_extensions
-    for name in hide:
-        sys.modules[name] = None  # makes `import name` raise ImportError
+
+def _extensions() -> bool:
+    return config.env_flag(config.ENV_NUMBA_EXTENSIONS, False)
+
+
+def _hide_scipy() -> bool:
+    return "scipy" not in sys.modules and not config.env_flag(config.ENV_NUMBA_BLAS, False)
+
+
+@contextlib.contextmanager
+def _hidden(names: list):
+    """``import name`` raises ImportError for these modules while the block runs."""
+    names = [n for n in names if n not in sys.modules]
+    for name in names:
+        sys.modules[name] = None
     try:
-        cpu_target.target_context.refresh()
+        yield
     finally:
-        for name in hide:
+        for name in names:
             if name in sys.modules and sys.modules[name] is None:
                 del sys.modules[name]
-    # numba's hundreds of thousands of objects live as long as the process: leave them out of
-    # every later garbage collection -- including those at exit, which would otherwise spend
-    # about 0.2 s walking them after the answer is printed.
-    gc.freeze()
+
+
+def _full_refresh(target_context) -> None:
+    """Numba's full CPU target, without scipy, cffi or the extension scan (unless asked)."""
+    import numba.core.entrypoints
+
+    extensions = _extensions()
+    if not extensions:
+        numba.core.entrypoints._already_initialized = True
+    hide = (["scipy"] if _hide_scipy() else []) + ([] if extensions else ["cffi"])
+    with _hidden(hide):
+        target_context.refresh()
+
+
+def _lean_cache_loads() -> None:
+    from numba.core import caching, compiler
+
+    def load_overload(self, sig, target_context):
+        """A cached kernel needs the runtime it links against, not the registries."""
+        try:
+            from numba.core.runtime import rtsys
+
+            rtsys.initialize(target_context)
+            with self._guard_against_spurious_io_errors():
+                cres = self._load_overload(sig, target_context)
+                if cres is not None:
+                    gc.freeze()
+                    return cres
+        except Exception:  # noqa: BLE001 - anything odd: load it the way numba would
+            pass
+        _full_refresh(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+    caching.Cache.load_overload = load_overload
+    # A kernel that must be compiled refreshes the target itself: leave scipy and cffi out.
+    original = compiler.CompilerBase.__init__
+
+    def init(self, typingctx, targetctx, *args, **kwargs):
+        _full_refresh(targetctx)
+        original(self, typingctx, targetctx, *args, **kwargs)
+
+    compiler.CompilerBase.__init__ = init
