@@ -296,5 +296,6 @@ load_option = click.option(
     "--load", type=click.Choice(("auto", "map", "populate", "read")), default=None,
     callback=_set_load, expose_value=True, is_eager=False,
     help="How database files reach memory: map (nothing read until used), populate (map and "
-         "fault every page in now), read (into memory backed by huge pages).  auto "
-         "(default, or $NPUZZLE_LOAD): read for a batch ('-'), map for one board.")
+         "fault every page in before the search), read (copy into memory backed by huge "
+         "pages).  auto (default, or $NPUZZLE_LOAD): populate for a batch ('-'), map for one "
+         "board.")

@@ -2,25 +2,29 @@
 anonymous memory backed by huge pages (layer 1: tables).
 
 A search looks its tables up at random.  The 550 MB of the 4x4 7-8 database hold 134,000
-pages of 4 KB; a memory-mapped file pays a page fault the first time each page is touched
-(*during* the search) and, once they are all in, a TLB miss on almost every lookup.  Reading
-the file into anonymous memory advised ``MADV_HUGEPAGE`` costs one sequential read before the
-search (about 0.1-0.2 s for 7-8 from the page cache) and leaves 275 pages of 2 MB: no faults
-during the search and far fewer TLB misses.  A one-board lookup touches a few dozen entries,
-and there mapping is free where reading is not.
+pages of 4 KB.  A plain memory mapping pays a page fault the first time each page is touched
+-- *during* the search.  Pre-faulting the mapping (``MAP_POPULATE``) builds all the page-table
+entries before the search, from the page cache, in about 0.1 s.  Reading the file into private
+anonymous memory advised ``MADV_HUGEPAGE`` (what the C reference does) gives 2 MB pages and
+fewer TLB misses, but costs a copy and, on a machine whose memory is fragmented, the kernel's
+compaction to find huge pages: 0.4 to 2.5 s for 7-8 on this project's machines, while the
+search itself ran no faster than on the pre-faulted mapping (Korf's 100, 7-8 + reflection,
+measured side by side: see docs/notes-parity.md).  A one-board lookup touches a few dozen
+entries, and there mapping is free where the others are not.
 
 The rule (:func:`choose`), overridable by ``--load`` or ``$NPUZZLE_LOAD``:
 
 ========= ====================================================================================
 ``map``      memory-map the file: nothing is read until used (one board, any lookup)
-``populate`` map and ask the kernel to fault every page in now (``MAP_POPULATE``)
+``populate`` map and fault every page in now (``MAP_POPULATE``)
 ``read``     read into private anonymous memory advised ``MADV_HUGEPAGE``
-``auto``     ``read`` for a batch (``-`` on stdin, a ``--jobs`` pool), ``map`` otherwise;
+``auto``     ``populate`` for a batch (``-`` on stdin, a ``--jobs`` pool), ``map`` otherwise;
              files smaller than :data:`SMALL_FILE` are always read (a few page faults saved)
 ========= ====================================================================================
 
-Anonymous memory is mapped private: worker processes forked after the tables are loaded share
-its pages copy-on-write (they never write), so ``--jobs N`` holds one copy, not N.
+Forked ``--jobs`` workers share the pages either way: a mapping shares the page cache, and
+anonymous memory is mapped private, so that workers forked after the tables are loaded share
+its pages copy-on-write (they never write): ``--jobs N`` holds one copy, not N.
 
 Imports: numpy, the standard library, :mod:`solver.core.config`.
 """
