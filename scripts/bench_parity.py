@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# The interpreter itself, not a version manager's shim (pyenv's adds 0.1-0.2 s per command).
+NPUZZLE = [sys.executable, "-m", "solver"]
 DATA = ROOT / "data"
 KORF, HARD80 = DATA / "korf100.txt", DATA / "hardest80.txt"
 
@@ -50,7 +52,7 @@ def load() -> str:
 
 
 def npuzzle_solve(boards: str, partition: str, reflect: bool, data_dir, env=None):
-    cmd = ["npuzzle", "solve", "-", "--json", "--goal", "blank-first", "--partition", partition,
+    cmd = NPUZZLE + ["solve", "-", "--json", "--goal", "blank-first", "--partition", partition,
            "--jobs", "1", "--data-dir", str(data_dir)] + ([] if reflect else ["--no-reflect"])
     wall, p = run(cmd, boards.encode(), env)
     if p.returncode:
@@ -100,7 +102,7 @@ def oneshot(a) -> list[tuple]:
     best_n = best_c = 1e9
     for _ in range(a.runs):
         for b in RANDOM_15:
-            w, p = run(["npuzzle", "solve", b, "--data-dir", str(a.data_dir)])
+            w, p = run(NPUZZLE + ["solve", b, "--data-dir", str(a.data_dir)])
             assert p.returncode == 0, p.stderr
             best_n = min(best_n, w)
             w, _ = run([str(a.cref_data / "cref"), "solve", "78", str(a.cref_data), "--reflect"],
@@ -127,7 +129,7 @@ def _to_blank_first(board: str) -> str:
 def lookup(a) -> list[tuple]:
     best_n = best_b = 1e9
     for _ in range(max(5, a.runs)):
-        w, p = run(["npuzzle", "distance", "8 6 7 2 5 4 3 0 1", "--data-dir", str(a.data_dir)])
+        w, p = run(NPUZZLE + ["distance", "8 6 7 2 5 4 3 0 1", "--data-dir", str(a.data_dir)])
         assert p.stdout == b"31\n", p
         best_n = min(best_n, w)
         w, _ = run([sys.executable, "-c", "import numpy, h5py"])
@@ -153,7 +155,7 @@ def batches(a) -> list[tuple]:
             fh.write(json.dumps({"id": i, "board": " ".join(map(str, r))}) + "\n")
     b4 = np.argsort(rng.random((300_000, 16)), axis=1)
     (tmp / "flat4.txt").write_text("\n".join(" ".join(map(str, r)) for r in b4.tolist()) + "\n")
-    gen = run(["npuzzle", "generate", "--count", "200000", "--json", "--seed", "1",
+    gen = run(NPUZZLE + ["generate", "--count", "200000", "--json", "--seed", "1",
                "--data-dir", str(a.data_dir)])[1]
     (tmp / "generated.jsonl").write_bytes(gen.stdout)
     cases = [
@@ -175,11 +177,15 @@ def batches(a) -> list[tuple]:
     for label, shell, n in cases:
         best = 1e9
         for _ in range(a.runs):
+            shell = shell.replace("npuzzle", " ".join(NPUZZLE))
             w, p = run(["bash", "-c", f"cd {tmp} && {shell} > /dev/null"],
                        env={"NPUZZLE_DATA": str(a.data_dir)})
             assert p.returncode in (0, 1, 2), p.stderr
             best = min(best, w)
         out.append((label, best, n / best))
+    import shutil
+
+    shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 
@@ -198,7 +204,7 @@ def load_modes(a) -> list[tuple]:
         one = 1e9
         for _ in range(a.runs):
             for b in RANDOM_15:
-                w, _ = run(["npuzzle", "solve", b, "--data-dir", str(a.data_dir)],
+                w, _ = run(NPUZZLE + ["solve", b, "--data-dir", str(a.data_dir)],
                            env={"NPUZZLE_LOAD": mode})
                 one = min(one, w)
         out.append((mode, best[0], best[1], one))
@@ -216,7 +222,7 @@ def main() -> None:
     parts = a.only.split(",")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "solver")],
                    stdout=subprocess.DEVNULL)
-    subprocess.run(["npuzzle", "solve", RANDOM_15[0], "--data-dir", str(a.data_dir)],
+    subprocess.run(NPUZZLE + ["solve", RANDOM_15[0], "--data-dir", str(a.data_dir)],
                    capture_output=True)  # warm: digests recorded, layouts remembered, kernel cached
     print(f"load average before: {load()}")
     if "searches" in parts or "oneshot" in parts:
