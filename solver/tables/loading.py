@@ -112,6 +112,20 @@ def _read_anonymous(path: Path, size: int) -> np.ndarray:
     return _readonly(np.frombuffer(mm, dtype=np.uint8))
 
 
+MADV_POPULATE_READ = 22  # Linux 5.14+: fault a range's pages in now (not named by mmap yet)
+
+
+def prefault(array: np.ndarray) -> None:
+    """Fault in again the pages of a table loaded ``populate``: a process forked after the
+    mapping was made shares the pages but not their page-table entries (best effort)."""
+    mm = getattr(getattr(array, "base", None), "obj", None)
+    if isinstance(mm, mmap.mmap):
+        try:
+            mm.madvise(MADV_POPULATE_READ)
+        except (OSError, ValueError):  # an older kernel: the pages fault in as they are used
+            pass
+
+
 def _advise(mm: mmap.mmap, name: str) -> None:
     advice = getattr(mmap, name, None)
     if advice is not None:

@@ -436,6 +436,14 @@ def clear_cache() -> None:
     layouts.forget()
 
 
+def prefault_opened() -> None:
+    """In a forked worker: fault in the page-table entries of the files opened ``populate``
+    before the fork (the pages themselves are shared, not copied)."""
+    for tf in _OPEN.values():
+        if tf.load == "populate" and tf.buffer is not None:
+            loading.prefault(tf.buffer)
+
+
 def joined(arrays) -> tuple[np.ndarray, np.ndarray] | None:
     """When every array of ``arrays`` is a uint8 table of one opened file: that file's bytes
     (one read-only array) and each table's offset in it -- so a search can index all of a

@@ -172,6 +172,9 @@ def _init_worker(options) -> None:
     # Ctrl-C goes to the whole process group; the parent alone handles it and stops the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER_OPTIONS = options
+    from ..tables import store
+
+    store.prefault_opened()  # the tables' pages are shared; their page-table entries are not
 
 
 def _work(problem):
