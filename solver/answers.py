@@ -43,7 +43,7 @@ def distance_record(board, goal=None, shape=None, *, options: api.SearchOptions 
     opts = options or api.SearchOptions()
     d, sol = api.measure(start, goal_b, opts)
     rec = distance_fields(start.flat(), goal_b.flat(), str(start.shape), d,
-                          sol.database if sol else api.exact_database(start.shape),
+                          sol.database if sol else api.exact_database(start.shape, goal_b),
                           time.perf_counter() - t0)
     if sol is not None and sol.notice:
         rec["notice"] = sol.notice

@@ -101,9 +101,11 @@ def _bulk(opts: api.SearchOptions, tiles: bool):
         share = (time.perf_counter() - t0) / max(1, len(walks))
         bad = np.array([w is None for w in walks], dtype=bool)
 
+        database = api.exact_database(group.shape, group.goal)
+
         def solution(k: int) -> Solution:
             start = Board(group.shape, tuple(group.tiles[k].tolist()))
-            return exact.table_solution(start, group.goal, walks[k], share)
+            return exact.table_solution(start, group.goal, walks[k], database, share)
 
         out = BulkAnswers(unsolvable=bad)
         if as_json:
@@ -143,7 +145,7 @@ def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
                                             "the blank's directions.")
 @click.option("--algorithm", "-a", default="auto", show_default=True,
               type=click.Choice(["auto", *api.ALGORITHMS]),
-              help="auto: exact table on 2x3/3x3, IDA* elsewhere.  bfs, dfs, dls, iddfs, astar "
+              help="auto: the exact table where one is built (up to 12 cells), IDA* elsewhere.  bfs, dfs, dls, iddfs, astar "
                    "are the teaching searches (with statistics).")
 @common.heuristic_option
 @common.partition_option
@@ -160,7 +162,8 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heurist
           no_reflect, depth_limit, cycle_check, timeout, max_nodes, jobs, verbose, load):
     """Print an optimal solution: the blank's moves (U D L R) and their number.
 
-    2x3/3x3 boards walk the exact table; 4x4 and larger boards use IDA* with the
+    Boards of up to 12 cells walk the exact table (2x3, 3x3, 2x5 by default; 3x4 and
+    2x6 once `build-pdb --shape 3x4` has built theirs); larger boards use IDA* with the
     strongest pattern database built (`build-pdb`).  With BOARD '-', reads one board
     per line and prints one answer per line, in order.
 

@@ -81,9 +81,10 @@ def write_plot(dc, path: str, plt, title: str | None = None) -> None:
 def stats(source, shape, goal, plot_path, data_dir, as_json):
     """Count the positions at each optimal distance from the goal.
 
-    2x3 and 3x3 (and any board with an exact table) are counted from the exact
-    table; 4x4 shows the published counts (Korf & Schultze 2005), valid for any goal
-    with the blank in a corner.
+    Boards with an exact table (2x3, 3x3, 2x4, 2x5 by default; 3x4, 2x6 after
+    `build-pdb --shape 3x4`) are counted from it; otherwise the published counts are
+    shown (4x4: Korf & Schultze 2005; 3x4, 2x6: OEIS), valid for any goal with the
+    blank in a corner.
 
     With '-', counts the lengths in what stdin holds instead: the answers of
     'solve -' and 'distance -' (text or --json), or boards (their distances are
@@ -92,6 +93,7 @@ def stats(source, shape, goal, plot_path, data_dir, as_json):
     \b
       npuzzle stats --shape 3x3
       npuzzle stats --shape 4x4 --json
+      npuzzle stats --shape 3x4 --plot 11-puzzle.png
       npuzzle stats --shape 3x3 --goal spiral --plot spiral.png
       npuzzle generate --count 1000 | npuzzle solve - | npuzzle stats - --plot lengths.png
     """

@@ -82,23 +82,22 @@ def exact_distances(tiles: np.ndarray, goal: Board, data_dir=None) -> np.ndarray
 
 def table_walks(tiles: np.ndarray, goal: Board, data_dir=None) -> list[str | None]:
     """The optimal move string of every row (None where unreachable): the walk of
-    :func:`solver.tables.exact.optimal_moves`, which at each step takes the first move in
-    ``UDLR`` order that leads one step closer -- done for all rows at once."""
+    :func:`solver.tables.exact.optimal_moves` -- in the table's own problem, at each step the
+    first move in ``UDLR`` order that leads one step closer, mapped back to the user's goal --
+    done for all rows at once."""
     shape = goal.shape
-    n = shape.size
-    table, mapping = exact.goal_table(goal, data_dir)
-    table = np.asarray(table)
-    small = np.uint8 if n <= 256 else np.int64  # small copies: the walk copies rows a lot
-    ren = np.asarray(mapping, dtype=small)[tiles]
-    dist = table[rank_many(ren, n)].astype(np.int64)
+    gt = exact.goal_table(goal, data_dir)
+    small = np.uint8 if shape.size <= 256 else np.int64  # small copies: the walk copies rows
+    ren = gt.reduce_many(tiles).astype(small)
+    dist = gt.reduced_distances(ren).astype(np.int64)  # -1: unreachable
     start_d = dist.copy()
     blank = np.argmax(ren == 0, axis=1)
     nbr = np.array(shape.neighbour_table(), dtype=np.int64)  # (n, 4) in UDLR order, -1 off
-    top = int(start_d[start_d != exact.UNREACHABLE].max(initial=0))
+    top = int(start_d.max(initial=0))
     steps = np.zeros((len(tiles), max(top, 1)), dtype=np.uint8)
     codes = np.frombuffer(MOVES.encode(), dtype=np.uint8)
     for step in range(top):
-        act = np.flatnonzero((dist > 0) & (dist != exact.UNREACHABLE))
+        act = np.flatnonzero(dist > 0)
         if not act.size:
             break
         open_ = np.ones(act.size, dtype=bool)
@@ -112,7 +111,7 @@ def table_walks(tiles: np.ndarray, goal: Board, data_dir=None) -> list[str | Non
             ix = np.arange(rows.size)
             moved[ix, blank[rows]] = moved[ix, to]
             moved[ix, to] = 0
-            hit = table[rank_many(moved, n)] == dist[rows] - 1
+            hit = gt.reduced_distances(moved) == dist[rows] - 1
             won = rows[hit]
             ren[won] = moved[hit]
             blank[won] = to[hit]
@@ -120,32 +119,32 @@ def table_walks(tiles: np.ndarray, goal: Board, data_dir=None) -> list[str | Non
             steps[won, step] = codes[k]
             open_[np.flatnonzero(cand)[hit]] = False
         if open_.any():
-            from ..tables import catalog, store
-
-            entry = catalog.exact_entry(shape, data_dir)
-            raise store.DatabaseCorrupt(f"{entry.path.name} is inconsistent (damaged)",
-                                        entry.fix(data_dir))
-    lengths = np.where(start_d == exact.UNREACHABLE, 0, start_d)
-    _replay(tiles, steps, lengths, goal, nbr)
-    return [None if d == exact.UNREACHABLE else steps[i, :d].tobytes().decode()
-            for i, d in enumerate(start_d.tolist())]
+            raise gt.corrupt("is inconsistent", data_dir)
+    back = {v: k for k, v in gt.reduction.symmetry.moves.items()}  # reduced -> user's moves
+    to_user = bytes.maketrans(MOVES.encode(), "".join(back[m] for m in MOVES).encode())
+    walks = [None if d < 0 else steps[i, :d].tobytes().translate(to_user).decode()
+             for i, d in enumerate(start_d.tolist())]
+    _replay(tiles, walks, goal, nbr)
+    return walks
 
 
-def _replay(tiles: np.ndarray, steps: np.ndarray, lengths: np.ndarray, goal: Board,
-            nbr: np.ndarray) -> None:
+def _replay(tiles: np.ndarray, walks: list, goal: Board, nbr: np.ndarray) -> None:
     """Play every walk on its start and check it ends on the goal (as every solution the tool
-    prints is checked); unreachable rows (length 0) are left out."""
-    board = tiles.astype(np.int64)
-    rows = np.flatnonzero(lengths > 0)
-    board = board[rows]
-    blank = np.argmax(board == 0, axis=1)
+    prints is checked); unreachable rows are left out."""
+    rows = np.array([i for i, w in enumerate(walks) if w], dtype=np.int64)
+    if not rows.size:
+        return
+    lengths = np.array([len(walks[i]) for i in rows.tolist()], dtype=np.int64)
+    steps = np.zeros((rows.size, int(lengths.max())), dtype=np.uint8)
+    for j, i in enumerate(rows.tolist()):
+        steps[j, : lengths[j]] = np.frombuffer(walks[i].encode(), dtype=np.uint8)
     index = np.full(256, -1, dtype=np.int64)
     index[np.frombuffer(MOVES.encode(), dtype=np.uint8)] = np.arange(4)
+    board = tiles[rows].astype(np.int64)
+    blank = np.argmax(board == 0, axis=1)
     for step in range(steps.shape[1]):
-        live = np.flatnonzero(lengths[rows] > step)
-        if not live.size:
-            break
-        to = nbr[blank[live], index[steps[rows[live], step]]]
+        live = np.flatnonzero(lengths > step)
+        to = nbr[blank[live], index[steps[live, step]]]
         board[live, blank[live]] = board[live, to]
         board[live, to] = 0
         blank[live] = to
