@@ -212,3 +212,33 @@ def test_stats_plots_the_lengths(run_cli, tables_dir, tmp_path, monkeypatch):
     assert counts[31] == 2 and counts[1] == 1 and sum(counts) == 3
     fig.savefig.assert_called_once()
     assert fig.savefig.call_args[0][0] == str(target)
+
+
+@pytest.fixture(scope="module")
+def compact_dir(tmp_path_factory):
+    """2x4 exact tables in the compact layout (one per blank-cell class)."""
+    from pdb_builder.build import build_exact
+    from solver.core.board import Shape
+    from solver.tables import catalog
+
+    d = tmp_path_factory.mktemp("compact")
+    shape = Shape.parse("2x4")
+    for cell in range(shape.size):
+        build_exact(shape, d, progress=False, layout=catalog.COMPACT,
+                    goal=catalog.canonical_goal(shape, cell).flat())
+    return d
+
+
+@pytest.mark.parametrize("goal", ["blank-last", "blank-first", "spiral"])
+def test_bulk_on_compact_tables(run_cli, compact_dir, goal):
+    rng = np.random.default_rng(5)
+    rows = []
+    for _ in range(60):
+        t = rng.permutation(8)
+        rows.append(" ".join(map(str, t[:4])) + "/" + " ".join(map(str, t[4:])))
+    text = "\n".join(rows + ["junk", "1 2 3 4/5 6 7 7"]) + "\n"
+    for command in ("distance", "solve", "check"):
+        for extra in ([], ["--json"]):
+            args = [command, "-", "--goal", goal, "--data-dir", compact_dir, *extra]
+            bulk, one = run_both(run_cli, args, text)
+            assert bulk == one and bulk[1].count("\n") == 62

@@ -101,7 +101,7 @@ def _bulk(opts: api.SearchOptions, tiles: bool):
         share = (time.perf_counter() - t0) / max(1, len(walks))
         bad = np.array([w is None for w in walks], dtype=bool)
 
-        database = api.exact_database(group.shape, group.goal)
+        database = exact.goal_table(group.goal, opts.data_dir).entry.path.name  # as exact.solve
 
         def solution(k: int) -> Solution:
             start = Board(group.shape, tuple(group.tiles[k].tolist()))
