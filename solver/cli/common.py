@@ -157,9 +157,12 @@ def is_skippable(line: str) -> bool:
     return not s or s.startswith("#")
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"))  # one encoder: json.dumps makes one a call
+
+
 def json_line(obj) -> str:
     """One compact JSON object (for a line of stdout)."""
-    return json.dumps(obj, separators=(",", ":"))
+    return _COMPACT.encode(obj)
 
 
 class OneLineUsage:
@@ -241,7 +244,34 @@ def say(line: str) -> None:
 
 
 class Group(OneLineUsage, click.Group):
-    """The npuzzle group, with one-line usage errors."""
+    """The npuzzle group, with one-line usage errors and commands imported only when run:
+    ``lazy`` maps a command's name to its module (in :mod:`solver.cli`) and the opening of its
+    help, so ``npuzzle --help`` and ``npuzzle distance ...`` import no other command's
+    dependencies."""
+
+    lazy: dict = {}
+
+    def list_commands(self, ctx):
+        return sorted(set(self.commands) | set(self.lazy))
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in self.lazy:
+            import importlib
+
+            importlib.import_module(f"solver.cli.{self.lazy[name][0]}")  # registers itself
+        return self.commands.get(name)
+
+    def format_commands(self, ctx, formatter):
+        limit = formatter.width - 6 - max(map(len, self.list_commands(ctx)))
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in self.commands:
+                rows.append((name, self.commands[name].get_short_help_str(limit)))
+            else:
+                rows.append((name, click.utils.make_default_short_help(self.lazy[name][1],
+                                                                       limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 class Command(OneLineUsage, click.Command):
@@ -385,3 +415,20 @@ cycle_check_option = click.option(
     help="For the blind searches: never return to the parent, never repeat a state on the "
          "current path, or remember every state generated (default per algorithm: bfs/dfs/"
          "astar visited, dls/iddfs path).")
+
+
+def _set_load(ctx, param, value):
+    if value is not None:
+        from ..tables import loading
+
+        loading.prefer(value)
+    return value
+
+
+load_option = click.option(
+    "--load", type=click.Choice(("auto", "map", "populate", "read")), default=None,
+    callback=_set_load, expose_value=True, is_eager=False,
+    help="How database files reach memory: map (nothing read until used), populate (map and "
+         "fault every page in before the search), read (copy into memory backed by huge "
+         "pages).  auto (default, or $NPUZZLE_LOAD): populate for a batch ('-'), map for one "
+         "board.")

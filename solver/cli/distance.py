@@ -1,6 +1,8 @@
 """``npuzzle distance``: the exact optimal number of moves, one board or a stream of them."""
 from __future__ import annotations
 
+import time
+
 import click
 
 from .. import answers, api
@@ -8,35 +10,77 @@ from . import common
 from .common import main_group as main
 
 
+def _bulk(opts: api.SearchOptions):
+    """Distances of a whole group of boards, when an exact table answers their shape."""
+
+    def answer(group, as_json: bool):
+        from ..tables import exact
+        from ..workloads import bulk_answers
+
+        if not exact.has_table(group.shape, opts.data_dir):
+            return None  # IDA*, one board at a time
+        t0 = time.perf_counter()
+        d = bulk_answers.exact_distances(group.tiles, group.goal, opts.data_dir)
+        from .stream import BulkAnswers
+
+        out = BulkAnswers(unsolvable=d < 0, ints=d)
+        if as_json:
+            share = (time.perf_counter() - t0) / max(1, len(d))
+            goal, shape = group.goal.flat(), str(group.shape)
+            database = api.exact_database(group.shape, group.goal)
+            out.record = lambda k: answers.distance_fields(
+                " ".join(map(str, group.tiles[k].tolist())), goal, shape, int(d[k]), database,
+                share)
+        return out
+
+    return answer
+
+
+def make_batch(opts: api.SearchOptions, goal, shape, as_json: bool):
+    """The batch mode of ``distance`` (also what ``stats -`` runs on the boards it reads)."""
+    from . import stream
+
+    def one(start, goal_b) -> dict:
+        rec = answers.distance_record(start, goal_b, options=opts)
+        common.notice(rec.get("notice"))
+        return rec
+
+    return stream.Batch(one=one, text=lambda rec: str(rec["distance"]), record=lambda rec: rec,
+                        bulk=_bulk(opts), goal=goal, shape=shape, as_json=as_json)
+
+
 @main.command()
 @common.board_argument
 @common.problem_options
 @common.limit_options
+@common.load_option
 @common.guarded
-def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes):
+def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes, load):
     """Print the optimal number of moves from BOARD to the goal.
 
     Boards with an exact table are a lookup (any goal): 2x3, 3x3, 2x4, 2x5 by default,
     3x4 and 2x6 once built (`build-pdb --shape 3x4`); larger boards are solved by IDA*.
     With BOARD '-', reads one board per line and prints one answer per line: the
-    distance, 'unsolvable' or 'error: ...'.
+    distance, 'unsolvable' or 'error: ...' (see 'npuzzle --help' for the line formats).
 
     \b
       npuzzle distance 8 6 7 2 5 4 3 0 1          # -> 31
       npuzzle distance "1 2 3/4 0 5" --json
       npuzzle distance "4 3 2 5/8 7 6 1/0 11 10 9"   # -> 53, on the 3x4 table
       npuzzle distance - < boards.txt
+      npuzzle generate --count 1000 --json | npuzzle distance - --json
     """
     opts = api.SearchOptions(timeout=timeout, max_nodes=max_nodes, data_dir=data_dir)
 
-    def answer(text: str) -> dict:
+    def answer(text) -> dict:
         rec = answers.distance_record(text, goal, shape, options=opts)
         common.notice(rec.get("notice"))
         return rec
 
     if common.is_stdin(board):
-        raise SystemExit(common.answer_stream(answer, lambda ans: str(ans["distance"]),
-                                              as_json))
+        from . import stream
+
+        raise SystemExit(stream.run(make_batch(opts, goal, shape, as_json)))
     text = common.board_text(board)
     ans = common.answer_one(answer, text, as_json)
     click.echo(common.json_line(ans) if as_json else str(ans["distance"]))

@@ -4,10 +4,12 @@ from __future__ import annotations
 import sys
 
 import click
+import numpy as np
 
 from .. import answers, api
-from ..workloads import batch
+from ..core.board import Board
 from ..core.solution import Solution
+from ..workloads import batch
 from . import common
 from .common import main_group as main
 
@@ -68,29 +70,71 @@ def _print_solution(sol: Solution, as_json, show, tiles, verbose) -> int:
     return common.EXIT_OK
 
 
-def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
-    worst = common.EXIT_OK
-    stream = batch.solve_stream(common.stdin_lines(), goal=goal, shape=shape, options=opts,
-                                jobs=jobs, progress=sys.stderr.isatty())
-    for line, result in stream:
-        if result is None:
-            click.echo("")
-        elif isinstance(result, Solution):
-            common.notice(result.notice)
-            click.echo(common.json_line(answers.solution_record(result)) if as_json else _human(result, tiles))
-            if result.moves is None:
-                worst = max(worst, common.EXIT_LIMIT)
+def _text(sol: Solution, tiles: bool) -> str:
+    """The text answer of one line of a batch."""
+    common.notice(sol.notice)
+    if sol.moves is None:
+        limit = sol.extra.get("depth_limit")
+        within = f" within depth limit {limit}" if limit is not None else ""
+        return f"not found: {sol.algorithm} found no solution{within}"
+    return _human(sol, tiles)
+
+
+def _bulk(opts: api.SearchOptions, tiles: bool):
+    """Optimal solutions of a whole group of boards walked down the exact table at once;
+    None for boards that need a search."""
+
+    def answer(group, as_json: bool):
+        import time
+
+        from ..tables import exact
+        from ..workloads import bulk_answers
+        from .stream import BulkAnswers
+
+        if opts.algorithm not in ("auto", "table") or (
+                opts.algorithm == "auto" and opts.heuristic != "auto"):
+            return None
+        if not exact.has_table(group.shape, opts.data_dir):
+            return None
+        t0 = time.perf_counter()
+        walks = bulk_answers.table_walks(group.tiles, group.goal, opts.data_dir)
+        share = (time.perf_counter() - t0) / max(1, len(walks))
+        bad = np.array([w is None for w in walks], dtype=bool)
+
+        database = exact.goal_table(group.goal, opts.data_dir).entry.path.name  # as exact.solve
+
+        def solution(k: int) -> Solution:
+            start = Board(group.shape, tuple(group.tiles[k].tolist()))
+            return exact.table_solution(start, group.goal, walks[k], database, share)
+
+        out = BulkAnswers(unsolvable=bad)
+        if as_json:
+            out.record = lambda k: answers.solution_record(solution(k))
+        elif tiles:
+            out.texts = [None if w is None else _human(solution(k), True)
+                         for k, w in enumerate(walks)]
         else:
-            code, message = common.classify(result)
-            if code == common.EXIT_DATABASE:
-                raise result
-            if as_json:
-                click.echo(common.json_line(answers.error_record(line, result, message)))
-            else:
-                click.echo("unsolvable" if code == common.EXIT_UNSOLVABLE else message)
-            if code in (common.EXIT_USAGE, common.EXIT_LIMIT):
-                worst = max(worst, code)
-    return worst
+            out.texts = [None if w is None else
+                         (f"{len(w)} moves: {w}" if w else "0 moves: already at the goal")
+                         for w in walks]
+        return out
+
+    return answer
+
+
+def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
+    from . import stream
+
+    with batch.Solver(opts, jobs, progress=sys.stderr.isatty()) as solver:
+        spec = stream.Batch(
+            one=lambda start, goal_b: api.solve(start, goal_b, options=opts),
+            text=lambda sol: _text(sol, tiles),
+            record=lambda sol: (common.notice(sol.notice), answers.solution_record(sol))[1],
+            code=lambda sol: common.EXIT_LIMIT if sol.moves is None else common.EXIT_OK,
+            bulk=_bulk(opts, tiles), many=solver.solve,
+            counted=(common.EXIT_USAGE, common.EXIT_LIMIT), goal=goal, shape=shape,
+            as_json=as_json)
+        return stream.run(spec)
 
 
 @main.command()
@@ -113,9 +157,10 @@ def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
               help="Processes for '-' (default, and at most: the cores this process may "
                    "use).")
 @click.option("--verbose", "-v", is_flag=True, help="Statistics on stderr.")
+@common.load_option
 @common.guarded
 def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heuristic, partition,
-          no_reflect, depth_limit, cycle_check, timeout, max_nodes, jobs, verbose):
+          no_reflect, depth_limit, cycle_check, timeout, max_nodes, jobs, verbose, load):
     """Print an optimal solution: the blank's moves (U D L R) and their number.
 
     Boards of up to 12 cells walk the exact table (2x3, 3x3, 2x5 by default; 3x4 and

@@ -34,7 +34,11 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+
+from ..core.numba_start import import_numba
+
+import_numba()  # without scipy: numba imports it only to check its version
+from numba import njit  # noqa: E402
 
 from ..core.board import BLANK, MOVES, Board, BoardError
 from .plans import (  # noqa: F401 - the plans are part of this module's interface
@@ -58,8 +62,6 @@ SLICE_SECONDS = 0.05
 # Enter children smallest h first (7-13% fewer nodes on Korf's 100); NPUZZLE_ORDER=0 turns it
 # off, for experiments.
 ORDER_CHILDREN = os.environ.get("NPUZZLE_ORDER", "1") == "1"
-# Set to 1 to let numba import scipy when it first loads its CPU target (see _numba_ready).
-ENV_NUMBA_BLAS = "NPUZZLE_NUMBA_BLAS"
 
 
 # --- kernels ---------------------------------------------------------------------------------
@@ -361,32 +363,12 @@ def _ida_lc(tiles, st, path, kidx, hst, sv, rowc, colc, md, grow, gcol, rows, co
     return status
 
 
-_NUMBA_READY = False
-
-
 def _numba_ready() -> None:
-    """Load numba's CPU target without importing scipy.
+    """Load numba's CPU target without what the kernels never use (scipy, cffi, extension
+    scans): see :mod:`solver.core.numba_start`."""
+    from ..core.numba_start import load_cpu_target
 
-    The first compile or cache load of any kernel makes numba load its NumPy support, which
-    imports ``scipy.linalg`` (0.3-0.4 s) only to find out whether ``np.dot`` can use BLAS; the
-    kernels never call BLAS.  When scipy.linalg is not imported yet, it is hidden for that moment
-    (numba then records "no BLAS" for this process) and restored right after.  Set
-    ``NPUZZLE_NUMBA_BLAS=1`` to skip this.
-    """
-    global _NUMBA_READY
-    if _NUMBA_READY:
-        return
-    _NUMBA_READY = True
-    if "scipy.linalg" in sys.modules or os.environ.get(ENV_NUMBA_BLAS) == "1":
-        return
-    from numba.core.registry import cpu_target
-
-    sys.modules["scipy.linalg"] = None  # makes `import scipy.linalg...` raise ImportError
-    try:
-        cpu_target.target_context.refresh()
-    finally:
-        if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
-            del sys.modules["scipy.linalg"]
+    load_cpu_target()
 
 
 def _line_values(plan: Plan, tiles: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:

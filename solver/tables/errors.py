@@ -1,7 +1,9 @@
-"""The errors of databases on disk (layer 1: tables): one place, so that every module of the
-tables layer raises, and every front end catches, the same classes.
+"""What can go wrong with a database, as exceptions (layer 1: tables).
 
-Imports: the standard library only.
+Kept apart from :mod:`.store` (which needs numpy and, to open a file, h5py) so that the CLI can
+name and classify these errors without importing either.
+
+Imports: nothing.
 """
 from __future__ import annotations
 
@@ -28,6 +30,3 @@ class DatabaseCorrupt(DatabaseError):
 
 class DataDirError(OSError):
     """The data directory cannot be created or written."""
-
-
-__all__ = ["DatabaseError", "DatabaseMissing", "DatabaseCorrupt", "DataDirError"]
