@@ -323,19 +323,23 @@ class SecondsType(click.ParamType):
 
     name = "seconds"
 
+    def __init__(self, positive: bool = False):
+        self.positive = positive
+
     def convert(self, value, param, ctx):
         try:
             seconds = float(value)
         except (TypeError, ValueError):
             self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        if not math.isfinite(seconds) or seconds < 0:
-            self.fail(f"{value!r} is not a finite number of seconds >= 0 (leave the option "
-                      f"out for no limit)", param, ctx)
+        if not math.isfinite(seconds) or seconds < 0 or (self.positive and seconds == 0):
+            least = "> 0" if self.positive else ">= 0"
+            self.fail(f"{value!r} is not a finite number of seconds {least}", param, ctx)
         return seconds
 
 
 DATA_DIR = DataDirType()
 SECONDS = SecondsType()
+POSITIVE_SECONDS = SecondsType(positive=True)
 
 
 def usable_jobs(requested: int | None) -> int:

@@ -26,13 +26,13 @@ GRACEFUL_SECONDS = 3
               help="Address to listen on; anything but loopback makes the service reachable "
                    "from other machines.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--data-dir", default=None, type=click.Path(file_okay=False),
+@click.option("--data-dir", default=None, type=common.DATA_DIR,
               help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
                    "~/.local/share/npuzzle).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Search processes (default: the number of cores).  Lookups are answered "
                    "by the server process itself.")
-@click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=60.0,
+@click.option("--max-seconds", type=common.POSITIVE_SECONDS, default=60.0,
               show_default=True, help="Cap on one search's time; a client may ask for less.")
 @click.option("--max-nodes", type=click.IntRange(min=1), default=2_000_000_000,
               show_default=True, help="Cap on one IDA* search's nodes.")
