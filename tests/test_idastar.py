@@ -260,18 +260,6 @@ def test_batch_limits_come_back_as_values():
 # --- with pattern databases built in the test session ----------------------------------------
 
 
-@pytest.fixture(scope="session")
-def pdb_dir(tmp_path_factory):
-    """A data directory with the 3x3 4-4 and 3-3-2 databases and the 4x4 5-5-5 one (~2 s)."""
-    from pdb_builder.build_apdb import build_apdb
-
-    d = tmp_path_factory.mktemp("apdb")
-    build_apdb("3x3", "4-4", None, d, progress=False)
-    build_apdb("3x3", "1,4,7/2,5,8/3,6", None, d, progress=False)
-    build_apdb("4x4", "5-5-5", None, d, progress=False)
-    return d
-
-
 @pytest.mark.parametrize("partition", ["4-4", "1,4,7/2,5,8/3,6"])
 @pytest.mark.parametrize("reflect", [True, False])
 def test_3x3_optimal_with_a_pattern_database(truth3, pdb_dir, partition, reflect):

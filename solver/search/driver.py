@@ -136,6 +136,8 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
         if progress is not None:
             progress(Progress(iterations, problem.in_moves(bound), generated,
                               time.perf_counter() - t0, True, pool.jobs if go_parallel else 1))
+        if out.path is None and not out.stopped:  # a limit may be reached between iterations
+            out.stopped = limits.reason(generated, time.perf_counter())
         if out.path is not None or out.stopped:
             break
         if out.next_f >= K.INFINITE_F:

@@ -45,6 +45,7 @@ class _Iteration:
         self.hungry = 0  # workers waiting for one
         self.found = None
         self.stopped = None
+        self.error = None  # what a worker raised: the coordinating thread raises it again
         self.next_f = K.INFINITE_F
         self.generated = 0
         self.expanded = 0
@@ -74,10 +75,10 @@ class _Iteration:
 class Pool:
     """``jobs`` walks that search the iterations of one problem together."""
 
-    def __init__(self, problem: Problem, jobs: int, units_per_job: int = UNITS_PER_JOB):
+    def __init__(self, problem: Problem, jobs: int, units_per_job: int | None = None):
         self.problem = problem
         self.jobs = jobs
-        self.want = units_per_job * jobs
+        self.want = (units_per_job or UNITS_PER_JOB) * jobs
         self.walks = [Walk(problem) for _ in range(jobs)]
         self.depth = 1  # the frontier depth of the last split: the next one starts there
 
@@ -87,7 +88,10 @@ class Pool:
         called by this (coordinating) thread every ``JOIN_SECONDS`` with the nodes so far;
         a KeyboardInterrupt here stops the workers and propagates."""
         sp = split(self.problem, bound, self.want, self.depth, self.walks[0])
-        self.depth = sp.depth
+        if len(sp.units) >= self.want:
+            # The next iteration's tree is bigger: start from this depth, or one above it
+            # when this one gave many more units than wanted.
+            self.depth = max(1, sp.depth - (len(sp.units) >= 4 * self.want))
         if sp.moves is not None:
             path = self.problem.path_of(sp.moves)
             return Outcome(path, sp.next_f, sp.generated, sp.expanded)
@@ -115,11 +119,24 @@ class Pool:
             for t in threads:
                 t.join()
             raise
+        if it.error is not None:
+            raise it.error
         stopped = None if it.found is not None else it.stopped
         return Outcome(it.found, it.next_f, it.generated, it.expanded, stopped, it.units)
 
     def _work(self, walk: Walk, it: _Iteration) -> None:
-        """A worker thread: take units until the iteration is over."""
+        """A worker thread: take units until the iteration is over; anything it raises stops
+        the iteration and is raised again by the coordinating thread."""
+        try:
+            self._take_units(walk, it)
+        except BaseException as e:  # noqa: BLE001 - handed over, not swallowed
+            with it.cond:
+                it.error = e
+                it.stopped = "error"
+                it.active = 0
+                it.cond.notify_all()
+
+    def _take_units(self, walk: Walk, it: _Iteration) -> None:
         while True:
             unit = it.take()
             if unit is None:
