@@ -101,31 +101,45 @@ def stdin_lines():
         yield line.rstrip("\r\n")
 
 
-def answer_stream(answer, text_of, as_json: bool) -> int:
+def answer_stream(answer, text_of, as_json: bool, mapper=None) -> int:
     """Answer stdin line by line, in order: ``answer(line) -> dict`` for each board, printed
     as ``text_of(dict)`` or as JSON; a line that fails prints ``unsolvable`` or
     ``error: ...`` and the stream goes on.  A missing database ends the stream (it would fail
-    every line).  Returns the exit status: 2 if any line was bad input, else 0."""
+    every line).  ``mapper(lines)``, when given, answers the lines elsewhere (a cluster) and
+    yields ``(line, record or the error raised)`` in order.  Returns the exit status: 2 if any
+    line was bad input, else 0."""
     worst = EXIT_OK
-    for line in stdin_lines():
+    results = (mapper or functools.partial(_answer_each, answer))(stdin_lines())
+    for line, result in results:
         if is_skippable(line):
             click.echo("")
             continue
-        try:
-            record = answer(line)
-        except Exception as e:  # noqa: BLE001 - classify re-raises the unexpected
-            code, message = classify(e)
+        if isinstance(result, Exception):
+            code, message = classify(result)
             if code == EXIT_DATABASE:
-                raise
+                raise result
             if as_json:
-                click.echo(json_line(answers.error_record(line, e, message)))
+                click.echo(json_line(answers.error_record(line, result, message)))
             else:
-                click.echo("unsolvable" if isinstance(e, Unsolvable) else message)
+                click.echo("unsolvable" if isinstance(result, Unsolvable) else message)
             if code == EXIT_USAGE:
                 worst = code
             continue
-        click.echo(json_line(record) if as_json else text_of(record))
+        notice(result.get("notice"))
+        click.echo(json_line(result) if as_json else text_of(result))
     return worst
+
+
+def _answer_each(answer, lines):
+    """``(line, answer(line) or the error it raised)`` for each line; None for skipped ones."""
+    for line in lines:
+        if is_skippable(line):
+            yield line, None
+            continue
+        try:
+            yield line, answer(line)
+        except Exception as e:  # noqa: BLE001 - classify re-raises the unexpected
+            yield line, e
 
 
 def answer_one(answer, text: str, as_json: bool) -> dict:

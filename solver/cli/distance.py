@@ -1,10 +1,12 @@
 """``npuzzle distance``: the exact optimal number of moves, one board or a stream of them."""
 from __future__ import annotations
 
+import functools
+
 import click
 
 from .. import answers, api
-from . import common
+from . import common, scheduler as cluster
 from .common import main_group as main
 
 
@@ -12,8 +14,9 @@ from .common import main_group as main
 @common.board_argument
 @common.problem_options
 @common.limit_options
+@cluster.scheduler_option
 @common.guarded
-def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes):
+def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes, scheduler):
     """Print the optimal number of moves from BOARD to the goal.
 
     2x3 and 3x3 boards are a table lookup (any goal); larger boards are solved by IDA*.
@@ -24,6 +27,7 @@ def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes):
       npuzzle distance 8 6 7 2 5 4 3 0 1          # -> 31
       npuzzle distance "1 2 3/4 0 5" --json
       npuzzle distance - < boards.txt
+      npuzzle distance - --scheduler tcp://10.0.0.1:8786 < boards.txt
     """
     opts = api.SearchOptions(timeout=timeout, max_nodes=max_nodes, data_dir=data_dir)
 
@@ -32,9 +36,22 @@ def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes):
         common.notice(rec.get("notice"))
         return rec
 
-    if common.is_stdin(board):
-        raise SystemExit(common.answer_stream(answer, lambda ans: str(ans["distance"]),
-                                              as_json))
-    text = common.board_text(board)
-    ans = common.answer_one(answer, text, as_json)
+    remote = functools.partial(answers.distance_record, goal=goal, shape=shape,
+                               options=cluster.remote_options(opts))
+    with cluster.mapper(scheduler, remote) as mapper:
+        if common.is_stdin(board):
+            raise SystemExit(common.answer_stream(answer, lambda ans: str(ans["distance"]),
+                                                  as_json, mapper))
+        if mapper is not None:  # one board: one task on the cluster
+            answer = functools.partial(_first, mapper)
+        ans = common.answer_one(answer, common.board_text(board), as_json)
     click.echo(common.json_line(ans) if as_json else str(ans["distance"]))
+
+
+def _first(mapper, text: str) -> dict:
+    """The answer of one line mapped elsewhere, its error raised here."""
+    _, result = next(iter(mapper([text])))
+    if isinstance(result, Exception):
+        raise result
+    common.notice(result.get("notice"))
+    return result

@@ -10,7 +10,7 @@ import click
 from .. import answers, api
 from ..workloads import batch
 from ..core.solution import Solution
-from . import common
+from . import common, scheduler as cluster
 from .common import main_group as main
 
 
@@ -77,10 +77,14 @@ def _print_solution(sol: Solution, as_json, show, tiles, verbose) -> int:
     return common.EXIT_OK
 
 
-def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
+def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
+    with cluster.solve_stream(scheduler, common.stdin_lines(), goal=goal, shape=shape,
+                              options=opts, jobs=jobs, progress=sys.stderr.isatty()) as stream:
+        return _print_stream(stream, as_json, tiles)
+
+
+def _print_stream(stream, as_json, tiles) -> int:
     worst = common.EXIT_OK
-    stream = batch.solve_stream(common.stdin_lines(), goal=goal, shape=shape, options=opts,
-                                jobs=jobs, progress=sys.stderr.isatty())
     for line, result in stream:
         if result is None:
             click.echo("")
@@ -126,12 +130,14 @@ def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
               help="Cores to use (default: all this process may use).  One board: IDA* "
                    "shares its long iterations among J threads.  '-': J processes solve "
                    "the boards.")
+@cluster.scheduler_option
 @click.option("--verbose", "-v", is_flag=True,
               help="Statistics on stderr, and the iterations of a long search even when "
                    "stderr is not a terminal.")
 @common.guarded
 def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heuristic, partition,
-          no_reflect, depth_limit, cycle_check, timeout, max_nodes, weight, jobs, verbose):
+          no_reflect, depth_limit, cycle_check, timeout, max_nodes, weight, jobs, scheduler,
+          verbose):
     """Print an optimal solution: the blank's moves (U D L R) and their number.
 
     2x3/3x3 boards walk the exact table; 4x4 and larger boards use IDA* with the
@@ -144,6 +150,7 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heurist
       npuzzle solve 14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3 --goal blank-first
       npuzzle solve "3 6 4/2 5 8/0 1 7" --algorithm bfs --goal blank-first -v
       npuzzle solve - --json < boards.txt
+      npuzzle solve - --scheduler tcp://10.0.0.1:8786 < boards.txt    # on a Dask cluster
     """
     jobs = jobs or batch.default_jobs()
     opts = api.SearchOptions(algorithm=algorithm, heuristic=heuristic, partition=partition,
@@ -151,11 +158,11 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heurist
                              cycle_check=cycle_check, timeout=timeout, max_nodes=max_nodes,
                              data_dir=data_dir, weight=weight)
     if common.is_stdin(board):
-        raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs))
+        raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs, scheduler))
     text = common.board_text(board)
-    with _iteration_log(verbose) as log:
+    with _iteration_log(verbose) as log, cluster.solver(scheduler) as solve_one:
         opts = replace(opts, jobs=jobs, progress=log)
-        sol = common.answer_one(lambda t: api.solve(t, goal, shape=shape, options=opts), text,
+        sol = common.answer_one(lambda t: solve_one(t, goal, shape=shape, options=opts), text,
                                 as_json)
     raise SystemExit(_print_solution(sol, as_json, show, tiles, verbose))
 
