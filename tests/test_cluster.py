@@ -142,8 +142,9 @@ def always_split(monkeypatch):
 
 @pytest.fixture
 def short_probe(monkeypatch):
-    """A probe of 0.1 s: the first iterations on one worker, the long ones in units."""
-    monkeypatch.setattr(cluster_search, "PROBE_SECONDS", 0.1)
+    """A probe of 20 ms: the first iterations on one worker, the long ones in units (an
+    iteration of a million nodes takes longer than that on any machine)."""
+    monkeypatch.setattr(cluster_search, "PROBE_SECONDS", 0.02)
 
 
 def test_korf_instance_in_work_units(client, pdb_dir, short_probe):

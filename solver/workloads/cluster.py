@@ -10,8 +10,9 @@ Dask (``dask.distributed``) is the engine for more than one machine (DESIGN §7)
   grows further, so the scheduler -- which handles tasks one at a time -- never becomes the
   limit (``docs/notes-cluster.md`` has the measurements).
 * **A bounded window.**  Tasks are submitted while fewer than :data:`TASKS_PER_THREAD` per
-  worker thread are unanswered: a stream of ten million lines never sits in memory, and the
-  answers are yielded in input order.
+  worker thread are unanswered and fewer than :data:`MAX_BOARDS_HELD` lines are held: a
+  stream of ten million lines never sits in memory, and the answers are yielded in input
+  order.
 * **Databases on the workers.**  A task opens the tables in its worker process (once per
   process: the open cache and numba's on-disk cache), from ``--data-dir`` as given or the
   worker's own default (``$NPUZZLE_DATA``...).  A worker that lacks one answers with the
@@ -43,7 +44,9 @@ TARGET_TASK_SECONDS = 0.2  # the solving one task of boards aims at
 SCHEDULER_SECONDS = 0.001  # the scheduler's time per task (about; see docs/notes-cluster.md)
 SCHEDULER_SHARE = 0.25  # tasks grow with the cluster so the scheduler stays below this load
 MAX_BOARDS_PER_TASK = 4096
-TASKS_PER_THREAD = 4  # unanswered tasks per worker thread: every thread has the next at hand
+# Unanswered tasks per worker thread: every thread has the next at hand, and a slow board at
+# the head of the answers (they are printed in order) does not soon leave the others idle.
+TASKS_PER_THREAD = 16
 MAX_BOARDS_HELD = 250_000  # input lines the client holds at most (submitted, not yet answered)
 REFRESH_SECONDS = 2.0  # how often the number of worker threads is asked again
 
