@@ -114,7 +114,7 @@ def _print_stream(stream, as_json, tiles) -> int:
                                             "the blank's directions.")
 @click.option("--algorithm", "-a", default="auto", show_default=True,
               type=click.Choice(["auto", *api.ALGORITHMS]),
-              help="auto: exact table on 2x3/3x3, IDA* elsewhere.  bfs, dfs, dls, iddfs, astar "
+              help="auto: the exact table where one is built (up to 12 cells), IDA* elsewhere.  bfs, dfs, dls, iddfs, astar "
                    "are the teaching searches (with statistics).")
 @common.heuristic_option
 @common.partition_option
@@ -140,7 +140,8 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heurist
           verbose):
     """Print an optimal solution: the blank's moves (U D L R) and their number.
 
-    2x3/3x3 boards walk the exact table; 4x4 and larger boards use IDA* with the
+    Boards of up to 12 cells walk the exact table (2x3, 3x3, 2x5 by default; 3x4 and
+    2x6 once `build-pdb --shape 3x4` has built theirs); larger boards use IDA* with the
     strongest pattern database built (`build-pdb`).  With BOARD '-', reads one board
     per line and prints one answer per line, in order.
 

@@ -9,13 +9,15 @@ Two ways to make a position, both for any goal:
 * ``walk`` — a random walk of the blank from the goal that never undoes its previous move.
 
 Every position comes with its exact optimal distance: a table lookup on boards that have
-exact tables (2x3, 3x3, ...), an optimal solve (:func:`solver.api.distance`) otherwise.
+exact tables (2x3, 3x3, 3x4, ...), an optimal solve (:func:`solver.api.distance`) otherwise.
 
 Asking for a distance (or a range ``min..max``):
 
 * with exact tables, ``shuffle`` samples uniformly among the positions at that level of the
-  table (``np.flatnonzero`` over the table, no search), and ``walk`` walks from the goal until
-  it first stands at a wanted distance;
+  table: listed from the table (``np.flatnonzero`` over a full table; the rare levels a
+  compact 3x4 table keeps a list of) or, for levels common enough, by rejection from uniform
+  shuffles looked up in batches; ``walk`` walks from the goal until it first stands at a
+  wanted distance;
 * otherwise (4x4) positions are drawn by the method and kept when their solved distance fits
   — rejection sampling, so ``shuffle`` stays uniform over the wanted level.  Cheap filters
   come first: the distance has the parity of the Manhattan distance, and is at least it.  A
@@ -31,6 +33,7 @@ only when a position must be solved.
 from __future__ import annotations
 
 import sys
+import time
 
 import numpy as np
 
@@ -38,7 +41,6 @@ from ..tables import exact
 from ..core.board import BLANK, Board, BoardError, Shape, goal_board, solvability
 from .distributions import (DistanceCounts, distance_counts, reference_counts,
                             uses_exact_table)
-from ..core.ranking import rank_many, unrank_many
 
 METHODS = ("shuffle", "walk")
 OPPOSITE_INDEX = np.array([1, 0, 3, 2])  # U<->D, L<->R in the UDLR order of Shape.neighbour_table
@@ -56,12 +58,20 @@ MIN_SHUFFLE_SHARE = 0.01
 MIN_SHARE_ABOVE_MEAN = 0.005
 # Give up after this many solved candidates per position asked for.
 MAX_TRIES_PER_POSITION = 2000
+# Rejection sampling of a level from a compact table (3x4): boards looked up per batch, and
+# batches before giving up (levels that rare are listed in the table instead).
+REJECTION_BATCH = 1 << 16
+MAX_REJECTION_BATCHES = 2000
 # Walkers moved together when walking to a distance on a board with exact tables.
 WALKERS = 4096
 MAX_WALK_BATCH_STEPS = 100_000
 PROGRESS_DELAY = 0.5  # seconds before a progress bar appears (quick runs show none)
 class GenerateError(BoardError):
     """A generation request that cannot be met (distance out of range, nothing found)."""
+
+
+class GenerateTimeout(GenerateError):
+    """The time allowed for a generation that must solve its candidates ran out."""
 
 
 # --- making positions ------------------------------------------------------------------------
@@ -176,36 +186,48 @@ def manhattan_many(boards: np.ndarray, goal: Board) -> np.ndarray:
 
 
 class _ExactTable:
-    """The exact table of ``goal``'s blank cell, with the tile renaming both ways."""
+    """The exact table of ``goal`` (:class:`solver.tables.exact.GoalTable`), as the generator
+    uses it: distances of boards, and uniform samples of a level."""
 
     def __init__(self, goal: Board, data_dir=None):
-        table, mapping = exact.goal_table(goal, data_dir)
-        self.n = goal.shape.size
-        self.table = np.asarray(table)
-        self.to_canon = np.asarray(mapping, dtype=np.int64)
-        self.from_canon = np.argsort(self.to_canon)
+        self.goal = goal
+        self.table = exact.goal_table(goal, data_dir)
 
     def distances(self, boards: np.ndarray) -> np.ndarray:
-        d = self.table[rank_many(self.to_canon[np.asarray(boards)], self.n)].astype(np.int64)
-        d[d == exact.UNREACHABLE] = -1
-        return d
+        return self.table.distances(boards).astype(np.int64)
 
-    def level(self, lo: int, hi: int) -> np.ndarray:
-        """Ranks of every position whose distance is in ``lo..hi``."""
-        t = self.table
-        return np.flatnonzero((t >= lo) & (t <= hi) & (t != exact.UNREACHABLE))
+    def sample(self, lo, hi, count, rng, unique) -> np.ndarray:
+        """``count`` positions drawn uniformly from those at distance ``lo..hi``: from the
+        table's list of the level when it has one, else by rejection from uniform shuffles
+        (a compact table lists only the rarest levels, so a wanted level holds at least
+        ``RARE_SHARE`` of the positions and a few thousand lookups find one)."""
+        ids = self.table.level_ids(lo, hi)
+        if ids is not None:
+            if unique and count > ids.size:
+                raise GenerateError(f"only {ids.size:,} positions are at {_span(lo, hi)}, "
+                                    f"fewer than the {count:,} distinct ones asked for")
+            picks = rng.choice(ids.size, size=count, replace=not unique)
+            return self.table.boards_of(ids[picks])
+        return self._rejection(lo, hi, count, rng, unique)
 
-    def boards(self, ranks: np.ndarray) -> np.ndarray:
-        return self.from_canon[unrank_many(np.asarray(ranks, dtype=np.int64), self.n, self.n)]
+    def _rejection(self, lo, hi, count, rng, unique) -> np.ndarray:
+        out, seen = [], set()
+        for _ in range(MAX_REJECTION_BATCHES):
+            boards = shuffled(self.goal, REJECTION_BATCH, rng)
+            d = self.distances(boards)
+            for row in boards[(d >= lo) & (d <= hi)]:
+                key = tuple(row.tolist())
+                if unique and key in seen:
+                    continue
+                seen.add(key)
+                out.append(row)
+                if len(out) == count:
+                    return np.array(out)
+        raise GenerateError(f"found only {len(out)} of {count} positions at {_span(lo, hi)}")
 
 
 def _sample_level(tab: _ExactTable, lo, hi, count, rng, unique) -> np.ndarray:
-    ranks = tab.level(lo, hi)
-    if unique and count > ranks.size:
-        raise GenerateError(f"only {ranks.size:,} positions are at {_span(lo, hi)}, "
-                            f"fewer than the {count:,} distinct ones asked for")
-    picks = rng.choice(ranks.size, size=count, replace=not unique)
-    return tab.boards(ranks[picks])
+    return tab.sample(lo, hi, count, rng, unique)
 
 
 def _walk_to_level(tab: _ExactTable, goal: Board, lo, hi, count, rng, unique, bar) -> list:
@@ -234,12 +256,26 @@ def _walk_to_level(tab: _ExactTable, goal: Board, lo, hi, count, rng, unique, ba
 # --- search generation (no exact table: 4x4) -------------------------------------------------
 
 
-def _solver(goal: Board, data_dir):
+def _solver(goal: Board, data_dir, timeout: float | None = None):
+    """``solve_distance(tiles) -> int``; with ``timeout``, every solve gets the time left of
+    the whole generation and :class:`GenerateTimeout` is raised when it runs out."""
     from .. import api
+    from ..core.solution import SearchLimitReached
+
+    deadline = None if timeout is None else time.monotonic() + timeout
 
     def solve_distance(tiles) -> int:
-        return api.distance(Board(goal.shape, tuple(int(t) for t in tiles)), goal,
-                            data_dir=data_dir)
+        board = Board(goal.shape, tuple(int(t) for t in tiles))
+        if deadline is None:
+            return api.distance(board, goal, data_dir=data_dir)
+        left = deadline - time.monotonic()
+        if left > 0:
+            try:
+                return api.distance(board, goal, data_dir=data_dir, timeout=left)
+            except SearchLimitReached:
+                pass
+        raise GenerateTimeout(f"time limit of {timeout:g} s reached before the positions "
+                              f"asked for were found")
 
     return solve_distance
 
@@ -340,7 +376,8 @@ def _note(progress: bool, message: str) -> None:
 def generate(shape, count: int, *, distance=None, min_distance=None, max_distance=None,
              goal=None, method: str = "shuffle", seed=None, data_dir=None,
              progress: bool = False, walk_length: int | None = None, unique: bool = False,
-             max_tries: int | None = None) -> list[tuple[Board, int]]:
+             max_tries: int | None = None, timeout: float | None = None
+             ) -> list[tuple[Board, int]]:
     """``count`` random positions that can reach ``goal``, each with its optimal distance.
 
     ``method`` is ``"shuffle"`` (uniform over the solvable positions) or ``"walk"`` (random
@@ -348,7 +385,9 @@ def generate(shape, count: int, *, distance=None, min_distance=None, max_distanc
     :func:`default_walk_length`).  ``distance``, or ``min_distance``/``max_distance``,
     restricts the optimal distance (see the module docstring for how).  Positions are drawn
     independently, so a small level may repeat one; ``unique=True`` returns distinct ones.
-    ``progress`` shows a bar (and notes) on stderr.
+    ``progress`` shows a bar (and notes) on stderr.  ``timeout`` bounds the seconds spent
+    solving candidates on boards without exact tables (:class:`GenerateTimeout` when it runs
+    out).
 
     >>> import tempfile; from pdb_builder.build import build_exact
     >>> d = tempfile.mkdtemp(); _ = build_exact(Shape(3, 3), d, progress=False)
@@ -366,6 +405,8 @@ def generate(shape, count: int, *, distance=None, min_distance=None, max_distanc
     if int(count) < 0:
         raise GenerateError("the count cannot be negative")
     count = int(count)
+    if seed is not None and int(seed) < 0:
+        raise GenerateError("the seed cannot be negative")
     if walk_length is not None and int(walk_length) < 0:
         raise GenerateError("the walk length cannot be negative")
     target = _target(distance, min_distance, max_distance)
@@ -388,12 +429,12 @@ def generate(shape, count: int, *, distance=None, min_distance=None, max_distanc
     with tqdm(total=count, desc=desc, unit="pos", file=sys.stderr, disable=not progress,
               leave=False, delay=PROGRESS_DELAY) as bar:
         rows = _generate_rows(g, count, target, method, rng, data_dir, has_table, counts,
-                              walk_length, unique, max_tries, progress, bar)
+                              walk_length, unique, max_tries, progress, bar, timeout)
     return [(Board(shape, tuple(int(t) for t in tiles)), int(d)) for tiles, d in rows]
 
 
 def _generate_rows(g, count, target, method, rng, data_dir, has_table, counts, walk_length,
-                   unique, max_tries, progress, bar) -> list:
+                   unique, max_tries, progress, bar, timeout=None) -> list:
     shape = g.shape
     if has_table:
         tab = _ExactTable(g, data_dir)
@@ -404,7 +445,7 @@ def _generate_rows(g, count, target, method, rng, data_dir, has_table, counts, w
         if target is not None:
             return _walk_to_level(tab, g, *target, count, rng, unique, bar)
         return _draw_with_table(tab, g, count, method, rng, walk_length, unique, bar)
-    solve_distance = _solver(g, data_dir)
+    solve_distance = _solver(g, data_dir, timeout)
     if target is None:
         return _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, bar)
     lo, hi = target
@@ -465,6 +506,7 @@ def _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, 
 __all__ = [
     "METHODS",
     "GenerateError",
+    "GenerateTimeout",
     "generate",
     "search",
     "shuffled",
