@@ -66,13 +66,6 @@ class SearchOptions:
             raise BoardError(f"--weight works with IDA* (algorithm auto or idastar), not "
                              f"{self.algorithm}")
 
-    @property
-    def weighted(self) -> bool:
-        """True when a weight above 1 asks for a bounded-suboptimal answer."""
-        from .search.weights import parse_weight
-
-        return parse_weight(self.weight) > 1
-
 
 def read_problem(board, goal=None, shape: Shape | str | None = None) -> tuple[Board, Board]:
     """Parse a start and a goal (preset name, board or None for the default) of one shape."""

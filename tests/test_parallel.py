@@ -145,7 +145,7 @@ def test_parallel_length_equals_serial(pdb_dir, eager, kind, seed, jobs):
     par = api.solve(board, options=replace(opts, jobs=jobs))
     assert par.length == serial.length and par.optimal
     assert par.extra["jobs"] == jobs
-    if serial.iterations > 1:
+    if serial.nodes_generated > 2000:  # smaller trees may be searched by the split alone
         assert par.extra["work_units"] > 0
 
 

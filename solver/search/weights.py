@@ -125,3 +125,4 @@ class Weighting:
 
 
 NO_WEIGHTING = np.zeros((0, 0), dtype=np.int64)  # the kernels' "f = g + h"
+NO_WEIGHTING.setflags(write=False)  # read-only like every weighted table: one kernel signature
