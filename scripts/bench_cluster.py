@@ -9,10 +9,13 @@ per-task costs behind the throughput estimate for bigger clusters (docs/notes-cl
    time per answer, and the solving time per board on one core: 3x3 table walks, random
    15-puzzles with 6-6-3 and with 7-8.
 2. **Throughput.**  Each workload through the real command line, ``npuzzle solve -`` with
-   ``--jobs 2`` and with ``--scheduler`` on a local cluster of two worker processes (one
-   thread each): *cold* right after the workers restarted (they load the kernels and map the
-   tables), *warm* on a second run.  Wall-clock time of the whole command, start-up
-   included; the answers must be identical.
+   ``--jobs 2`` and with ``--scheduler`` on a local cluster started as the docs say
+   (``dask scheduler``; ``dask worker --nworkers 2 --nthreads 1``): *cold* right after the
+   workers restarted (they load the kernels and map the tables), *warm* on a second run.
+   Wall-clock time of the whole command, start-up included, and the CPU seconds of every
+   process involved (client, scheduler, nannies and workers; for ``--jobs 2`` the command
+   and its pool) -- on a shared, loaded machine the CPU time is the steadier measure.  The
+   answers must be identical.
 3. **A killed worker.**  A cluster run of the random 15-puzzles during which one worker is
    killed (SIGKILL) part-way: every answer must be there, once, in order, identical to the
    ``--jobs 2`` answers (and so optimal).
@@ -21,13 +24,16 @@ per-task costs behind the throughput estimate for bigger clusters (docs/notes-cl
    with one board per task and with the boards per task the client chooses, and the client's
    limit (one process prints every answer).
 
-The machine's load average is printed with the results (all of it runs on this machine: the
-scheduler, the client and both workers share its cores).
+Costs are CPU seconds (``time.process_time``, psutil for the Dask processes), so they hold on
+a quiet machine too; the load average is printed with the wall-clock results (all of it runs
+on this machine: the scheduler, the client and both workers share its cores).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -61,10 +67,23 @@ def random_lines(shape: str, count: int, seed: int) -> list[str]:
     return [" ".join(map(str, row)) for row in boards.tolist()]
 
 
-def run_cli(args: list[str], lines: list[str], kill=None) -> tuple[float, list[str], int]:
-    """``npuzzle solve - ARGS`` on the lines: (wall seconds, stdout lines, exit status).
-    ``kill()`` is called from a thread while it runs, when given."""
+def children_cpu() -> float:
+    """CPU seconds of this process's finished children (a command and its pool)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+CLI_CPU: list = []  # the CPU seconds of the last command alone (with its pool, if any)
+
+
+def run_cli(args: list[str], lines: list[str], dask=None, kill=None
+            ) -> tuple[float, float, list[str], int]:
+    """``npuzzle solve - ARGS`` on the lines: (wall seconds, CPU seconds of the command and
+    of the Dask processes ``dask``, stdout lines, exit status).  ``kill()`` is called from a
+    thread while it runs, when given."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    own = children_cpu()
+    before = own + (dask.cpu() if dask else 0.0)
     t0 = time.perf_counter()
     p = subprocess.Popen([sys.executable, "-m", "solver", "solve", "-", *args], env=env,
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -75,7 +94,66 @@ def run_cli(args: list[str], lines: list[str], kill=None) -> tuple[float, list[s
     out, _ = p.communicate("\n".join(lines) + "\n")
     if killer:
         killer.join()
-    return time.perf_counter() - t0, out.splitlines(), p.returncode
+    wall = time.perf_counter() - t0
+    CLI_CPU[:] = [children_cpu() - own]
+    cpu = children_cpu() + (dask.cpu() if dask else 0.0) - before
+    return wall, cpu, out.splitlines(), p.returncode
+
+
+class Dask:
+    """A cluster started as the docs say: ``dask scheduler`` and ``dask worker --nworkers 2
+    --nthreads 1``, on 127.0.0.1 only."""
+
+    def __init__(self, data: str):
+        import psutil
+
+        self.dir = tempfile.mkdtemp(prefix="npuzzle-bench-dask-")
+        self.file = os.path.join(self.dir, "scheduler.json")
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "NPUZZLE_DATA": data}
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
+        self.scheduler = subprocess.Popen(
+            ["dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
+             "--dashboard-address", "127.0.0.1:0", "--scheduler-file", self.file], **quiet)
+        while not os.path.exists(self.file):
+            time.sleep(0.1)
+        time.sleep(0.5)  # written, and complete
+        self.address = json.load(open(self.file))["address"]
+        self.workers = subprocess.Popen(
+            ["dask", "worker", self.address, "--nworkers", "2", "--nthreads", "1",
+             "--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"], **quiet)
+        self.psutil = psutil
+
+    def processes(self) -> list:
+        """The scheduler, the nannies and the workers."""
+        out = []
+        for top in (self.scheduler, self.workers):
+            p = self.psutil.Process(top.pid)
+            out += [p, *p.children(recursive=True)]
+        return out
+
+    def cpu(self) -> float:
+        """CPU seconds the Dask processes have used so far."""
+        total = 0.0
+        for p in self.processes():
+            try:
+                t = p.cpu_times()
+                total += t.user + t.system
+            except self.psutil.Error:
+                pass  # a worker that just died
+        return total
+
+    def scheduler_cpu(self) -> float:
+        t = self.psutil.Process(self.scheduler.pid).cpu_times()
+        return t.user + t.system
+
+    def close(self) -> None:
+        for p in (self.workers, self.scheduler):
+            p.send_signal(signal.SIGINT)
+        for p in (self.workers, self.scheduler):
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                p.kill()
 
 
 # --- 1. costs --------------------------------------------------------------------------------
@@ -85,36 +163,28 @@ def _nothing(item):
     return item
 
 
-def scheduler_seconds_per_task(client, tasks: int = 3000) -> float:
-    """Wall seconds per empty task with many in flight: what the scheduler, the client and
-    the workers together spend on one task (the scheduler is the serial part)."""
+def scheduler_seconds_per_task(client, dask: Dask, tasks: int = 3000) -> tuple[float, float]:
+    """(scheduler CPU seconds per task, wall seconds per task) of empty tasks, many in
+    flight: the scheduler handles tasks one at a time, so its CPU time per task is the
+    cluster's limit in tasks per second."""
     saved = cluster.MAX_BOARDS_PER_TASK, cluster.TASKS_PER_THREAD
     cluster.MAX_BOARDS_PER_TASK, cluster.TASKS_PER_THREAD = 1, 500
     try:
         list(cluster.map_ordered(client, _nothing, range(200)))  # warm
-        t0 = time.perf_counter()
+        c0, t0 = dask.scheduler_cpu(), time.perf_counter()
         list(cluster.map_ordered(client, _nothing, range(tasks)))
-        return (time.perf_counter() - t0) / tasks
+        return (dask.scheduler_cpu() - c0) / tasks, (time.perf_counter() - t0) / tasks
     finally:
         cluster.MAX_BOARDS_PER_TASK, cluster.TASKS_PER_THREAD = saved
 
 
-def client_seconds_per_answer(client, lines: list[str], opts) -> tuple[float, float]:
-    """(client CPU seconds per answer, wall seconds per answer) of a batch of quick boards
-    through the cluster, tasks sized by the client."""
-    list(cluster.solve_lines(client, lines[:2000], options=opts))  # warm
-    c0, t0 = time.process_time(), time.perf_counter()
-    list(cluster.solve_lines(client, lines, options=opts))
-    return ((time.process_time() - c0) / len(lines), (time.perf_counter() - t0) / len(lines))
-
-
 def solve_seconds_per_board(lines: list[str], opts, goal=None) -> float:
-    """Seconds per board solving them one after another on this process (after a warm-up)."""
+    """CPU seconds per board solving them one after another on this process (warmed up)."""
     api.solve(lines[0], goal, options=opts)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for line in lines:
         api.solve(line, goal, options=opts)
-    return (time.perf_counter() - t0) / len(lines)
+    return (time.process_time() - t0) / len(lines)
 
 
 # --- 4. the estimate -------------------------------------------------------------------------
@@ -141,28 +211,33 @@ def main() -> None:
     ap.add_argument("--skip-kill", action="store_true")
     args = ap.parse_args()
 
-    import logging
-
-    import distributed
-
     data = str(Path(args.data_dir).absolute())
     os.environ["NPUZZLE_DATA"] = data
-    lc = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                                  silence_logs=logging.CRITICAL)
-    client = distributed.Client(lc, set_as_default=False)
-    address = lc.scheduler_address
-    print(f"local cluster {address}: 2 worker processes x 1 thread; data {data}")
-    print(f"load average before: {os.getloadavg()[0]:.2f}\n")
+    dask = Dask(data)
+    try:
+        client = cluster.connect(dask.address)
+        client.wait_for_workers(2)
+        print(f"dask scheduler {dask.address}; dask worker --nworkers 2 --nthreads 1; "
+              f"data {data}")
+        print(f"load average before: {os.getloadavg()[0]:.2f}\n")
+        korf = korf_lines()
+        rnd = random_lines("4x4", args.random, 1)
+        eights = random_lines("3x3", args.lookups, 2)
+        sched, per = costs(client, dask, data, korf, rnd, eights)
+        reference, client_cpu = throughput(client, dask, data, korf, rnd, eights)
+        if not args.skip_kill:
+            killed_worker(client, dask, *reference[f"{len(rnd)} random, 6-6-3"])
+        estimates(sched, client_cpu, per)
+        print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+        client.close()
+    finally:
+        dask.close()
 
-    korf = korf_lines()
-    rnd = random_lines("4x4", args.random, 1)
-    eights = random_lines("3x3", args.lookups, 2)
 
-    # 1. costs
-    sched = scheduler_seconds_per_task(client)
+def costs(client, dask: Dask, data: str, korf, rnd, eights):
+    """1: the scheduler's CPU per task, the client's per answer, the solving per board."""
+    sched, sched_wall = scheduler_seconds_per_task(client, dask)
     opts3 = api.SearchOptions(data_dir=data)
-    client_cpu, wall3 = client_seconds_per_answer(client, eights[:20_000], opts3)
     per = {
         "3x3 table walk": solve_seconds_per_board(eights[:5000], opts3),
         "4x4 6-6-3": solve_seconds_per_board(rnd[:100], api.SearchOptions(
@@ -170,16 +245,17 @@ def main() -> None:
         "4x4 7-8": solve_seconds_per_board(rnd[:200], api.SearchOptions(
             data_dir=data, partition="7-8")),
     }
-    print("| cost | seconds |\n|---|---|")
-    print(f"| scheduler, per task (empty tasks, many in flight) | {sched * 1e3:.2f} ms |")
-    print(f"| client CPU, per answer | {client_cpu * 1e6:.0f} us |")
-    print(f"| cluster wall, per 3x3 answer (2 workers, in-process client) | "
-          f"{wall3 * 1e6:.0f} us |")
-    for name, s in per.items():
-        print(f"| solving, per board, one core: {name} | {s * 1e3:.3f} ms |")
+    print("| cost (CPU seconds) | per item |\n|---|---|")
+    print(f"| scheduler, per task (empty tasks, many in flight; wall {sched_wall * 1e3:.2f} ms "
+          f"per task here) | {sched * 1e3:.3f} ms |")
+    for name, sec in per.items():
+        print(f"| solving, per board, one core: {name} | {sec * 1e3:.3f} ms |")
     print(f"\nload average: {os.getloadavg()[0]:.2f}\n")
+    return sched, per
 
-    # 2. throughput through the command line
+
+def throughput(client, dask: Dask, data: str, korf, rnd, eights) -> dict:
+    """2: each workload through the command line, --jobs 2 and the cluster (cold, warm)."""
     work = [
         ("3x3 lookups", eights, []),
         ("Korf 100, 6-6-3", korf, ["--goal", "blank-first", "--partition", "6-6-3"]),
@@ -187,55 +263,67 @@ def main() -> None:
         (f"{len(rnd)} random, 6-6-3", rnd, ["--partition", "6-6-3"]),
         (f"{len(rnd)} random, 7-8", rnd, ["--partition", "7-8"]),
     ]
-    print("| workload | boards | --jobs 2 s | cluster cold s | cluster warm s | warm / jobs 2 "
-          "throughput | same answers | load |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| workload | boards | --jobs 2: wall s, CPU s | cluster cold: wall, CPU | "
+          "cluster warm: wall, CPU | warm vs jobs 2, by wall | by CPU | same answers | load |")
+    print("|---|---|---|---|---|---|---|---|---|")
     reference = {}
+    run_cli(["--scheduler", dask.address], [])
+    startup = CLI_CPU[0]  # what a command costs with no boards
+    client_cpu = None
     for name, lines, extra in work:
         base = ["--data-dir", data, *extra]
-        t_jobs, out_jobs, _ = run_cli([*base, "--jobs", "2"], lines)
+        t_jobs, c_jobs, out_jobs, _ = run_cli([*base, "--jobs", "2"], lines)
         client.restart()
-        t_cold, out_cold, _ = run_cli([*base, "--scheduler", address], lines)
-        t_warm, out_warm, _ = run_cli([*base, "--scheduler", address], lines)
+        t_cold, c_cold, out_cold, _ = run_cli([*base, "--scheduler", dask.address], lines,
+                                              dask)
+        t_warm, c_warm, out_warm, _ = run_cli([*base, "--scheduler", dask.address], lines,
+                                              dask)
+        if client_cpu is None:  # the quickest boards: the command's CPU per answer printed
+            client_cpu = max(CLI_CPU[0] - startup, 0.0) / len(lines)
         same = out_jobs == out_cold == out_warm and len(out_jobs) == len(lines)
         reference[name] = (base, lines, out_jobs, t_warm)
-        print(f"| {name} | {len(lines):,} | {t_jobs:.2f} | {t_cold:.2f} | {t_warm:.2f} | "
-              f"{t_jobs / t_warm:.2f} | {'yes' if same else 'NO'} | "
+        print(f"| {name} | {len(lines):,} | {t_jobs:.2f}, {c_jobs:.2f} | {t_cold:.2f}, "
+              f"{c_cold:.2f} | {t_warm:.2f}, {c_warm:.2f} | {t_jobs / t_warm:.2f} | "
+              f"{c_jobs / c_warm:.2f} | {'yes' if same else 'NO'} | "
               f"{os.getloadavg()[0]:.1f} |", flush=True)
+    print(f"\nThe client (the command: receiving, unpickling and printing the answers) used "
+          f"{client_cpu * 1e6:.0f} us of CPU per answer on the 3x3 boards, after "
+          f"{startup:.2f} s to start.")
+    return reference, client_cpu
 
-    # 3. a worker killed part-way
-    if not args.skip_kill:
-        base, lines, expected, t_warm = reference[f"{len(rnd)} random, 6-6-3"]
-        pids = client.run(os.getpid)
-        victim = sorted(pids)[0]
 
-        def kill():
-            time.sleep(max(1.0, 0.4 * t_warm))
-            os.kill(pids[victim], signal.SIGKILL)
+def killed_worker(client, dask: Dask, base, lines, expected, t_warm) -> None:
+    """3: a worker killed (SIGKILL) part-way through a cluster run."""
+    pids = client.run(os.getpid)
+    victim = pids[sorted(pids)[0]]
+    after = max(1.0, 0.4 * t_warm)
 
-        t_kill, out, status = run_cli([*base, "--scheduler", address], lines, kill)
-        alive = pids[victim] not in client.run(os.getpid).values()
-        lengths = [int(x.split()[0]) for x in out if x and x[0].isdigit()]
-        print(f"\nworker killed after {max(1.0, 0.4 * t_warm):.1f} s of a {t_warm:.1f} s run: "
-              f"killed={alive}, exit {status}, {len(out)} answers for {len(lines)} boards, "
-              f"identical to --jobs 2 (same order, same optimal moves): "
-              f"{'yes' if out == expected else 'NO'}; mean length "
-              f"{sum(lengths) / max(1, len(lengths)):.2f}; {t_kill:.2f} s")
+    def kill():
+        time.sleep(after)
+        os.kill(victim, signal.SIGKILL)
 
-    # 4. the estimate
-    print("\nEstimated boards per second on W single-thread workers (scheduler "
-          f"{sched * 1e3:.2f} ms/task, client {client_cpu * 1e6:.0f} us/answer):\n")
-    print("| workload | W | solving capacity | 1 board per task | boards per task | "
-          "batched | limit |")
+    t_kill, _, out, status = run_cli([*base, "--scheduler", dask.address], lines, kill=kill)
+    gone = victim not in client.run(os.getpid).values()
+    lengths = [int(x.split()[0]) for x in out if x and x[0].isdigit()]
+    print(f"\nA worker killed {after:.1f} s into a run of {len(lines):,} boards (warm run: "
+          f"{t_warm:.1f} s): killed {'yes' if gone else 'NO'}, exit status {status}, "
+          f"{len(out):,} answers, identical to --jobs 2 (every board once, in order, the same "
+          f"optimal moves) {'yes' if out == expected else 'NO'}, mean length "
+          f"{sum(lengths) / max(1, len(lengths)):.2f}, {t_kill:.2f} s")
+
+
+def estimates(sched: float, client_cpu: float, per: dict) -> None:
+    """4: boards per second for 10, 100 and 1,000 workers, and what limits them."""
+    print(f"\nEstimated boards per second on W single-thread workers (scheduler "
+          f"{sched * 1e3:.3f} ms per task, client {client_cpu * 1e6:.0f} us per answer):\n")
+    print("| workload | W | solving capacity | 1 board per task | boards per task chosen | "
+          "with them | limit |")
     print("|---|---|---|---|---|---|---|")
-    for name, s in per.items():
+    for name, sec in per.items():
         for w in (10, 100, 1000):
-            e = estimate(s, sched, client_cpu, w)
-            print(f"| {name} | {w:,} | {w / s:,.0f} | {e['one_per_task']:,.0f} | "
+            e = estimate(sec, sched, client_cpu, w)
+            print(f"| {name} | {w:,} | {w / sec:,.0f} | {e['one_per_task']:,.0f} | "
                   f"{e['batched']:,} | {e['rate']:,.0f} | {e['limit']} |")
-    print(f"\nload average after: {os.getloadavg()[0]:.2f}")
-    client.close()
-    lc.close()
 
 
 if __name__ == "__main__":

@@ -101,8 +101,11 @@ def test_pacer_puts_many_quick_boards_in_a_task():
     assert p.boards() == cluster.MAX_BOARDS_PER_TASK
     p.learn(1, 5.0)
     assert p.boards() == 1
-    big = cluster.Pacer(threads=10_000)  # the scheduler would be the limit: longer tasks
+    big = cluster.Pacer(threads=1000)  # the scheduler would be the limit: longer tasks
     assert big.task_seconds > cluster.TARGET_TASK_SECONDS
+    big.learn(100, 0.002)  # ... but the lines held stay capped
+    b = big.boards()
+    assert 1 < b and b * cluster.MIN_TASKS_PER_THREAD * 1000 <= cluster.MAX_BOARDS_HELD
 
 
 def test_a_worker_killed_mid_batch_loses_nothing(client, pdb_dir):

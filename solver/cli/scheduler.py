@@ -37,6 +37,9 @@ def connected(address: str):
 
     try:
         with cluster.connect(address) as client:
+            if not cluster.worker_threads(client):
+                common.notice(f"the scheduler at {address} has no workers yet: the work waits "
+                              f"for 'dask worker {address}'")
             yield client
     except cluster.ClusterError as e:
         common.fail(f"error: {e}", common.EXIT_USAGE)

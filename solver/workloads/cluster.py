@@ -10,9 +10,10 @@ Dask (``dask.distributed``) is the engine for more than one machine (DESIGN §7)
   grows further, so the scheduler -- which handles tasks one at a time -- never becomes the
   limit (``docs/notes-cluster.md`` has the measurements).
 * **A bounded window.**  Tasks are submitted while fewer than :data:`TASKS_PER_THREAD` per
-  worker thread are unanswered and fewer than :data:`MAX_BOARDS_HELD` lines are held: a
-  stream of ten million lines never sits in memory, and the answers are yielded in input
-  order.
+  worker thread are unanswered and fewer than :data:`MAX_BOARDS_HELD` lines are held (on a
+  big cluster of quick boards the window shrinks to :data:`MIN_TASKS_PER_THREAD` tasks per
+  thread before tasks get smaller): a stream of ten million lines never sits in memory, and
+  the answers are yielded in input order.
 * **Databases on the workers.**  A task opens the tables in its worker process (once per
   process: the open cache and numba's on-disk cache), from ``--data-dir`` as given or the
   worker's own default (``$NPUZZLE_DATA``...).  A worker that lacks one answers with the
@@ -47,6 +48,7 @@ MAX_BOARDS_PER_TASK = 4096
 # Unanswered tasks per worker thread: every thread has the next at hand, and a slow board at
 # the head of the answers (they are printed in order) does not soon leave the others idle.
 TASKS_PER_THREAD = 16
+MIN_TASKS_PER_THREAD = 2  # what the cap on held lines may shrink the window to
 MAX_BOARDS_HELD = 250_000  # input lines the client holds at most (submitted, not yet answered)
 REFRESH_SECONDS = 2.0  # how often the number of worker threads is asked again
 
@@ -151,7 +153,8 @@ class Pacer:
         if self.per_board is None:
             return 1  # nothing measured yet: the first tasks tell
         want = int(self.task_seconds / max(self.per_board, 1e-7))
-        held = max(1, MAX_BOARDS_HELD // self.window)
+        # Lines held are capped: fewer tasks in flight first, smaller tasks only past that.
+        held = MAX_BOARDS_HELD // (MIN_TASKS_PER_THREAD * self.threads)
         return max(1, min(want, MAX_BOARDS_PER_TASK, held))
 
 
@@ -165,7 +168,7 @@ def map_ordered(client, fn: Callable, items: Iterable, *, bar=None) -> Iterator[
     pacer = Pacer(worker_threads(client))
     refreshed = time.monotonic()
     done = distributed.as_completed(loop=client.loop, with_results=True)
-    tag = uuid.uuid4().hex[:12]
+    group = f"npuzzle-boards-{uuid.uuid4().hex}"  # Dask's task group: "npuzzle-boards"
     chunks: dict = {}  # task number -> its items (until they are yielded)
     futures: dict = {}  # future key -> (task number, future), for tasks still running
     answered: dict = {}  # task number -> its results, finished out of order
@@ -180,7 +183,7 @@ def map_ordered(client, fn: Callable, items: Iterable, *, bar=None) -> Iterator[
                     exhausted = True
                     break
                 future = client.submit(answer_task, fn, chunk, pure=False,
-                                       key=f"npuzzle-{tag}-{submitted}")
+                                       key=(group, submitted))
                 futures[future.key] = (submitted, future)
                 chunks[submitted] = chunk
                 held += len(chunk)

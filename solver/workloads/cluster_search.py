@@ -265,9 +265,10 @@ def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
     n = len(sp.units)
     finished: queue.Queue = queue.Queue()
     pending = set()
+    group = f"npuzzle-units-{uuid.uuid4().hex}"
     for i, unit in enumerate(sp.units):  # priorities: the serial search's order
         future = client.submit(remote, unit_task, run.spec, bound, unit, stop.name,
-                               pure=False, priority=n - i)
+                               key=(group, i), pure=False, priority=n - i)
         future.add_done_callback(finished.put)
         pending.add(future)
     next_f, tick = K.INFINITE_F, 0.0
