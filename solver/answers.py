@@ -16,7 +16,7 @@ import time
 from . import api
 from .core.board import Board, BoardError, Shape, Solvability, goal_board, solvability
 from .core.solution import SearchLimitReached, Solution, Unsolvable
-from .tables.store import DatabaseError, DataDirError
+from .tables.errors import DatabaseError, DataDirError
 
 # What went wrong, in words every front end maps to its own signal (the CLI to an exit status,
 # the service to an HTTP status): exception type -> (kind, prefix of the one-line message).
@@ -42,12 +42,20 @@ def distance_record(board, goal=None, shape=None, *, options: api.SearchOptions 
     start, goal_b = api.read_problem(board, goal, shape)
     opts = options or api.SearchOptions()
     d, sol = api.measure(start, goal_b, opts)
-    rec = {**_problem(start, goal_b, shape), "solvable": True, "distance": d,
-           "database": sol.database if sol else api.exact_database(start.shape, goal),
-           "seconds": round(time.perf_counter() - t0, 6)}
+    rec = distance_fields(start.flat(), goal_b.flat(), str(start.shape), d,
+                          sol.database if sol else api.exact_database(start.shape, goal_b),
+                          time.perf_counter() - t0)
     if sol is not None and sol.notice:
         rec["notice"] = sol.notice
     return rec
+
+
+def distance_fields(board: str, goal: str, shape: str, distance: int, database: str | None,
+                    seconds: float) -> dict:
+    """The record of a distance (boards as flat text): one definition for the one-board and
+    the bulk answers."""
+    return {"board": board, "goal": goal, "shape": shape, "solvable": True,
+            "distance": distance, "database": database, "seconds": round(seconds, 6)}
 
 
 def heuristic_record(board, goal=None, shape=None, *, partition: str | None = None,
@@ -59,8 +67,15 @@ def heuristic_record(board, goal=None, shape=None, *, partition: str | None = No
     start, goal_b = api.read_problem(board, goal, shape)
     api.check_solvable(start, goal_b)
     ans = heuristics.evaluate(start, goal_b, partition, reflect, data_dir)
-    return {**_problem(start, goal_b, shape), "solvable": True, **ans,
-            "seconds": round(time.perf_counter() - t0, 6)}
+    return heuristic_fields(start.flat(), goal_b.flat(), str(start.shape), ans,
+                            time.perf_counter() - t0)
+
+
+def heuristic_fields(board: str, goal: str, shape: str, parts: dict, seconds: float) -> dict:
+    """The record of a heuristic value with its ``parts`` (the fields of
+    :func:`solver.heuristics.evaluate`)."""
+    return {"board": board, "goal": goal, "shape": shape, "solvable": True, **parts,
+            "seconds": round(seconds, 6)}
 
 
 def check_record(board, goal=None, shape=None) -> dict:
@@ -141,12 +156,16 @@ def one_line(exc: BaseException) -> str:
     return " ".join(text.split())
 
 
-def error_record(text: str, exc: BaseException, message: str) -> dict:
+def error_record(text: str, exc: BaseException, message: str, start: Board | None = None,
+                 goal: Board | None = None) -> dict:
     """The record of a question that could not be answered: ``{input, error}``; an unsolvable
-    start is an answer (``solvable: false`` with the parity working); a capped search keeps
-    what it found (the lower bound proven so far)."""
+    start is an answer (``solvable: false`` with the parity working, and the boards when
+    ``start`` and ``goal`` are known); a capped search keeps what it found (the lower bound
+    proven so far)."""
     if isinstance(exc, Unsolvable):
-        return {"input": text.strip(), "solvable": False, **exc.solvability.as_dict()}
+        boards = _problem(start, goal, None) if start is not None and goal is not None else {}
+        return {"input": text.strip(), **boards, "solvable": False,
+                **exc.solvability.as_dict()}
     rec = {"input": text.strip(), "error": message}
     if isinstance(exc, SearchLimitReached):
         rec.update(exc.partial.as_dict())

@@ -53,6 +53,21 @@ def pdb_dir(tmp_path_factory):
     return d
 
 
+@pytest.fixture(scope="session")
+def tables_dir(tmp_path_factory):
+    """Exact 2x3 and 3x3 tables, the 3x3 4-4 and the 4x4 5-5-5 pattern databases in one data
+    directory (about two seconds): every kind of table a batch command reads."""
+    from pdb_builder.build import build_exact
+    from pdb_builder.build_apdb import build_apdb
+
+    d = tmp_path_factory.mktemp("tables")
+    for shape in ("2x3", "3x3"):
+        build_exact(Shape.parse(shape), d, progress=False)
+    build_apdb("3x3", "4-4", None, d, progress=False)
+    build_apdb("4x4", "5-5-5", None, d, progress=False)
+    return d
+
+
 @pytest.fixture
 def run_cli():
     """Invoke the npuzzle CLI in-process: run_cli(args, input=None) -> click Result."""

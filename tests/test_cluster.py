@@ -210,24 +210,33 @@ def test_unsolvable_and_bad_boards_are_answered_here(client):
 # --- the command line ------------------------------------------------------------------------
 
 
-def test_cli_batch_with_scheduler_option(client, run_cli, exact_dir):
-    address = client.scheduler.address
-    text = "8 6 7 2 5 4 3 0 1\n\n1 2 3 4 5 6 8 7 0\nbad\n1 2 3 4 5 6 7 0 8\n"
-    args = ["solve", "-", "--data-dir", exact_dir]
+def boards4(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [flat(random_walk(goal_board(SHAPE4), 40, rng)) for _ in range(count)]
+
+
+def test_cli_batch_with_scheduler_option(client, run_cli, pdb_dir):
+    # 4x4 boards: searched on the workers (exact-table shapes are answered here, in bulk)
+    lines = boards4(12, 5)
+    lines[3:3] = ["", "1 2 3 4 5 6 7 8 9 10 11 12 13 15 14 0", "bad"]
+    text = "\n".join(lines) + "\n"
+    args = ["solve", "-", "--data-dir", pdb_dir, "--partition", "5-5-5"]
     here = run_cli(args, input=text)
-    there = run_cli([*args, "--scheduler", address], input=text)
-    assert there.exit_code == here.exit_code == 2  # the 'bad' line
-    assert there.stdout == here.stdout and there.stdout.splitlines()[0].startswith("31 moves")
+    there = run_cli([*args, "--scheduler", client.scheduler.address], input=text)
+    assert there.exit_code == here.exit_code == 2, there.output  # the 'bad' line
+    assert there.stdout == here.stdout
+    out = there.stdout.splitlines()
+    assert len(out) == len(lines) and out[4] == "unsolvable" and out[5].startswith("error")
 
 
-def test_cli_distance_with_the_dask_environment_variable(client, run_cli, exact_dir):
+def test_cli_distance_with_the_dask_environment_variable(client, run_cli, pdb_dir, exact_dir):
     env = {"DASK_SCHEDULER_ADDRESS": client.scheduler.address}
-    text = "8 6 7 2 5 4 3 0 1\n1 2 3 4 5 6 8 7 0\n"
-    args = ["distance", "-", "--data-dir", exact_dir, "--json"]
+    text = "\n".join(boards4(6, 6) + ["1 2 3 4 5 6 7 8 9 10 11 12 13 15 14 0"]) + "\n"
+    args = ["distance", "-", "--data-dir", pdb_dir, "--json"]
     r = run_cli(args, input=text, env=env)
     assert r.exit_code == 0, r.output
     there, here = (without_seconds(x.stdout) for x in (r, run_cli(args, input=text)))
-    assert there == here and there[0]["distance"] == 31 and there[1]["solvable"] is False
+    assert there == here and there[-1]["solvable"] is False and len(there) == 7
     one = run_cli(["distance", "8 6 7 2 5 4 3 0 1", "--data-dir", exact_dir], env=env)
     assert one.exit_code == 0 and one.stdout == "31\n"
 

@@ -1,18 +1,30 @@
 """The ``npuzzle`` command: a thin click layer over the :mod:`solver` API.
 
 The group lives in :mod:`.common`; each command lives in its own module and registers itself
-on the group when imported below.
+on the group when it is imported -- which happens only when the command runs (or its help is
+shown), so one command never pays for another's imports.  :data:`COMMANDS` names them, with
+the opening of each one's help for ``npuzzle --help`` (a test checks it against the command).
 """
 from __future__ import annotations
 
 from .common import main_group as main
 
-# Command modules (each adds one command to `main`).
-from . import distance  # noqa: E402,F401
-from . import solve  # noqa: E402,F401
-from . import compare  # noqa: E402,F401
-from . import check  # noqa: E402,F401
-from . import generate  # noqa: E402,F401
-from . import stats  # noqa: E402,F401
-from . import heuristic  # noqa: E402,F401
-from . import serve  # noqa: E402,F401
+# name -> (module, the first sentence of the command's help)
+COMMANDS = {
+    "check": ("check", "Say whether BOARD can reach the goal, and show why (the parity rule)."),
+    "compare": ("compare", "Run several algorithms on one board and print their statistics "
+                           "side by side."),
+    "distance": ("distance", "Print the optimal number of moves from BOARD to the goal."),
+    "generate": ("generate", "Print COUNT random positions that can reach the goal, each "
+                             "with its optimal distance."),
+    "heuristic": ("heuristic", "Print the additive pattern-database heuristic of BOARD: a "
+                               "lower bound on its distance to the goal (the max of the sum "
+                               "of the pattern tables and the same sum for the board "
+                               "mirrored across the diagonal)."),
+    "solve": ("solve", "Print an optimal solution: the blank's moves (U D L R) and their "
+                       "number."),
+    "serve": ("serve", "Serve the npuzzle questions as JSON over HTTP, and a page at / where "
+                       "you can type or generate a board and watch its optimal solution slide."),
+    "stats": ("stats", "Count the positions at each optimal distance from the goal."),
+}
+main.lazy = COMMANDS

@@ -65,26 +65,32 @@ def working(start: Board, goal: Board, s: Solvability) -> list[str]:
     return lines
 
 
-def _batch(goal, shape, as_json) -> int:
-    worst = common.EXIT_OK
-    for line in common.stdin_lines():
-        if common.is_skippable(line):
-            click.echo("")
-            continue
-        try:
-            start, goal_b = api.read_problem(line, goal, shape)
-            s = solvability(start, goal_b)
-        except Exception as e:  # noqa: BLE001 - classify re-raises the unexpected
-            code, message = common.classify(e)
-            click.echo(common.json_line(answers.error_record(line, e, message)) if as_json
-                       else message)
-            worst = common.EXIT_USAGE
-            continue
-        click.echo(common.json_line(answers.solvability_record(start, goal_b, s)) if as_json
-                   else s.reason)
-        if not s.solvable and worst == common.EXIT_OK:
-            worst = common.EXIT_UNSOLVABLE
-    return worst
+def _verdict(start: Board, goal: Board) -> tuple:
+    return start, goal, solvability(start, goal)
+
+
+def _bulk(group, as_json: bool):
+    """The verdicts of a whole group of boards (the parity rule, vectorised)."""
+    import numpy as np
+
+    from ..workloads.bulk_answers import parity_many
+    from .stream import BulkAnswers
+
+    p = parity_many(group.tiles, group.goal)
+    # The verdict depends only on the start's inversions and blank row: one text per pair.
+    keys, first, codes = np.unique(np.stack([p.start_inversions, p.start_blank_row], axis=1),
+                                   axis=0, return_index=True, return_inverse=True)
+    verdicts = [Solvability(bool(p.solvable[k]), int(si), p.goal_inversions, int(sr),
+                            p.goal_blank_row, p.width_even)
+                for (si, sr), k in zip(keys.tolist(), first.tolist())]
+    codes = codes.reshape(-1)
+    out = BulkAnswers(codes=np.where(p.solvable, common.EXIT_OK, common.EXIT_UNSOLVABLE))
+    if as_json:
+        out.record = lambda k: answers.solvability_record(
+            Board(group.shape, tuple(group.tiles[k].tolist())), group.goal, verdicts[codes[k]])
+    else:
+        out.words = (codes, [v.reason for v in verdicts])
+    return out
 
 
 @main.command()
@@ -108,7 +114,15 @@ def check(board, goal, shape, data_dir, as_json):
       npuzzle check - --json < boards.txt
     """
     if common.is_stdin(board):
-        raise SystemExit(_batch(goal, shape, as_json))
+        from . import stream
+
+        batch = stream.Batch(
+            one=_verdict, text=lambda v: v[2].reason,
+            record=lambda v: answers.solvability_record(*v),
+            code=lambda v: common.EXIT_OK if v[2].solvable else common.EXIT_UNSOLVABLE,
+            bulk=_bulk, counted=(common.EXIT_UNSOLVABLE, common.EXIT_USAGE), goal=goal,
+            shape=shape, as_json=as_json)
+        raise SystemExit(stream.run(batch))
     start, goal_b = api.read_problem(common.board_text(board), goal, shape)
     s = solvability(start, goal_b)
     if as_json:

@@ -89,45 +89,31 @@ def stdin_lines():
         yield line.rstrip("\r\n")
 
 
-def answer_stream(answer, text_of, as_json: bool, mapper=None) -> int:
+def answer_stream(answer, text_of, as_json: bool) -> int:
     """Answer stdin line by line, in order: ``answer(line) -> dict`` for each board, printed
     as ``text_of(dict)`` or as JSON; a line that fails prints ``unsolvable`` or
     ``error: ...`` and the stream goes on.  A missing database ends the stream (it would fail
-    every line).  ``mapper(lines)``, when given, answers the lines elsewhere (a cluster) and
-    yields ``(line, record or the error raised)`` in order.  Returns the exit status: 2 if any
-    line was bad input, else 0."""
+    every line).  Returns the exit status: 2 if any line was bad input, else 0."""
     worst = EXIT_OK
-    results = (mapper or functools.partial(_answer_each, answer))(stdin_lines())
-    for line, result in results:
+    for line in stdin_lines():
         if is_skippable(line):
             click.echo("")
             continue
-        if isinstance(result, Exception):
-            code, message = classify(result)
+        try:
+            record = answer(line)
+        except Exception as e:  # noqa: BLE001 - classify re-raises the unexpected
+            code, message = classify(e)
             if code == EXIT_DATABASE:
-                raise result
+                raise
             if as_json:
-                click.echo(json_line(answers.error_record(line, result, message)))
+                click.echo(json_line(answers.error_record(line, e, message)))
             else:
-                click.echo("unsolvable" if isinstance(result, Unsolvable) else message)
+                click.echo("unsolvable" if isinstance(e, Unsolvable) else message)
             if code == EXIT_USAGE:
                 worst = code
             continue
-        notice(result.get("notice"))
-        click.echo(json_line(result) if as_json else text_of(result))
+        click.echo(json_line(record) if as_json else text_of(record))
     return worst
-
-
-def _answer_each(answer, lines):
-    """``(line, answer(line) or the error it raised)`` for each line; None for skipped ones."""
-    for line in lines:
-        if is_skippable(line):
-            yield line, None
-            continue
-        try:
-            yield line, answer(line)
-        except Exception as e:  # noqa: BLE001 - classify re-raises the unexpected
-            yield line, e
 
 
 def answer_one(answer, text: str, as_json: bool) -> dict:
@@ -148,9 +134,12 @@ def is_skippable(line: str) -> bool:
     return not s or s.startswith("#")
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"))  # one encoder: json.dumps makes one a call
+
+
 def json_line(obj) -> str:
     """One compact JSON object (for a line of stdout)."""
-    return json.dumps(obj, separators=(",", ":"))
+    return _COMPACT.encode(obj)
 
 
 class OneLineUsage:
@@ -172,7 +161,34 @@ class OneLineUsage:
 
 
 class Group(OneLineUsage, click.Group):
-    """The npuzzle group, with one-line usage errors."""
+    """The npuzzle group, with one-line usage errors and commands imported only when run:
+    ``lazy`` maps a command's name to its module (in :mod:`solver.cli`) and the opening of its
+    help, so ``npuzzle --help`` and ``npuzzle distance ...`` import no other command's
+    dependencies."""
+
+    lazy: dict = {}
+
+    def list_commands(self, ctx):
+        return sorted(set(self.commands) | set(self.lazy))
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in self.lazy:
+            import importlib
+
+            importlib.import_module(f"solver.cli.{self.lazy[name][0]}")  # registers itself
+        return self.commands.get(name)
+
+    def format_commands(self, ctx, formatter):
+        limit = formatter.width - 6 - max(map(len, self.list_commands(ctx)))
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in self.commands:
+                rows.append((name, self.commands[name].get_short_help_str(limit)))
+            else:
+                rows.append((name, click.utils.make_default_short_help(self.lazy[name][1],
+                                                                       limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 class Command(OneLineUsage, click.Command):
@@ -266,3 +282,20 @@ cycle_check_option = click.option(
     help="For the blind searches: never return to the parent, never repeat a state on the "
          "current path, or remember every state generated (default per algorithm: bfs/dfs/"
          "astar visited, dls/iddfs path).")
+
+
+def _set_load(ctx, param, value):
+    if value is not None:
+        from ..tables import loading
+
+        loading.prefer(value)
+    return value
+
+
+load_option = click.option(
+    "--load", type=click.Choice(("auto", "map", "populate", "read")), default=None,
+    callback=_set_load, expose_value=True, is_eager=False,
+    help="How database files reach memory: map (nothing read until used), populate (map and "
+         "fault every page in before the search), read (copy into memory backed by huge "
+         "pages).  auto (default, or $NPUZZLE_LOAD): populate for a batch ('-'), map for one "
+         "board.")

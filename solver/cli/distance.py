@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import time
 
 import click
 
@@ -10,50 +11,94 @@ from . import common, scheduler as cluster
 from .common import main_group as main
 
 
+def _bulk(opts: api.SearchOptions):
+    """Distances of a whole group of boards, when an exact table answers their shape."""
+
+    def answer(group, as_json: bool):
+        from ..tables import exact
+        from ..workloads import bulk_answers
+
+        if not exact.has_table(group.shape, opts.data_dir):
+            return None  # IDA*, one board at a time
+        t0 = time.perf_counter()
+        d = bulk_answers.exact_distances(group.tiles, group.goal, opts.data_dir)
+        from .stream import BulkAnswers
+
+        out = BulkAnswers(unsolvable=d < 0, ints=d)
+        if as_json:
+            share = (time.perf_counter() - t0) / max(1, len(d))
+            goal, shape = group.goal.flat(), str(group.shape)
+            database = api.exact_database(group.shape, group.goal)
+            out.record = lambda k: answers.distance_fields(
+                " ".join(map(str, group.tiles[k].tolist())), goal, shape, int(d[k]), database,
+                share)
+        return out
+
+    return answer
+
+
+def make_batch(opts: api.SearchOptions, goal, shape, as_json: bool, many=None):
+    """The batch mode of ``distance`` (also what ``stats -`` runs on the boards it reads);
+    ``many`` answers the boards elsewhere (a cluster: :func:`.scheduler.many`)."""
+    from . import stream
+
+    def one(start, goal_b) -> dict:
+        return answers.distance_record(start, goal_b, options=opts)
+
+    return stream.Batch(one=one, text=lambda rec: str(_heard(rec)["distance"]), record=_heard,
+                        bulk=_bulk(opts), many=many, goal=goal, shape=shape, as_json=as_json)
+
+
+def _heard(rec: dict) -> dict:
+    """``rec``, its notice (a fallback heuristic...) said once on stderr."""
+    common.notice(rec.get("notice"))
+    return rec
+
+
 @main.command()
 @common.board_argument
 @common.problem_options
 @common.limit_options
+@common.load_option
 @cluster.scheduler_option
 @common.guarded
-def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes, scheduler):
+def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes, load, scheduler):
     """Print the optimal number of moves from BOARD to the goal.
 
     Boards with an exact table are a lookup (any goal): 2x3, 3x3, 2x4, 2x5 by default,
     3x4 and 2x6 once built (`build-pdb --shape 3x4`); larger boards are solved by IDA*.
     With BOARD '-', reads one board per line and prints one answer per line: the
-    distance, 'unsolvable' or 'error: ...'.
+    distance, 'unsolvable' or 'error: ...' (see 'npuzzle --help' for the line formats).
 
     \b
       npuzzle distance 8 6 7 2 5 4 3 0 1          # -> 31
       npuzzle distance "1 2 3/4 0 5" --json
       npuzzle distance "4 3 2 5/8 7 6 1/0 11 10 9"   # -> 53, on the 3x4 table
       npuzzle distance - < boards.txt
-      npuzzle distance - --scheduler tcp://10.0.0.1:8786 < boards.txt
+      npuzzle generate --count 1000 --json | npuzzle distance - --json
+      npuzzle distance - --scheduler tcp://10.0.0.1:8786 < boards.txt   # on a Dask cluster
     """
     opts = api.SearchOptions(timeout=timeout, max_nodes=max_nodes, data_dir=data_dir)
 
-    def answer(text: str) -> dict:
+    def answer(text) -> dict:
         rec = answers.distance_record(text, goal, shape, options=opts)
         common.notice(rec.get("notice"))
         return rec
 
-    remote = functools.partial(answers.distance_record, goal=goal, shape=shape,
-                               options=cluster.remote_options(opts))
-    with cluster.mapper(scheduler, remote) as mapper:
+    remote = functools.partial(answers.distance_record, options=cluster.remote_options(opts))
+    with cluster.many(scheduler, remote) as many:
         if common.is_stdin(board):
-            raise SystemExit(common.answer_stream(answer, lambda ans: str(ans["distance"]),
-                                                  as_json, mapper))
-        if mapper is not None:  # one board: one task on the cluster
-            answer = functools.partial(_first, mapper)
-        ans = common.answer_one(answer, common.board_text(board), as_json)
+            from . import stream
+
+            raise SystemExit(stream.run(make_batch(opts, goal, shape, as_json, many)))
+        one = answer if many is None else functools.partial(_first, many, goal, shape)
+        ans = common.answer_one(one, common.board_text(board), as_json)  # cluster: one task
     click.echo(common.json_line(ans) if as_json else str(ans["distance"]))
 
 
-def _first(mapper, text: str) -> dict:
-    """The answer of one line mapped elsewhere, its error raised here."""
-    _, result = next(iter(mapper([text])))
+def _first(many, goal, shape, text: str) -> dict:
+    """The answer of one board, asked of ``many``; its error raised here."""
+    (result,) = many([api.read_problem(text, goal, shape)])
     if isinstance(result, Exception):
         raise result
-    common.notice(result.get("notice"))
-    return result
+    return _heard(result)

@@ -1,11 +1,64 @@
 """``npuzzle heuristic``: the additive pattern-database heuristic of a board (or a stream)."""
 from __future__ import annotations
 
+import time
+
 import click
+import numpy as np
 
 from .. import answers
 from . import common
 from .common import main_group as main
+
+
+def _bulk(partition, reflect: bool, data_dir):
+    """The heuristic of a whole group of boards at once (with its parts for --json)."""
+
+    def answer(group, as_json: bool):
+        from ..workloads import bulk_answers as ba
+        from .stream import BulkAnswers
+
+        t0 = time.perf_counter()
+        parity = ba.parity_many(group.tiles, group.goal)
+        ok = parity.solvable
+        out = BulkAnswers(unsolvable=~ok, parity=parity, ints=np.zeros(len(ok), np.int64))
+        if ok.any():
+            values = ba.pattern_values(group.tiles[ok], group.goal, partition, reflect,
+                                       data_dir)
+            out.ints[ok] = values.h
+            if as_json:
+                _json_records(out, group, ok, values, reflect, t0)
+        return out
+
+    return answer
+
+
+def _json_records(out, group, ok, values, reflect, t0) -> None:
+    """Fill ``out.record``: the same fields as :func:`solver.heuristics.evaluate`."""
+    from ..workloads import bulk_answers as ba
+
+    tiles = group.tiles[ok]
+    md = ba.manhattan_many(tiles, group.goal)
+    lc = ba.linear_conflict_many(tiles, group.goal)
+    where = np.cumsum(ok) - 1  # row k of the group -> row of the solvable subset
+    pdb = values.pdb
+    used = reflect and values.reflected is not None
+    names = [",".join(map(str, t.tiles)) for t in pdb.tables]
+    share = (time.perf_counter() - t0) / max(1, len(ok))
+    goal, shape = group.goal.flat(), str(group.shape)
+
+    def record(k: int) -> dict:
+        j = where[k]
+        parts = {"h": int(values.h[j]), "plain": int(values.plain[j]),
+                 "reflected": None if values.reflected is None else int(values.reflected[j]),
+                 "reflect": used, "partition": pdb.name, "database": pdb.path.name,
+                 "patterns": [{"tiles": name, "h": int(v)}
+                              for name, v in zip(names, values.parts[j].tolist())],
+                 "manhattan": int(md[j]), "linear_conflict": int(lc[j])}
+        return answers.heuristic_fields(" ".join(map(str, group.tiles[k].tolist())), goal,
+                                        shape, parts, share)
+
+    out.record = record
 
 
 @main.command()
@@ -13,8 +66,9 @@ from .common import main_group as main
 @common.problem_options
 @common.partition_option
 @common.reflect_option
+@common.load_option
 @common.guarded
-def heuristic(board, goal, shape, data_dir, as_json, partition, no_reflect):
+def heuristic(board, goal, shape, data_dir, as_json, partition, no_reflect, load):
     """Print the additive pattern-database heuristic of BOARD: a lower bound on its
     distance to the goal (the max of the sum of the pattern tables and the same sum
     for the board mirrored across the diagonal).
@@ -31,11 +85,17 @@ def heuristic(board, goal, shape, data_dir, as_json, partition, no_reflect):
       npuzzle heuristic - --partition 6-6-3 < boards.txt
     """
 
-    def answer(text: str) -> dict:
-        return answers.heuristic_record(text, goal, shape, partition=partition,
+    def answer(text, goal_b=goal) -> dict:
+        return answers.heuristic_record(text, goal_b, shape, partition=partition,
                                         reflect=not no_reflect, data_dir=data_dir)
 
     if common.is_stdin(board):
-        raise SystemExit(common.answer_stream(answer, lambda ans: str(ans["h"]), as_json))
+        from . import stream
+
+        batch = stream.Batch(one=lambda start, goal_b: answer(start, goal_b),
+                             text=lambda rec: str(rec["h"]), record=lambda rec: rec,
+                             bulk=_bulk(partition, not no_reflect, data_dir), goal=goal,
+                             shape=shape, as_json=as_json)
+        raise SystemExit(stream.run(batch))
     ans = common.answer_one(answer, common.board_text(board), as_json)
     click.echo(common.json_line(ans) if as_json else str(ans["h"]))

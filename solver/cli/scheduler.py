@@ -55,20 +55,40 @@ def remote_options(opts: api.SearchOptions) -> api.SearchOptions:
 
 
 @contextlib.contextmanager
-def solve_stream(address: str | None, lines, *, goal, shape, options, jobs, progress):
-    """``(line, result)`` for every line, in order: on the cluster at ``address``, or on
-    ``jobs`` local processes when it is None (:func:`solver.workloads.batch.solve_stream`)."""
+def batch_solver(address: str | None, opts: api.SearchOptions, jobs: int, progress: bool):
+    """``solve_many(problems)`` for the batch driver (``stream.Batch.many``): Solutions (or
+    the errors raised) in order, on ``jobs`` local processes or on the cluster at
+    ``address``."""
     if address is None:
         from ..workloads import batch
 
-        yield batch.solve_stream(lines, goal=goal, shape=shape, options=options, jobs=jobs,
-                                 progress=progress)
+        with batch.Solver(opts, jobs, progress=progress) as solver:
+            yield solver.solve
         return
+    remote = functools.partial(api.solve, options=remote_options(opts))
+    with many(address, remote, progress) as solve_many:
+        yield solve_many
+
+
+@contextlib.contextmanager
+def many(address: str | None, remote, progress: bool | None = None):
+    """None without ``address`` (the caller answers each board itself); else a function
+    answering problems ``(start, goal)`` in order on the cluster -- ``remote(start, goal)``
+    (picklable) run on the workers, the line errors it raises given back as results."""
+    if address is None:
+        yield None
+        return
+    import sys
+
     from ..workloads import cluster
 
     with connected(address) as client:
-        yield cluster.solve_lines(client, lines, goal=goal, shape=shape,
-                                  options=remote_options(options), progress=progress)
+        answers = cluster.Answers(client, remote, sys.stderr.isatty() if progress is None
+                                  else progress)
+        try:
+            yield answers
+        finally:
+            answers.close()
 
 
 @contextlib.contextmanager
@@ -86,26 +106,3 @@ def solver(address: str | None):
                                               options=remote_options(options))
 
         yield solve
-
-
-@contextlib.contextmanager
-def mapper(address: str | None, remote):
-    """For :func:`.common.answer_stream`: None (answer each line here), or a function mapping
-    the lines to ``(line, record or error)`` in order, ``remote(line)`` run on the cluster
-    (a picklable function of one line)."""
-    if address is None:
-        yield None
-        return
-    import sys
-
-    from ..workloads import cluster
-
-    with connected(address) as client:
-        bar = cluster.progress_bar(sys.stderr.isatty())
-        try:
-            yield functools.partial(cluster.map_ordered, client, functools.partial(
-                cluster.answer_line, remote), bar=bar)
-        finally:
-            if bar is not None:
-                bar.close()
-

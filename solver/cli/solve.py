@@ -6,10 +6,12 @@ import sys
 from dataclasses import replace
 
 import click
+import numpy as np
 
 from .. import answers, api
-from ..workloads import batch
+from ..core.board import Board
 from ..core.solution import Solution
+from ..workloads import batch
 from . import common, scheduler as cluster
 from .common import main_group as main
 
@@ -77,33 +79,71 @@ def _print_solution(sol: Solution, as_json, show, tiles, verbose) -> int:
     return common.EXIT_OK
 
 
-def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
-    with cluster.solve_stream(scheduler, common.stdin_lines(), goal=goal, shape=shape,
-                              options=opts, jobs=jobs, progress=sys.stderr.isatty()) as stream:
-        return _print_stream(stream, as_json, tiles)
+def _text(sol: Solution, tiles: bool) -> str:
+    """The text answer of one line of a batch."""
+    common.notice(sol.notice)
+    if sol.moves is None:
+        limit = sol.extra.get("depth_limit")
+        within = f" within depth limit {limit}" if limit is not None else ""
+        return f"not found: {sol.algorithm} found no solution{within}"
+    return _human(sol, tiles)
 
 
-def _print_stream(stream, as_json, tiles) -> int:
-    worst = common.EXIT_OK
-    for line, result in stream:
-        if result is None:
-            click.echo("")
-        elif isinstance(result, Solution):
-            common.notice(result.notice)
-            click.echo(common.json_line(answers.solution_record(result)) if as_json else _human(result, tiles))
-            if result.moves is None:
-                worst = max(worst, common.EXIT_LIMIT)
+def _bulk(opts: api.SearchOptions, tiles: bool):
+    """Optimal solutions of a whole group of boards walked down the exact table at once;
+    None for boards that need a search."""
+
+    def answer(group, as_json: bool):
+        import time
+
+        from ..tables import exact
+        from ..workloads import bulk_answers
+        from .stream import BulkAnswers
+
+        if opts.algorithm not in ("auto", "table") or (
+                opts.algorithm == "auto" and opts.heuristic != "auto"):
+            return None
+        if not exact.has_table(group.shape, opts.data_dir):
+            return None
+        t0 = time.perf_counter()
+        walks = bulk_answers.table_walks(group.tiles, group.goal, opts.data_dir)
+        share = (time.perf_counter() - t0) / max(1, len(walks))
+        bad = np.array([w is None for w in walks], dtype=bool)
+
+        database = exact.goal_table(group.goal, opts.data_dir).entry.path.name  # as exact.solve
+
+        def solution(k: int) -> Solution:
+            start = Board(group.shape, tuple(group.tiles[k].tolist()))
+            return exact.table_solution(start, group.goal, walks[k], database, share)
+
+        out = BulkAnswers(unsolvable=bad)
+        if as_json:
+            out.record = lambda k: answers.solution_record(solution(k))
+        elif tiles:
+            out.texts = [None if w is None else _human(solution(k), True)
+                         for k, w in enumerate(walks)]
         else:
-            code, message = common.classify(result)
-            if code == common.EXIT_DATABASE:
-                raise result
-            if as_json:
-                click.echo(common.json_line(answers.error_record(line, result, message)))
-            else:
-                click.echo("unsolvable" if code == common.EXIT_UNSOLVABLE else message)
-            if code in (common.EXIT_USAGE, common.EXIT_LIMIT):
-                worst = max(worst, code)
-    return worst
+            out.texts = [None if w is None else
+                         (f"{len(w)} moves: {w}" if w else "0 moves: already at the goal")
+                         for w in walks]
+        return out
+
+    return answer
+
+
+def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
+    from . import stream
+
+    with cluster.batch_solver(scheduler, opts, jobs, sys.stderr.isatty()) as solve_many:
+        spec = stream.Batch(
+            one=lambda start, goal_b: api.solve(start, goal_b, options=opts),
+            text=lambda sol: _text(sol, tiles),
+            record=lambda sol: (common.notice(sol.notice), answers.solution_record(sol))[1],
+            code=lambda sol: common.EXIT_LIMIT if sol.moves is None else common.EXIT_OK,
+            bulk=_bulk(opts, tiles), many=solve_many,
+            counted=(common.EXIT_USAGE, common.EXIT_LIMIT), goal=goal, shape=shape,
+            as_json=as_json)
+        return stream.run(spec)
 
 
 @main.command()
@@ -134,10 +174,11 @@ def _print_stream(stream, as_json, tiles) -> int:
 @click.option("--verbose", "-v", is_flag=True,
               help="Statistics on stderr, and the iterations of a long search even when "
                    "stderr is not a terminal.")
+@common.load_option
 @common.guarded
 def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heuristic, partition,
           no_reflect, depth_limit, cycle_check, timeout, max_nodes, weight, jobs, scheduler,
-          verbose):
+          verbose, load):
     """Print an optimal solution: the blank's moves (U D L R) and their number.
 
     Boards of up to 12 cells walk the exact table (2x3, 3x3, 2x5 by default; 3x4 and
@@ -150,14 +191,16 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heurist
       npuzzle solve "1 2 3/4 0 5" --show
       npuzzle solve 14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3 --goal blank-first
       npuzzle solve "3 6 4/2 5 8/0 1 7" --algorithm bfs --goal blank-first -v
+      npuzzle solve 15 11 13 12 14 10 8 9 7 2 5 1 3 6 4 0 --goal blank-first -j 2 -v
+      npuzzle solve 15 11 13 12 14 10 8 9 7 2 5 1 3 6 4 0 --goal blank-first -w 1.2
       npuzzle solve - --json < boards.txt
       npuzzle solve - --scheduler tcp://10.0.0.1:8786 < boards.txt    # on a Dask cluster
     """
-    jobs = jobs or batch.default_jobs()
     opts = api.SearchOptions(algorithm=algorithm, heuristic=heuristic, partition=partition,
                              reflect=not no_reflect, depth_limit=depth_limit,
                              cycle_check=cycle_check, timeout=timeout, max_nodes=max_nodes,
                              data_dir=data_dir, weight=weight)
+    jobs = jobs or batch.default_jobs()
     if common.is_stdin(board):
         raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs, scheduler))
     text = common.board_text(board)

@@ -17,9 +17,11 @@ BLANK = 0
 BLANK_SYMBOLS = {"0", "x", "X", "_", "."}
 MIN_SIDE = 2
 MAX_SIDE = 16
-# A number this long is no tile of any board; it is refused before int() reads it (Python
-# refuses to read integers of 4,300 digits or more, and quoting one would flood the message).
-MAX_TILE_DIGITS = 30
+MAX_TILE_DIGITS = 6  # tiles are below MAX_SIDE**2 = 256; longer digit strings are refused early
+# The longest board text read (characters): a 16x16 board written as JSON rows is about 1.5 k;
+# anything longer is refused before it is split or decoded (DESIGN §1, "one bad line").
+MAX_BOARD_CHARS = 1 << 16
+_DIGITS = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() and \d accept other scripts
 # Square shapes inferred from a flat list of numbers; 6 is LeetCode 773's 2x3.
 INFERRED_SHAPES = {6: (2, 3), 9: (3, 3), 16: (4, 4), 25: (5, 5)}
 GOAL_PRESETS = ("blank-last", "blank-first", "snake", "spiral")
@@ -57,9 +59,9 @@ class Shape:
         """Read ``"3x3"`` (also ``3X3``, ``3*3``, ``3,3``)."""
         if isinstance(text, Shape):
             return text
-        m = re.fullmatch(r"\s*(\d+)\s*[xX*,]\s*(\d+)\s*", str(text))
+        m = re.fullmatch(r"\s*([0-9]{1,6})\s*[xX*,]\s*([0-9]{1,6})\s*", str(text))
         if not m:
-            raise BoardError(f"shape '{text}' is not of the form ROWSxCOLS, e.g. 3x3")
+            raise BoardError(f"shape '{_clip(text)}' is not of the form ROWSxCOLS, e.g. 3x3")
         return cls(int(m.group(1)), int(m.group(2)))
 
     def __str__(self) -> str:
@@ -199,36 +201,40 @@ def validate_tiles(tiles: Sequence[int], shape: Shape) -> None:
     """Raise :class:`BoardError` naming the first fault if ``tiles`` is not a permutation of
     ``0..N-1`` for ``shape``."""
     n = shape.size
-    shown = _quote(tiles)
     if len(tiles) != n:
-        raise BoardError(f"a {shape} board needs {n} tiles, got {len(tiles)} in {shown}")
+        raise BoardError(f"a {shape} board needs {n} tiles, got {len(tiles)} in "
+                         f"{_quote(tiles)}")
     seen = set()
     for t in tiles:
         if not 0 <= t < n:
-            raise BoardError(f"tile {t} is out of range 0..{n - 1} for {shape} in {shown}")
+            raise BoardError(f"tile {_clip(t)} is out of range 0..{n - 1} for {shape} in "
+                             f"{_quote(tiles)}")
         if t in seen:
-            raise BoardError(f"tile {t} appears twice in {shown}")
+            raise BoardError(f"tile {t} appears twice in {_quote(tiles)}")
         seen.add(t)
 
 
 def _quote(tiles: Sequence[int]) -> str:
-    text = " ".join(map(str, tiles))
+    text = " ".join(_clip(t, 12) for t in tiles[:40])
     return f"'{text[:60]}…'" if len(text) > 60 else f"'{text}'"
 
 
 def _token_to_tile(token: str) -> int:
     if token in BLANK_SYMBOLS:
         return BLANK
-    if not re.fullmatch(r"\d+", token):
+    if not _DIGITS.fullmatch(token):
         raise BoardError(f"'{_clip(token)}' is not a tile number (the blank is 0, x, _ or .)")
-    if len(token) > MAX_TILE_DIGITS:
-        raise BoardError(f"tile {_clip(token)} is out of range (boards have at most "
+    if len(token) > MAX_TILE_DIGITS:  # int() of a 4,301-digit number raises ValueError
+        raise BoardError(f"tile {_clip(token)} is out of range (a board has at most "
                          f"{MAX_SIDE * MAX_SIDE} cells)")
     return int(token)
 
 
-def _clip(text: str, width: int = 20) -> str:
-    return text if len(text) <= width else text[:width] + "…"
+def _clip(text: str, limit: int = 40) -> str:
+    """``text`` cut to ``limit`` characters for an error message."""
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else "?"
+                   for c in str(text)[: limit + 1])
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _split_row(text: str) -> list[int]:
@@ -247,29 +253,45 @@ def parse_board(text, shape: Shape | str | None = None) -> Board:
     >>> parse_board("[[1,2],[3,0],[4,5]]").shape
     Shape(rows=3, cols=2)
     """
-    want = Shape.parse(shape) if shape is not None else None
     if isinstance(text, Board):
+        want = Shape.parse(shape) if shape is not None else None
         if want is not None and text.shape != want:
             raise BoardError(f"board {text} is {text.shape}, not {want}")
         return text
+    return Board(*board_layout(text, shape))
+
+
+def board_layout(text, shape: Shape | str | None = None) -> tuple[Shape, tuple[int, ...]]:
+    """The shape and the numbers of a board as written, before the numbers are checked to be
+    a permutation: the part of :func:`parse_board` that depends only on how the board is laid
+    out (rows, separators, counts), never on which numbers it holds.  Raises
+    :class:`BoardError` for a layout that is not a board.
+
+    >>> board_layout("7 7 7/7 7 7")
+    (Shape(rows=2, cols=3), (7, 7, 7, 7, 7, 7))
+    """
+    want = Shape.parse(shape) if shape is not None else None
     if isinstance(text, (list, tuple)):
         rows = _rows_from_sequence(text)
     else:
         rows = _rows_from_text(str(text))
     if len(rows) == 1:
-        return _from_flat(rows[0], want)
+        return _flat_shape(rows[0], want), tuple(rows[0])
     lengths = [len(r) for r in rows]
     if len(set(lengths)) != 1:
-        raise BoardError(f"rows have different lengths {tuple(lengths)}")
+        shown = lengths if len(lengths) <= 8 else lengths[:8] + ["…"]
+        raise BoardError(f"rows have different lengths ({', '.join(map(str, shown))})")
     found = Shape(len(rows), lengths[0]) if lengths[0] >= MIN_SIDE else None
     if found is None:
         raise BoardError(f"rows must have at least {MIN_SIDE} tiles each")
     if want is not None and want != found:
         raise BoardError(f"the rows give a {found} board but --shape says {want}")
-    return Board(found, tuple(t for r in rows for t in r))
+    return found, tuple(t for r in rows for t in r)
 
 
 def _rows_from_sequence(seq) -> list[list[int]]:
+    if len(seq) > MAX_BOARD_CHARS:
+        raise BoardError(f"a board of {len(seq):,} items is too large")
     if seq and all(isinstance(r, (list, tuple)) for r in seq):
         return [[_as_tile(t) for t in r] for r in seq]
     return [[_as_tile(t) for t in seq]]
@@ -282,21 +304,24 @@ def _as_tile(t) -> int:
         return t
     if isinstance(t, str):
         return _token_to_tile(t.strip())
-    raise BoardError(f"'{t}' is not a tile number")
+    raise BoardError(f"'{_clip(repr(t))}' is not a tile number")
 
 
 def _rows_from_text(text: str) -> list[list[int]]:
     stripped = text.strip()
     if not stripped:
         raise BoardError("empty board: give the tiles, e.g. '1 2 3/4 0 5'")
+    if len(stripped) > MAX_BOARD_CHARS:
+        raise BoardError(f"a board of {len(stripped):,} characters is too long (the limit is "
+                         f"{MAX_BOARD_CHARS:,})")
     if stripped.startswith("["):
         try:
             data = json.loads(stripped)
         except json.JSONDecodeError as e:
             raise BoardError(f"board looks like JSON but is not valid JSON ({e.msg})") from None
-        except (ValueError, RecursionError):  # a number too long, lists nested too deeply
-            raise BoardError("board looks like JSON but cannot be read (a number too long "
-                             "or lists nested too deeply)") from None
+        except (RecursionError, ValueError):  # nested too deeply, or a number too long
+            raise BoardError("board looks like JSON but cannot be read (nested too deeply "
+                             "or a number too long)") from None
         if not isinstance(data, list):
             raise BoardError("a JSON board must be a list of rows or of tiles")
         return _rows_from_sequence(data)
@@ -304,7 +329,7 @@ def _rows_from_text(text: str) -> list[list[int]]:
     return [_split_row(p) for p in parts]
 
 
-def _from_flat(tiles: list[int], want: Shape | None) -> Board:
+def _flat_shape(tiles: list[int], want: Shape | None) -> Shape:
     if want is None:
         if len(tiles) not in INFERRED_SHAPES:
             raise BoardError(
@@ -312,7 +337,7 @@ def _from_flat(tiles: list[int], want: Shape | None) -> Board:
                 f"or give --shape ROWSxCOLS"
             )
         want = Shape(*INFERRED_SHAPES[len(tiles)])
-    return Board(want, tuple(tiles))
+    return want
 
 
 # --- goals -----------------------------------------------------------------------------------
@@ -367,7 +392,8 @@ def goal_board(shape: Shape | str, goal=None) -> Board:
             return _board_along(shape, _snake_order(shape))
         return _board_along(shape, _spiral_order(shape))
     if isinstance(goal, str) and re.fullmatch(r"[a-zA-Z-]+", goal.strip()):
-        raise BoardError(f"unknown goal '{goal}': use one of {', '.join(GOAL_PRESETS)} or a board")
+        raise BoardError(f"unknown goal '{_clip(goal)}': use one of {', '.join(GOAL_PRESETS)} "
+                         f"or a board")
     board = parse_board(goal, shape)
     return board
 

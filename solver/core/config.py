@@ -17,6 +17,7 @@ ENV_CACHE_DIR = "NPUZZLE_CACHE"  # where the record of verified files lives (def
 ENV_THREADS = "NPUZZLE_THREADS"  # threads of the pattern-database builder
 ENV_ORDER = "NPUZZLE_ORDER"  # 0: IDA* enters children in move order, not smallest h first
 ENV_NUMBA_BLAS = "NPUZZLE_NUMBA_BLAS"  # 1: let numba import scipy for BLAS when it loads
+ENV_NUMBA_EXTENSIONS = "NPUZZLE_NUMBA_EXTENSIONS"  # 1: let numba load cffi and its extensions
 ENV_LOAD = "NPUZZLE_LOAD"  # how pattern tables reach memory: auto, map or read
 ENV_WEIGHTING = "NPUZZLE_WEIGHTING"  # --weight's cost rule: wida (default), xdp or xup
 

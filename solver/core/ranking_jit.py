@@ -5,9 +5,11 @@ them.  Importing it imports numba, so exact-table lookups never import it.
 """
 from __future__ import annotations
 
-import numba
-
 from . import ranking
+from .numba_start import import_numba
+
+import_numba()  # without scipy (see solver.core.numba_start)
+import numba  # noqa: E402
 
 rank = numba.njit(cache=True, inline="always")(ranking.rank)
 unrank = numba.njit(cache=True, inline="always")(ranking.unrank)

@@ -16,11 +16,9 @@ Imports: numpy, :mod:`solver.core`, the search's walk, weights and parallel pool
 """
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
 
-from ..core import config
 from . import kernels as K
 from .plans import Plan
 from .walk import READY, Limits, Outcome, Problem, Walk
@@ -152,29 +150,9 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
                         time.perf_counter() - t0, out.stopped, jobs, units)
 
 
-_NUMBA_READY = False
-
-
 def numba_ready() -> None:
-    """Load numba's CPU target without importing scipy.
+    """Load numba's CPU target without what the kernels never use (scipy, cffi, extension
+    scans): see :mod:`solver.core.numba_start`."""
+    from ..core.numba_start import load_cpu_target
 
-    The first compile or cache load of any kernel makes numba load its NumPy support, which
-    imports ``scipy.linalg`` (0.3-0.4 s) only to find out whether ``np.dot`` can use BLAS; the
-    kernels never call BLAS.  When scipy.linalg is not imported yet, it is hidden for that moment
-    (numba then records "no BLAS" for this process) and restored right after.  Set
-    ``NPUZZLE_NUMBA_BLAS=1`` to skip this.
-    """
-    global _NUMBA_READY
-    if _NUMBA_READY:
-        return
-    _NUMBA_READY = True
-    if "scipy.linalg" in sys.modules or config.env_flag(config.ENV_NUMBA_BLAS, False):
-        return
-    from numba.core.registry import cpu_target
-
-    sys.modules["scipy.linalg"] = None  # makes `import scipy.linalg...` raise ImportError
-    try:
-        cpu_target.target_context.refresh()
-    finally:
-        if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
-            del sys.modules["scipy.linalg"]
+    load_cpu_target()

@@ -39,10 +39,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from ..core.board import BLANK
-from .plans import Frame, Lines, Moves  # noqa: F401 - the kernels' argument types
+from ..core.numba_start import import_numba
+
+import_numba()  # without scipy: numba imports it only to check its version
+from numba import njit  # noqa: E402
+
+from ..core.board import BLANK  # noqa: E402
+from .plans import Frame, Lines, Moves  # noqa: F401,E402 - the kernels' argument types
 
 # What a kernel call returns.
 FOUND, ITERATION_DONE, BUDGET_SPENT, FRONTIER = 1, 2, 3, 4

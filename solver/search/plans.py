@@ -227,18 +227,12 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 def _joined_tables(tables: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """One read-only uint8 array holding every pattern table, and each table's offset in it.
 
-    Tables memory-mapped from one file are joined by mapping the whole file (no copy); others
-    are concatenated."""
-    files = {getattr(t, "filename", None) for t in tables}
-    if len(files) == 1 and None not in files and all(isinstance(t, np.memmap) for t in tables):
-        whole = np.memmap(next(iter(files)), dtype=np.uint8, mode="r")
-        offsets = np.array([t.offset for t in tables], dtype=np.int64)
-        ok = all(
-            t.dtype == np.uint8 and t.ndim == 1 and whole[o : o + 16].tobytes() == t[:16].tobytes()
-            for t, o in zip(tables, offsets)
-        )
-        if ok:
-            return _readonly(whole.view(np.ndarray)), offsets
+    Tables of one opened database file are joined by using the file's bytes as they were
+    loaded (mapped or read: :mod:`solver.tables.loading`), without a copy; others are
+    concatenated."""
+    hit = store.joined(tables)
+    if hit is not None:
+        return _readonly(hit[0]), hit[1]
     sizes = [len(t) for t in tables]
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     return _readonly(np.concatenate([np.asarray(t, dtype=np.uint8) for t in tables])), offsets

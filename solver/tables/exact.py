@@ -277,19 +277,25 @@ def solve(start: Board, goal: Board, opts) -> Solution:
     entry, _ = catalog.resolve_exact(start.shape, goal, data_dir)
     if moves is None:
         raise Unsolvable(solvability(start, goal))
+    return table_solution(start, goal, moves, entry.path.name, time.perf_counter() - t0)
+
+
+def table_solution(start: Board, goal: Board, moves: str, database: str,
+                   seconds: float) -> Solution:
+    """The Solution of a walk down the exact table (shared with the bulk walks)."""
     return Solution(
         start=start,
         goal=goal,
         moves=moves,
         algorithm="table",
         optimal=True,
-        database=entry.path.name,
+        database=database,
         root_h=len(moves),
         lower_bound=len(moves),
         nodes_generated=4 * len(moves),
         nodes_expanded=len(moves),
         depth_reached=len(moves),
-        seconds=time.perf_counter() - t0,
+        seconds=seconds,
     )
 
 
@@ -311,5 +317,6 @@ __all__ = [
     "validate_many",
     "optimal_moves",
     "solve",
+    "table_solution",
     "count_at_distances",
 ]

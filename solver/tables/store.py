@@ -3,8 +3,9 @@ directory (layer 1: tables).
 
 One file per database (``exact-3x3.h5``, ``apdb-4x4-6-6-3.h5``; :mod:`.catalog` names them).
 Every file carries root attributes ``format``, ``format_version``, ``kind``, ``shape``, ``goal``,
-``ranking`` and ``created_by``; every table dataset is contiguous, uncompressed (so it is
-memory-mapped rather than read) and carries a ``checksum`` attribute.
+``ranking`` and ``created_by``; every table dataset is contiguous, uncompressed and carries a
+``checksum`` attribute, so the whole file is brought into memory as one byte array -- mapped or
+read, as :mod:`.loading` decides -- and each table is a view into it at its dataset's offset.
 
 **Trust.** A file is proven before h5py parses a byte of it: its first :data:`HEADER_SIZE`
 bytes are an HDF5 *user block* (bytes the HDF5 library skips) in which the builder writes a
@@ -37,6 +38,8 @@ from pathlib import Path
 import numpy as np
 
 from ..core import config
+from . import layouts, loading
+from .errors import DatabaseCorrupt, DatabaseError, DatabaseMissing, DataDirError  # noqa: F401
 
 FORMAT = "npuzzle"
 FORMAT_VERSION = 2  # 2: a digest of the file in its user block
@@ -46,30 +49,6 @@ HEADER_SIZE = 512  # the HDF5 user block: a power of two of at least 512 bytes
 HEADER_MAGIC = "npuzzle-digest"
 DIGEST = "sha256"  # about 2 GB/s here (SHA extensions): the 550 MB 7-8 file in 0.3 s
 _READ_STEP = 1 << 24
-
-
-class DatabaseError(Exception):
-    """A database is missing, stale or corrupt; ``fix`` is the command that repairs it."""
-
-    def __init__(self, message: str, fix: str | None = None):
-        super().__init__(message)
-        self.fix = fix
-
-    def __str__(self) -> str:
-        base = super().__str__()
-        return f"{base}; fix: {self.fix}" if self.fix else base
-
-
-class DatabaseMissing(DatabaseError):
-    """The file that would answer this question has not been built."""
-
-
-class DatabaseCorrupt(DatabaseError):
-    """The file exists but its bytes, metadata or sizes are not what they must be."""
-
-
-class DataDirError(OSError):
-    """The data directory cannot be created or written."""
 
 
 def package_version() -> str:
@@ -342,21 +321,35 @@ def write_table(f, name: str, table: np.ndarray, **attrs):
 
 @dataclass
 class TableFile:
-    """An opened database: its root attributes and its datasets, memory-mapped by name."""
+    """An opened database: its root attributes and its datasets by name, each a read-only
+    view into ``buffer`` (the whole file, mapped or read as ``load`` says)."""
 
     path: Path
     attrs: dict
     stamp: tuple | None = None
-    tables: dict = field(default_factory=dict)  # name -> np.memmap (read-only)
+    tables: dict = field(default_factory=dict)  # name -> read-only array (a view of buffer)
     table_attrs: dict = field(default_factory=dict)  # name -> dict of dataset attributes
+    buffer: np.ndarray | None = None  # the file's bytes, uint8
+    load: str = "map"  # how buffer reached memory: map, populate or read
+
+
+def _view(path: Path, d: dict, buffer: np.ndarray, fix: str | None = None) -> np.ndarray:
+    """A dataset of the layout as a read-only view of the file's bytes."""
+    dtype = np.dtype(d["dtype"])
+    count = int(np.prod(d["shape"], dtype=np.int64))
+    offset = d["offset"]
+    if offset < 0 or offset + count * dtype.itemsize > buffer.size:
+        raise DatabaseCorrupt(f"{path}: a table runs past the end of the file", fix)
+    return buffer[offset : offset + count * dtype.itemsize].view(dtype).reshape(d["shape"])
 
 
 def _memmap(path: Path, ds) -> np.ndarray:
+    """One dataset, memory-mapped (for :func:`verify`, which reads each once)."""
     offset = ds.id.get_offset()
     if offset is None or ds.chunks is not None or ds.compression is not None:
-        # Not mappable (empty or chunked): read it into memory instead.
         return ds[...]
-    return np.memmap(path, dtype=ds.dtype, mode="r", offset=offset, shape=ds.shape)
+    d = {"offset": int(offset), "dtype": np.dtype(ds.dtype).str, "shape": list(ds.shape)}
+    return _view(path, d, loading.load(path, os.path.getsize(path), "map"))
 
 
 def _decode(v):
@@ -372,9 +365,11 @@ def _decode(v):
 _OPEN: dict = {}
 
 
-def open_tables(path: Path, expect: dict, fix: str) -> TableFile:
-    """Prove ``path`` (:func:`prove`), check its root attributes against ``expect`` and
-    memory-map its datasets.  The same version of a file is opened once per process.
+def open_tables(path: Path, expect: dict, fix: str, load: str | None = None) -> TableFile:
+    """Prove ``path`` (:func:`prove`), check its root attributes against ``expect`` and bring
+    its datasets into memory as ``load`` says (``map``, ``populate``, ``read``; None: the rule
+    of :func:`solver.tables.loading.choose`).  The same version of a file is opened once per
+    process (asking for another ``load`` opens it again).
 
     Raises :class:`DatabaseMissing` when there is no file and :class:`DatabaseCorrupt` when the
     file is damaged, of another format or version, or its metadata differs from ``expect``
@@ -383,33 +378,83 @@ def open_tables(path: Path, expect: dict, fix: str) -> TableFile:
     path = Path(path)
     stamp = prove(path, fix)
     key = str(path.absolute())
+    mode = loading.choose(stamp[2], load)
     hit = _OPEN.get(key)
-    if hit is not None and hit.stamp == stamp:
+    if hit is not None and hit.stamp == stamp and (load is None or hit.load == mode):
         _check_attrs(path, hit.attrs, expect, fix)
         return hit
+    cache = _TRUSTED.record_path().parent
+    layout = layouts.recall(cache, key, stamp)
+    copies: dict = {}
+    if layout is None:
+        layout, copies = _read_layout(path, fix)
+        if not copies:
+            layouts.remember(cache, key, stamp, layout)
+    _check_attrs(path, layout["attrs"], expect, fix)
+    # The bytes come in only after the metadata is known to be what the caller needs.
+    try:
+        buffer = loading.load(path, stamp[2], mode)
+    except (OSError, ValueError) as e:
+        raise DatabaseCorrupt(f"cannot read database {path} ({e})", fix) from None
+    out = TableFile(path, layout["attrs"], stamp, buffer=buffer, load=mode)
+    for name, d in layout["datasets"].items():
+        out.table_attrs[name] = d["attrs"]
+        out.tables[name] = copies[name] if name in copies else _view(path, d, buffer, fix)
+    _OPEN[key] = out
+    return out
+
+
+def _read_layout(path: Path, fix: str) -> tuple[dict, dict]:
+    """The file's layout read by h5py: root attributes and, per dataset, offset, dtype, shape
+    and attributes; plus a copy of every dataset that is not stored contiguously (which
+    npuzzle's builder never writes) -- such a file's layout is not remembered."""
     import h5py
 
     try:
         with h5py.File(path, "r") as f:
             attrs = {k: _decode(v) for k, v in f.attrs.items()}
-            _check_attrs(path, attrs, expect, fix)
-            out = TableFile(path, attrs, stamp)
+            datasets, copies = {}, {}
             for name, ds in f.items():
-                if isinstance(ds, h5py.Dataset):
-                    out.table_attrs[name] = {k: _decode(v) for k, v in ds.attrs.items()}
-                    out.tables[name] = _memmap(path, ds)
-    except DatabaseError:
-        raise
+                if not isinstance(ds, h5py.Dataset):
+                    continue
+                offset = ds.id.get_offset()
+                datasets[name] = {"offset": -1 if offset is None else int(offset),
+                                  "dtype": np.dtype(ds.dtype).str,
+                                  "shape": [int(n) for n in ds.shape],
+                                  "attrs": {k: _decode(v) for k, v in ds.attrs.items()}}
+                if offset is None or ds.chunks is not None or ds.compression is not None:
+                    copies[name] = ds[...]
     except Exception as e:  # noqa: BLE001 - anything h5py raises on a proven file is a bug
         raise DatabaseCorrupt(f"cannot read database {path} ({type(e).__name__}: {e})",
                               fix) from None
-    _OPEN[key] = out
-    return out
+    return {"attrs": attrs, "datasets": datasets}, copies
 
 
 def clear_cache() -> None:
     """Forget opened files (they are opened and mapped again on next use)."""
     _OPEN.clear()
+    layouts.forget()
+
+
+def prefault_opened() -> None:
+    """In a forked worker: fault in the page-table entries of the files opened ``populate``
+    before the fork (the pages themselves are shared, not copied)."""
+    for tf in _OPEN.values():
+        if tf.load == "populate" and tf.buffer is not None:
+            loading.prefault(tf.buffer)
+
+
+def joined(arrays) -> tuple[np.ndarray, np.ndarray] | None:
+    """When every array of ``arrays`` is a uint8 table of one opened file: that file's bytes
+    (one read-only array) and each table's offset in it -- so a search can index all of a
+    database's tables as one array without copying them.  None otherwise."""
+    arrays = list(arrays)
+    for tf in _OPEN.values():
+        if tf.buffer is not None and tf.buffer.size:
+            offsets = loading.within(tf.buffer, arrays)
+            if offsets is not None:
+                return tf.buffer, offsets
+    return None
 
 
 def _check_attrs(path: Path, attrs: dict, expect: dict, fix: str) -> None:

@@ -1,10 +1,14 @@
-"""Solve many boards, one per input line, answering in input order -- on one or N processes.
+"""Solve many problems, answering in input order -- on one or N processes (layer 6).
 
-With ``jobs > 1`` the lines are solved by a pool of forked worker processes.  Each worker
-memory-maps the database files on its first puzzle (the pages live once in the operating
-system's page cache, shared by every process) and loads the compiled kernels from numba's
-on-disk cache, so nothing is compiled or read twice; the parent hands out one line at a time and
-yields the answers in input order.
+Before the first problem is solved (and timed), the database and the compiled kernel it needs
+are loaded (:func:`_warm_up`), as a compiled solver loads its tables before its clock starts.
+With ``jobs > 1`` the problems are solved by a pool of forked worker processes, forked after
+that: the workers inherit both -- the tables' pages are shared, read or mapped,
+never copied per worker (:mod:`solver.tables.loading`) -- so nothing is compiled or read
+twice.  The parent hands out one problem at a time and yields the answers in input order.
+
+:class:`Solver` answers problems (parsed boards) for the CLI's batch driver, which reads the
+lines itself (:mod:`.lines`); :func:`solve_stream` answers raw lines, for scripts.
 
 Imports: the solver API (and multiprocessing / tqdm when asked for).
 """
@@ -15,11 +19,11 @@ import signal
 from typing import Iterable, Iterator
 
 from .. import api
-from ..core.board import BoardError
+from ..core.board import Board, BoardError
 from ..core.solution import SearchLimitReached, Solution, Unsolvable
 from ..tables.store import DatabaseError
 
-# What a single line may fail with; anything else is a bug and propagates.
+# What a single problem may fail with; anything else is a bug and propagates.
 LINE_ERRORS = (BoardError, Unsolvable, SearchLimitReached, DatabaseError)
 
 
@@ -42,6 +46,86 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+class Solver:
+    """Answers problems ``(start, goal)`` in order -- a Solution or the exception raised --
+    on ``jobs`` processes.  The pool is forked on the first problem that needs a search and
+    lives until :meth:`close` (use it as a context manager)."""
+
+    def __init__(self, options: api.SearchOptions | None = None, jobs: int = 1,
+                 progress: bool = False):
+        self.options = options or api.SearchOptions()
+        self.jobs = default_jobs() if jobs is None or jobs <= 0 else jobs
+        self.bar = _progress_bar(progress)
+        self.pool = None
+        self.warm = False
+
+    def __enter__(self) -> Solver:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the workers and the progress bar."""
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def solve(self, problems: Iterable) -> Iterator:
+        """Yield the answer of each ``(start, goal)`` of ``problems``, in order (an item that
+        is already an exception is passed through)."""
+        problems = list(problems)
+        if not self.warm:
+            self._warm(problems)
+        if self.jobs == 1 or len(problems) < 2:
+            for p in problems:
+                yield self._tick(_solve(p, self.options))
+            return
+        if self.pool is None:
+            self._fork()
+        for payload in self.pool.imap(_work, problems, chunksize=1):
+            yield self._tick(_restore(payload))
+
+    def _warm(self, problems: list) -> None:
+        """Load the tables and the kernel the first problem needs before any search is timed
+        (and before a pool forks, so that its workers share them)."""
+        for p in problems:
+            if not isinstance(p, BaseException):
+                _warm_up(*p, self.options)
+                self.warm = True
+                return
+
+    def _fork(self) -> None:
+        import multiprocessing as mp
+
+        try:
+            ctx = mp.get_context("fork")  # workers inherit the loaded tables and kernels
+        except ValueError:
+            ctx = mp.get_context()
+        self.pool = ctx.Pool(self.jobs, initializer=_init_worker, initargs=(self.options,))
+
+    def _tick(self, result):
+        if self.bar is not None:
+            self.bar.update(1)
+            if isinstance(result, Exception) and not isinstance(result, Solution):
+                self.bar.set_postfix_str(type(result).__name__, refresh=False)
+        return result
+
+
+def _solve(problem, options):
+    if isinstance(problem, BaseException):
+        return problem
+    start, goal = problem
+    try:
+        return api.solve(start, goal, options=options)
+    except LINE_ERRORS as e:
+        return e
+
+
 def solve_stream(lines: Iterable[str], *, goal=None, shape=None,
                  options: api.SearchOptions | None = None, jobs: int = 1,
                  progress: bool = False) -> Iterator[tuple[str, Solution | Exception | None]]:
@@ -51,51 +135,50 @@ def solve_stream(lines: Iterable[str], *, goal=None, shape=None,
     ``jobs`` processes solve in parallel (``jobs <= 0``: one per core); ``progress`` shows a
     tqdm bar on stderr.  A KeyboardInterrupt stops the workers and propagates.
     """
-    jobs = default_jobs() if jobs is None or jobs <= 0 else jobs
-    bar = _progress_bar(lines, progress)
-    try:
-        if jobs == 1:
-            for line in lines:
-                result = solve_line(line, goal, shape, options)
-                _tick(bar, result)
-                yield line, result
-        else:
-            yield from _parallel(lines, goal, shape, options, jobs, bar)
-    finally:
-        if bar is not None:
-            bar.close()
+    lines = list(lines)
+    problems, where = [], []
+    for i, line in enumerate(lines):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            problems.append(api.read_problem(text, goal, shape))
+        except BoardError as e:
+            problems.append(e)
+        where.append(i)
+    results: list = [None] * len(lines)
+    with Solver(options, jobs, progress) as solver:
+        for i, result in zip(where, solver.solve(problems)):
+            results[i] = result
+    for line, result in zip(lines, results):
+        yield line, result
 
 
-def _progress_bar(lines, progress: bool):
+def _progress_bar(progress: bool):
     if not progress:
         return None
     from tqdm import tqdm
 
-    total = len(lines) if hasattr(lines, "__len__") else None
-    return tqdm(total=total, unit="board", desc="solving", leave=False, dynamic_ncols=True)
-
-
-def _tick(bar, result) -> None:
-    if bar is not None:
-        bar.update(1)
-        if isinstance(result, Exception) and not isinstance(result, Solution):
-            bar.set_postfix_str(type(result).__name__, refresh=False)
+    return tqdm(unit="board", desc="solving", leave=False, dynamic_ncols=True)
 
 
 # --- the process pool ------------------------------------------------------------------------
 
-_WORKER_ARGS: tuple = ()
+_WORKER_OPTIONS: api.SearchOptions | None = None
 
 
-def _init_worker(goal, shape, options) -> None:
-    global _WORKER_ARGS
+def _init_worker(options) -> None:
+    global _WORKER_OPTIONS
     # Ctrl-C goes to the whole process group; the parent alone handles it and stops the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WORKER_ARGS = (goal, shape, options)
+    _WORKER_OPTIONS = options
+    from ..tables import store
+
+    store.prefault_opened()  # the tables' pages are shared; their page-table entries are not
 
 
-def _work(line: str):
-    return _portable(solve_line(line, *_WORKER_ARGS))
+def _work(problem):
+    return _portable(_solve(problem, _WORKER_OPTIONS))
 
 
 def _portable(result):
@@ -116,58 +199,18 @@ def _restore(payload):
     return exc
 
 
-def _warm_up(text, goal, shape, options) -> None:
-    """Before forking: load the database and the kernel the first board needs, so that every
+def _warm_up(start: Board, goal: Board, options) -> None:
+    """Before forking: load the database and the kernel ``start`` needs, so that every
     worker inherits them instead of loading its own (best effort: any problem is left for the
-    worker to report on its line)."""
+    worker to report)."""
     try:
-        opts = options or api.SearchOptions()
-        start, goal_b = api.read_problem(text.strip(), goal, shape)
-        if api.resolve_algorithm(start, opts) != "idastar":
+        if api.resolve_algorithm(start, options) != "idastar":
             return
         from ..search import idastar
 
-        idastar.warm_up(goal_b, opts)
-    except Exception:  # noqa: BLE001 - the line itself will say what is wrong
+        idastar.warm_up(goal, options)
+    except Exception:  # noqa: BLE001 - the problem itself will say what is wrong
         pass
 
 
-def _parallel(lines, goal, shape, options, jobs, bar):
-    import itertools
-    import multiprocessing as mp
-    from collections import deque
-
-    try:
-        ctx = mp.get_context("fork")  # workers inherit the loaded modules and compiled kernels
-    except ValueError:
-        ctx = mp.get_context()
-    # The lines are read lazily (stdin may be a pipe still being written): each is consumed
-    # as a worker asks for work, and kept until its answer is yielded.
-    pending: deque = deque()
-    source = iter(lines)
-    head = []
-    for line in source:  # the first board tells which tables and kernel to load
-        head.append(line)
-        if line.strip() and not line.strip().startswith("#"):
-            _warm_up(line, goal, shape, options)
-            break
-    source = itertools.chain(head, source)
-
-    def feed():
-        for line in source:
-            pending.append(line)
-            yield line
-
-    pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(goal, shape, options))
-    try:
-        for payload in pool.imap(_work, feed(), chunksize=1):
-            result = _restore(payload)
-            _tick(bar, result)
-            yield pending.popleft(), result
-        pool.close()
-    finally:
-        pool.terminate()
-        pool.join()
-
-
-__all__ = ["solve_stream", "solve_line", "default_jobs", "LINE_ERRORS"]
+__all__ = ["Solver", "solve_stream", "solve_line", "default_jobs", "LINE_ERRORS"]

@@ -120,12 +120,6 @@ def answer_task(fn: Callable, items: list) -> tuple[list, float]:
     return out, time.perf_counter() - t0
 
 
-def answer_line(fn: Callable, line: str):
-    """``fn(line)``, or None for a blank or ``#`` comment line (they get an empty answer)."""
-    text = line.strip()
-    return None if not text or text.startswith("#") else fn(line)
-
-
 class Pacer:
     """How many boards the next task carries and how many tasks may be unanswered, from the
     solving time per board measured so far and the number of worker threads."""
@@ -158,14 +152,16 @@ class Pacer:
         return max(1, min(want, MAX_BOARDS_PER_TASK, held))
 
 
-def map_ordered(client, fn: Callable, items: Iterable, *, bar=None) -> Iterator[tuple]:
+def map_ordered(client, fn: Callable, items: Iterable, *, bar=None, pacer: Pacer | None = None
+                ) -> Iterator[tuple]:
     """Yield ``(item, fn(item))`` for every item, in order, ``fn`` run on the cluster's
     workers (a picklable function; the line errors it raises are yielded as results, a
-    missing database prefixed with the worker).  ``bar``: a tqdm bar counting finished items.
-    Unanswered tasks are cancelled when the caller stops early."""
+    missing database prefixed with the worker).  ``bar``: a tqdm bar counting finished items;
+    ``pacer``: one that has measured earlier calls.  Unanswered tasks are cancelled when the
+    caller stops early."""
     distributed = require_dask()
     source = iter(items)
-    pacer = Pacer(worker_threads(client))
+    pacer = pacer or Pacer(worker_threads(client))
     refreshed = time.monotonic()
     done = distributed.as_completed(loop=client.loop, with_results=True)
     group = f"npuzzle-boards-{uuid.uuid4().hex}"  # Dask's task group: "npuzzle-boards"
@@ -212,18 +208,72 @@ def map_ordered(client, fn: Callable, items: Iterable, *, bar=None) -> Iterator[
             client.cancel([f for _, f in futures.values()])
 
 
+def cluster_failure(exc: BaseException) -> ClusterError | None:
+    """What a task's failure means, when it is the cluster's and not the task's: workers
+    that kept dying on it, or a scheduler or worker that could not read it (another version
+    of npuzzle, or none, where it runs)."""
+    from distributed import KilledWorker
+
+    if isinstance(exc, KilledWorker):
+        return ClusterError(f"workers died running a task, again and again ({exc}); see the "
+                            f"workers' logs")
+    text = str(exc)
+    unreadable = (isinstance(exc, ImportError)
+                  or isinstance(exc, RuntimeError) and "deserializ" in text
+                  or isinstance(exc, AttributeError) and (text.startswith("module 'solver")
+                                                          or "Can't get attribute" in text))
+    if unreadable:
+        return ClusterError("the scheduler or a worker could not read the task: install the "
+                            "same npuzzle (with [cluster]) on the scheduler and every worker "
+                            f"and restart them ({' '.join(text.split())[:160]})")
+    return None
+
+
 def _next(done, distributed):
-    """The next finished task as ``(future, result)``; a task that killed its workers or was
-    lost with the scheduler is a :class:`ClusterError`."""
+    """The next finished task as ``(future, result)``; a task that killed its workers, that
+    the cluster could not read, or that was lost with the scheduler is a
+    :class:`ClusterError`."""
     try:
         future, result = next(done)
-    except distributed.KilledWorker as e:
-        raise ClusterError(f"workers died running a task, again and again ({e}); see the "
-                           f"workers' logs") from None
+    except Exception as e:  # noqa: BLE001 - a bug in the task itself propagates as it is
+        failure = cluster_failure(e)
+        if failure is None:
+            raise
+        raise failure from None
     if isinstance(result, BaseException):  # cancelled: the scheduler restarted or went away
         raise ClusterError(f"a task was cancelled ({type(result).__name__}): has the "
                            f"scheduler gone away?")
     return future, result
+
+
+def on_problem(fn: Callable, problem):
+    """``fn(start, goal)`` of a problem ``(start, goal)`` (an error passed in is passed on)."""
+    return problem if isinstance(problem, BaseException) else fn(*problem)
+
+
+class Answers:
+    """``answers(problems)``: ``fn(start, goal)`` of each problem, in order, on the cluster
+    (the line errors it raises given back as results) -- what the batch driver calls once per
+    chunk of input; the pace measured and the progress bar carry over from chunk to chunk."""
+
+    def __init__(self, client, fn: Callable, progress: bool = False):
+        import functools
+
+        self.client = client
+        self.fn = functools.partial(on_problem, fn)
+        self.pacer = Pacer(worker_threads(client))
+        self.bar = progress_bar(progress)
+
+    def __call__(self, problems: Iterable) -> Iterator:
+        for _, result in map_ordered(self.client, self.fn, problems, bar=self.bar,
+                                     pacer=self.pacer):
+            yield result
+
+    def close(self) -> None:
+        """Close the progress bar."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def solve_lines(client, lines: Iterable[str], *, goal=None, shape=None, options=None,
@@ -251,5 +301,6 @@ def progress_bar(progress: bool):
     return tqdm(unit="board", desc="solving on the cluster", leave=False, dynamic_ncols=True)
 
 
-__all__ = ["ClusterError", "connect", "map_ordered", "solve_lines", "answer_task", "answer_line", "where",
+__all__ = ["ClusterError", "connect", "map_ordered", "Answers", "on_problem", "solve_lines",
+           "answer_task", "where",
            "blamed", "worker_threads", "Pacer", "INSTALL"]

@@ -37,7 +37,7 @@ from ..search.driver import Progress
 from ..search.units import prepare, run_unit, split
 from ..search.walk import READY, Problem, Walk
 from .batch import LINE_ERRORS, _portable, _restore
-from .cluster import ClusterError, blamed, require_dask, worker_threads
+from .cluster import ClusterError, blamed, cluster_failure, require_dask, worker_threads
 
 PROBE_SECONDS = 0.5  # iterations shorter than this on one worker are never split
 PROBE_SLICE = 1 << 18  # nodes between looks at the probe's clock
@@ -176,12 +176,25 @@ def unit_task(spec: tuple, bound: int, unit, stop: str):
 # --- on the client ---------------------------------------------------------------------------
 
 
-def _call(client, fn, *args, priority: int = 0):
-    """``fn(*args)`` on a worker, its line error raised here."""
-    result = _restore(client.submit(remote, fn, *args, pure=False, priority=priority).result())
+def _result(future):
+    """A finished task's answer, its line error raised here; the cluster's failures as
+    :class:`ClusterError`."""
+    try:
+        payload = future.result()
+    except Exception as e:  # noqa: BLE001 - a bug in the task itself propagates as it is
+        failure = cluster_failure(e)
+        if failure is None:
+            raise
+        raise failure from None
+    result = _restore(payload)
     if isinstance(result, BaseException):
         raise result
     return result
+
+
+def _call(client, fn, *args, priority: int = 0):
+    """``fn(*args)`` on a worker, its line error raised here."""
+    return _result(client.submit(remote, fn, *args, pure=False, priority=priority))
 
 
 @dataclass
@@ -280,9 +293,7 @@ def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
                 future = None
             if future is not None:
                 pending.discard(future)
-                result = _restore(future.result())
-                if isinstance(result, BaseException):
-                    raise result
+                result = _result(future)
                 run.units += 1
                 run.generated += result.generated
                 run.expanded += result.expanded
@@ -298,9 +309,6 @@ def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
         if opts.progress is not None:
             opts.progress(_progress(run, in_moves, True))
         return None, next_f, None
-    except distributed.KilledWorker as e:
-        raise ClusterError(f"workers died running a work unit, again and again ({e})"
-                           ) from None
     except distributed.client.CancelledError:
         raise ClusterError("a work unit was cancelled: has the scheduler gone away?"
                            ) from None

@@ -1,0 +1,336 @@
+"""The batch mode of every command (``BOARD`` = ``-``): read stdin in chunks, answer the lines
+numpy can read in bulk all at once and the others one by one, write the answers in input
+order (layer 8: cli).
+
+A command describes itself as a :class:`Batch`: how to answer one problem (``one``), how that
+answer reads as text and as JSON, and optionally how to answer a whole :class:`Group` of boards
+at once (``bulk``).  Both ways give the same bytes, line for line (the ``seconds`` a JSON
+answer reports is a measurement and differs); ``NPUZZLE_BULK=0`` turns the bulk way off.
+
+Per line: a blank line, a ``#`` comment or a header gets an empty line; a line that cannot be
+answered gets ``error: ...`` (``unsolvable`` for an unsolvable start) or, with ``--json``, its
+error record -- and the batch goes on, whatever the line held.  Only a missing or damaged
+database ends the batch (exit 3): it would fail every line.
+
+Imports: click, numpy, :mod:`solver.workloads` and :mod:`.common`.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+import numpy as np
+
+from .. import answers as records
+from ..core.board import Board, Solvability
+from ..core.solution import Unsolvable
+from ..tables import loading
+from ..tables.store import DatabaseError
+from ..workloads import bulk, lines
+from . import common
+
+ENV_BULK = "NPUZZLE_BULK"  # 0: answer every line one by one (the reference path; for tests)
+
+
+@dataclass
+class BulkAnswers:
+    """A group's answers, row by row: ``unsolvable`` rows are answered as the one-board path
+    answers an unsolvable start (as an error: ``unsolvable``, or the record with the parity
+    working); the others as ``ints`` (text answers that are numbers), ``words`` (``(codes,
+    strings)``: row k's answer is ``strings[codes[k]]``, for answers with few distinct
+    values), ``texts`` or, with ``--json``, ``record(i)``.  ``codes`` feeds the exit status
+    (e.g. 1 for ``check``)."""
+
+    unsolvable: np.ndarray | None = None
+    ints: np.ndarray | None = None
+    words: tuple | None = None
+    texts: list | None = None
+    record: Callable[[int], dict] | None = None
+    codes: np.ndarray | None = None
+    parity: object = None  # bulk_answers.Parity of the group, when computed
+
+
+@dataclass
+class Batch:
+    """What a command answers in batch mode.
+
+    ``one(start, goal)`` answers one problem (raising the library's errors); ``text`` and
+    ``record`` render its result; ``code`` is the exit status it stands for; ``bulk(group,
+    as_json)`` answers a whole group or returns None (then its lines go one by one);
+    ``many(problems)`` answers problems in order (default: ``one`` on each; ``solve`` uses a
+    pool of processes).  ``counted``: the exit statuses of lines that make the batch's."""
+
+    one: Callable
+    text: Callable
+    record: Callable
+    code: Callable = lambda result: common.EXIT_OK
+    bulk: Callable | None = None
+    many: Callable | None = None
+    counted: tuple = (common.EXIT_USAGE,)
+    goal: object = None
+    shape: object = None
+    as_json: bool = False
+    worst: int = field(default=common.EXIT_OK, init=False)
+
+    def note(self, code: int) -> None:
+        if code in self.counted and code > self.worst:
+            self.worst = code
+
+
+def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
+    """Answer every line of ``stream`` (default stdin; or the :class:`~.lines.Chunk` s of
+    ``chunks``) on ``out`` (default stdout); return the exit status."""
+    stream = stream if stream is not None else sys.stdin.buffer
+    out = out if out is not None else sys.stdout.buffer
+    loading.prefer(batch=True)  # many lookups ahead: tables are read, not mapped
+    reader = lines.Reader()
+    use_bulk = os.environ.get(ENV_BULK, "1") != "0"
+    for chunk in chunks if chunks is not None else lines.chunks(stream):
+        if not reader.started:
+            _start(reader, chunk)
+        _answer_chunk(batch, chunk, reader, use_bulk and reader.started, out)
+    out.flush()
+    return batch.worst
+
+
+def _start(reader: lines.Reader, chunk: lines.Chunk) -> None:
+    for i, raw in enumerate(chunk.lines()):
+        s = raw.strip()
+        if s and not s.startswith(b"#") and i not in chunk.long:
+            reader.start(raw, chunk.first + i)
+            return
+
+
+class _RawLines:
+    """The lines of a chunk, split only when one is asked for."""
+
+    def __init__(self, chunk: lines.Chunk):
+        self.chunk = chunk
+        self.split = None
+
+    def __getitem__(self, i: int) -> bytes:
+        if self.split is None:
+            self.split = self.chunk.lines()
+        return self.split[i]
+
+
+def _answer_chunk(batch: Batch, chunk: lines.Chunk, reader, use_bulk: bool, out) -> None:
+    raw_lines = _RawLines(chunk)
+    n = chunk.data.count(b"\n")
+    answers = _Answers()
+    if use_bulk:
+        parsed = bulk.parse(chunk, reader, batch.goal, batch.shape)
+        slow = set(parsed.slow.tolist())
+        for g in parsed.groups:
+            try:
+                answered = batch.bulk(g, batch.as_json) if batch.bulk else None
+            except DatabaseError:
+                answered = None  # one by one, so the lines before the failing one are answered
+            if answered is None:
+                slow.update(g.rows.tolist())
+                continue
+            _render_group(batch, reader, chunk, raw_lines, g, answered, answers)
+        slow = sorted(slow)
+    else:
+        slow = list(range(n))
+    fast = answers.render(n, slow)
+    done = 0
+    one_by_one = _slow_answers(batch, reader, chunk, raw_lines, slow)
+    for i in slow:
+        out.write(fast.between(done, i))  # before the answer: it may end the batch (exit 3)
+        out.write(next(one_by_one).encode() + b"\n")
+        done = i + 1
+        if len(slow) < 64:
+            out.flush()  # a few lines at a time: someone may be waiting for each
+    out.write(fast.between(done, n))
+
+
+class _Answers:
+    """The answers of the lines answered in bulk, gathered group by group: numbers, words
+    from a short list, or texts."""
+
+    def __init__(self):
+        self.int_rows, self.int_values = [], []
+        self.word_rows, self.word_codes, self.word_list = [], [], []
+        self.texts: dict = {}
+
+    def ints(self, rows: np.ndarray, values: np.ndarray) -> None:
+        self.int_rows.append(rows)
+        self.int_values.append(np.asarray(values, dtype=np.int64))
+
+    def words(self, rows: np.ndarray, codes: np.ndarray, words: list) -> None:
+        self.word_rows.append(rows)
+        self.word_codes.append(np.asarray(codes, dtype=np.int64) + len(self.word_list))
+        self.word_list.extend(w.encode() for w in words)
+
+    def text(self, row: int, text: str) -> None:
+        self.texts[row] = text
+
+    def render(self, n: int, slow: list) -> _FastLines:
+        cat = lambda parts: np.concatenate(parts) if parts else np.zeros(0, np.int64)  # noqa
+        return _FastLines(n, slow, cat(self.int_rows), cat(self.int_values),
+                          cat(self.word_rows), cat(self.word_codes), self.word_list, self.texts)
+
+
+class _FastLines:
+    """The answers of the lines answered in bulk, rendered into one byte array; ``between(a,
+    b)`` is the bytes of lines a..b-1 (the lines answered one by one are empty here)."""
+
+    def __init__(self, n, slow, at, vals, word_at, word_code, word_list, texts):
+        width = np.ones(n, dtype=np.int64)  # an empty answer is just its newline
+        width[np.asarray(slow, dtype=np.int64)] = 0
+        digits = np.ones(at.size, dtype=np.int64)
+        for p in range(1, 20):
+            more = vals >= 10 ** p
+            if not more.any():
+                break
+            digits += more
+        width[at] = digits + 1
+        sizes = np.array([len(w) for w in word_list], dtype=np.int64)
+        if word_at.size:
+            width[word_at] = sizes[word_code] + 1
+        text_at = np.fromiter(texts.keys(), dtype=np.int64, count=len(texts))
+        encoded = [t.encode() for t in texts.values()]
+        text_len = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        width[text_at] = text_len + 1
+        self.offset = np.concatenate(([0], np.cumsum(width)))
+        buf = np.full(int(self.offset[-1]), 10, dtype=np.uint8)  # newlines everywhere first
+        end = self.offset[at] + digits  # one past each number's last digit
+        v = vals.copy()
+        for p in range(int(digits.max(initial=0))):
+            live = digits > p
+            buf[end[live] - 1 - p] = 48 + v[live] % 10
+            v //= 10
+        for code in np.unique(word_code).tolist():
+            rows = word_at[word_code == code]
+            word = np.frombuffer(word_list[code], dtype=np.uint8)
+            buf[self.offset[rows][:, None] + np.arange(word.size)] = word
+        view = memoryview(buf)
+        for at_, b in zip(self.offset[text_at].tolist(), encoded):
+            view[at_ : at_ + len(b)] = b
+        view.release()
+        self.buf = buf
+
+    def between(self, a: int, b: int) -> bytes:
+        return self.buf[self.offset[a] : self.offset[b]].tobytes() if b > a else b""
+
+
+def _render_group(batch, reader, chunk, raw_lines, g: bulk.Group, ans: BulkAnswers,
+                  answers: _Answers) -> None:
+    rows = g.rows
+    bad = ans.unsolvable if ans.unsolvable is not None else np.zeros(rows.size, dtype=bool)
+    if ans.codes is not None:
+        for code in np.unique(ans.codes).tolist():
+            batch.note(code)
+    if bad.any():
+        batch.note(common.EXIT_UNSOLVABLE)
+    if not batch.as_json:
+        answers.words(rows[bad], np.zeros(int(bad.sum()), np.int64), ["unsolvable"])
+        if ans.ints is not None:
+            answers.ints(rows[~bad], np.asarray(ans.ints)[~bad])
+        elif ans.words is not None:
+            codes, words = ans.words
+            answers.words(rows[~bad], np.asarray(codes)[~bad], words)
+        else:
+            for k in np.flatnonzero(~bad).tolist():
+                answers.text(int(rows[k]), ans.texts[k])
+        return
+    parity = ans.parity
+    if parity is None and bad.any():
+        from ..workloads.bulk_answers import parity_many
+
+        parity = parity_many(g.tiles, g.goal)
+    for k, i in enumerate(rows.tolist()):
+        line = chunk.first + i
+        req = reader.read(raw_lines[i], line) if g.meta or bad[k] else None
+        head = lines.answer_fields(req, line)
+        if bad[k]:
+            s = Solvability(False, int(parity.start_inversions[k]), parity.goal_inversions,
+                            int(parity.start_blank_row[k]), parity.goal_blank_row,
+                            parity.width_even)
+            start = Board(g.shape, tuple(g.tiles[k].tolist()))
+            rec = records.error_record(req.text, Unsolvable(s), "", start, g.goal)
+        else:
+            rec = ans.record(k)
+        answers.text(i, common.json_line(lines.merged(head, rec, req)))
+
+
+def _slow_answers(batch: Batch, reader, chunk, raw_lines, slow: list) -> Iterator[str]:
+    """The answers of the lines read one by one, in order."""
+    reader_outcomes = []  # (line, req, start, goal) or (line, req, exc, None) or None
+    problems = []
+    for i in slow:
+        line = chunk.first + i
+        if i in chunk.long:
+            err = lines.LineError(f"line {line} is longer than {lines.MAX_LINE_BYTES:,} bytes, "
+                                  f"the limit for one line")
+            reader_outcomes.append((line, None, err, b""))
+            continue
+        raw = raw_lines[i]
+        req = None
+        try:
+            req = reader.read(raw, line)
+            if req is None:
+                reader_outcomes.append(None)
+                continue
+            start, goal = lines.problem(req, batch.goal, batch.shape)
+        except Exception as e:  # noqa: BLE001 - whatever a line holds, it is that line's error
+            reader_outcomes.append((line, req, e, raw))
+            continue
+        reader_outcomes.append((line, req, start, goal))
+        problems.append((start, goal))
+    results = iter((batch.many or _each(batch.one))(problems))
+    for item in reader_outcomes:
+        if item is None:
+            yield ""
+            continue
+        line, req, a, b = item
+        if isinstance(a, BaseException):
+            yield _error(batch, line, req, a, None, None, lines.input_text(b))
+            continue
+        result = next(results)
+        if isinstance(result, BaseException):
+            yield _error(batch, line, req, result, a, b, req.text)
+            continue
+        batch.note(batch.code(result))
+        if batch.as_json:
+            yield common.json_line(lines.merged(lines.answer_fields(req, line),
+                                                batch.record(result), req))
+        else:
+            yield batch.text(result)
+
+
+def _each(one):
+    def answer_all(problems):
+        for start, goal in problems:
+            try:
+                yield one(start, goal)
+            except Exception as e:  # noqa: BLE001 - classified by the caller
+                yield e
+    return answer_all
+
+
+def _error(batch, line, req, exc, start, goal, text) -> str:
+    code, message = line_error(exc)
+    if code == common.EXIT_DATABASE:
+        raise exc
+    batch.note(code)
+    if batch.as_json:
+        rec = records.error_record(text, exc, message, start, goal)
+        return common.json_line(lines.merged(lines.answer_fields(req, line), rec, req))
+    return "unsolvable" if isinstance(exc, Unsolvable) else message
+
+
+def line_error(exc: BaseException) -> tuple[int, str]:
+    """(exit status, message) for what one line raised; anything unforeseen is still only
+    that line's error."""
+    try:
+        return common.classify(exc)
+    except Exception:  # noqa: BLE001 - classify re-raises what it does not know
+        text = " ".join(f"{type(exc).__name__}: {exc}".split())
+        return common.EXIT_USAGE, f"error: internal error on this line ({text[:300]})"
+
+
+__all__ = ["Batch", "BulkAnswers", "run", "line_error"]

@@ -1,0 +1,124 @@
+"""Starting numba with only what loading cached kernels needs (layer 0: core).
+
+A one-board solve from the shell runs kernels that numba compiled on an earlier run and cached
+on disk.  By default numba pays for much more than loading them:
+
+* importing numba imports ``scipy`` (only to check its version);
+* loading a cached kernel first loads the whole CPU target -- the typing and lowering
+  registries for all of Python and NumPy, about 0.15 s -- although a cached kernel is machine
+  code that needs none of them; on the way it imports ``scipy.linalg`` (to learn whether
+  ``np.dot`` may call BLAS), ``cffi``, and scans every installed distribution for
+  ``numba_extensions`` entry points;
+* at exit, the garbage collector walks numba's hundreds of thousands of objects again (about
+  0.2 s after the answer is printed).
+
+:func:`import_numba` imports numba without scipy and teaches numba's cache to load a kernel
+with only the runtime it links against; the full target is loaded -- with scipy, cffi and the
+extension scan left out -- only when a kernel must really be compiled (a cache miss, or the
+first run).  After a kernel loads, :func:`gc.freeze` moves the long-lived objects out of the
+collector's way.  ``NPUZZLE_NUMBA_BLAS=1`` lets numba import scipy as usual;
+``NPUZZLE_NUMBA_EXTENSIONS=1`` lets it load cffi and its extensions.
+
+Imports: numba (only when called).
+"""
+from __future__ import annotations
+
+import contextlib
+import gc
+import sys
+import types
+
+from . import config
+
+_PATCHED = False
+
+
+def import_numba() -> None:
+    """Import numba (once) without scipy, and make its cache loads lean."""
+    global _PATCHED
+    if "numba" not in sys.modules:
+        stub = None
+        if not _extensions() and "numba.core.entrypoints" not in sys.modules:
+            # numba's entry-point module imports importlib.metadata only to scan for
+            # extensions; a stand-in that scans nothing saves the import and the scan.
+            stub = types.ModuleType("numba.core.entrypoints")
+            stub.init_all = lambda: None
+            stub._already_initialized = True
+            sys.modules[stub.__name__] = stub
+        with _hidden(["scipy"] if _hide_scipy() else []):
+            import numba  # noqa: F401
+        if stub is not None:
+            sys.modules["numba.core"].entrypoints = stub
+    if not _PATCHED:
+        _PATCHED = True
+        _lean_cache_loads()
+
+
+def load_cpu_target() -> None:
+    """Make numba ready to run kernels: the registries load only if one must be compiled."""
+    import_numba()
+
+
+def _extensions() -> bool:
+    return config.env_flag(config.ENV_NUMBA_EXTENSIONS, False)
+
+
+def _hide_scipy() -> bool:
+    return "scipy" not in sys.modules and not config.env_flag(config.ENV_NUMBA_BLAS, False)
+
+
+@contextlib.contextmanager
+def _hidden(names: list):
+    """``import name`` raises ImportError for these modules while the block runs."""
+    names = [n for n in names if n not in sys.modules]
+    for name in names:
+        sys.modules[name] = None
+    try:
+        yield
+    finally:
+        for name in names:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
+
+
+def _full_refresh(target_context) -> None:
+    """Numba's full CPU target, without scipy, cffi or the extension scan (unless asked)."""
+    import numba.core.entrypoints
+
+    extensions = _extensions()
+    if not extensions:
+        numba.core.entrypoints._already_initialized = True
+    hide = (["scipy"] if _hide_scipy() else []) + ([] if extensions else ["cffi"])
+    with _hidden(hide):
+        target_context.refresh()
+
+
+def _lean_cache_loads() -> None:
+    from numba.core import caching, compiler
+
+    def load_overload(self, sig, target_context):
+        """A cached kernel needs the runtime it links against, not the registries."""
+        try:
+            from numba.core.runtime import rtsys
+
+            rtsys.initialize(target_context)
+            with self._guard_against_spurious_io_errors():
+                cres = self._load_overload(sig, target_context)
+                if cres is not None:
+                    gc.freeze()
+                    return cres
+        except Exception:  # noqa: BLE001 - anything odd: load it the way numba would
+            pass
+        _full_refresh(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+    caching.Cache.load_overload = load_overload
+    # A kernel that must be compiled refreshes the target itself: leave scipy and cffi out.
+    original = compiler.CompilerBase.__init__
+
+    def init(self, typingctx, targetctx, *args, **kwargs):
+        _full_refresh(targetctx)
+        original(self, typingctx, targetctx, *args, **kwargs)
+
+    compiler.CompilerBase.__init__ = init

@@ -1,0 +1,161 @@
+"""How a proven database file reaches memory: mapped, mapped and pre-faulted, or read into
+anonymous memory backed by huge pages (layer 1: tables).
+
+A search looks its tables up at random.  The 550 MB of the 4x4 7-8 database hold 134,000
+pages of 4 KB.  A plain memory mapping pays a page fault the first time each page is touched
+-- *during* the search.  Pre-faulting the mapping (``MAP_POPULATE``) builds all the page-table
+entries before the search, from the page cache, in about 0.1 s.  Reading the file into private
+anonymous memory advised ``MADV_HUGEPAGE`` (what the C reference does) gives 2 MB pages and
+fewer TLB misses, but costs a copy and, on a machine whose memory is fragmented, the kernel's
+compaction to find huge pages: 0.4 to 2.5 s for 7-8 on this project's machines, while the
+search itself ran no faster than on the pre-faulted mapping (Korf's 100, 7-8 + reflection,
+measured side by side: see docs/notes-parity.md).  A one-board lookup touches a few dozen
+entries, and there mapping is free where the others are not.
+
+The rule (:func:`choose`), overridable by ``--load`` or ``$NPUZZLE_LOAD``:
+
+========= ====================================================================================
+``map``      memory-map the file: nothing is read until used (one board, any lookup)
+``populate`` map and fault every page in now (``MAP_POPULATE``)
+``read``     read into private anonymous memory advised ``MADV_HUGEPAGE``
+``auto``     ``populate`` for a batch (``-`` on stdin, a ``--jobs`` pool), ``map`` otherwise;
+             files smaller than :data:`SMALL_FILE` are always read (a few page faults saved)
+========= ====================================================================================
+
+Forked ``--jobs`` workers share the pages either way: a mapping shares the page cache, and
+anonymous memory is mapped private, so that workers forked after the tables are loaded share
+its pages copy-on-write (they never write): ``--jobs N`` holds one copy, not N.
+
+Imports: numpy, the standard library, :mod:`solver.core.config`.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..core import config
+
+MODES = ("auto", "map", "populate", "read")
+BATCH_MODE = "populate"  # what auto means for a batch (measured: see the module docstring)
+SMALL_FILE = 1 << 24  # 16 MiB: the exact tables and the 6-6-3 database; read, whatever the rule
+_READ_STEP = 1 << 26  # read in 64 MiB slices (a short read from a pipe-like file is retried)
+
+_batch = False  # set by a batch command: auto then means read
+_override: str | None = None  # set by --load
+
+
+def prefer(mode: str | None = None, *, batch: bool | None = None) -> None:
+    """Set this process's rule: ``mode`` (one of :data:`MODES`, from ``--load``) and whether it
+    answers a batch (``auto`` then reads).  Call before the first table is opened."""
+    global _override, _batch
+    if mode is not None:
+        if mode not in MODES:
+            raise ValueError(f"unknown load mode '{mode}': use {', '.join(MODES)}")
+        _override = None if mode == "auto" else mode
+    if batch is not None:
+        _batch = batch
+
+
+def choose(size: int, mode: str | None = None) -> str:
+    """The concrete mode (``map``, ``populate`` or ``read``) for a file of ``size`` bytes:
+    ``mode`` when given, else ``--load``, else ``$NPUZZLE_LOAD``, else the auto rule."""
+    asked = mode or _override or config.env_choice(config.ENV_LOAD, MODES, "auto")
+    if asked != "auto":
+        return asked
+    if size <= SMALL_FILE:
+        return "read"
+    return BATCH_MODE if _batch else "map"
+
+
+def load(path: Path, size: int, mode: str) -> np.ndarray:
+    """The first ``size`` bytes of ``path`` as a read-only uint8 array, brought into memory
+    the way ``mode`` says.  Raises OSError when the file cannot be read (the caller reports
+    it as a damaged database)."""
+    if size == 0:
+        return np.zeros(0, dtype=np.uint8)
+    if mode == "read":
+        return _read_anonymous(path, size)
+    return _map(path, size, populate=mode == "populate")
+
+
+def _map(path: Path, size: int, populate: bool) -> np.ndarray:
+    flags = mmap.MAP_SHARED
+    if populate:
+        flags |= getattr(mmap, "MAP_POPULATE", 0)
+    with open(path, "rb") as fh:
+        mm = mmap.mmap(fh.fileno(), size, flags=flags, prot=mmap.PROT_READ)
+    if populate and not getattr(mmap, "MAP_POPULATE", 0):
+        _advise(mm, "MADV_WILLNEED")
+    return _readonly(np.frombuffer(mm, dtype=np.uint8))
+
+
+def _read_anonymous(path: Path, size: int) -> np.ndarray:
+    # Private, so that forked workers share the pages copy-on-write (and so that the kernel
+    # backs it with transparent huge pages: shared anonymous memory is shmem, which usually
+    # is not).  The advice must come before the first write touches the pages.
+    mm = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    _advise(mm, "MADV_HUGEPAGE")
+    view = memoryview(mm)
+    try:
+        with open(path, "rb", buffering=0) as fh:
+            pos = 0
+            while pos < size:
+                n = fh.readinto(view[pos : min(size, pos + _READ_STEP)])
+                if not n:
+                    raise OSError(f"{path} ended after {pos:,} of {size:,} bytes")
+                pos += n
+    finally:
+        view.release()
+    return _readonly(np.frombuffer(mm, dtype=np.uint8))
+
+
+MADV_POPULATE_READ = 22  # Linux 5.14+: fault a range's pages in now (not named by mmap yet)
+
+
+def prefault(array: np.ndarray) -> None:
+    """Fault in again the pages of a table loaded ``populate``: a process forked after the
+    mapping was made shares the pages but not their page-table entries (best effort)."""
+    mm = getattr(getattr(array, "base", None), "obj", None)
+    if isinstance(mm, mmap.mmap):
+        try:
+            mm.madvise(MADV_POPULATE_READ)
+        except (OSError, ValueError):  # an older kernel: the pages fault in as they are used
+            pass
+
+
+def _advise(mm: mmap.mmap, name: str) -> None:
+    advice = getattr(mmap, name, None)
+    if advice is not None:
+        try:
+            mm.madvise(advice)
+        except OSError:  # not supported here: the memory works the same, only slower
+            pass
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+def within(buffer: np.ndarray, arrays) -> np.ndarray | None:
+    """The byte offsets of ``arrays`` (1-d uint8) inside ``buffer``, or None when any of them
+    does not lie inside it.  Lets a search use one loaded file as one joined table."""
+    start = buffer.__array_interface__["data"][0]
+    end = start + buffer.nbytes
+    offsets = []
+    for a in arrays:
+        if not isinstance(a, np.ndarray) or a.dtype != np.uint8 or a.ndim != 1:
+            return None
+        p = a.__array_interface__["data"][0]
+        if not (start <= p and p + a.nbytes <= end):
+            return None
+        offsets.append(p - start)
+    return np.array(offsets, dtype=np.int64)
+
+
+def file_size(path: Path) -> int:
+    """The size of ``path`` in bytes."""
+    return os.stat(path).st_size

@@ -1,0 +1,131 @@
+"""How tables reach memory (solver.tables.loading): every way gives the same tables, the same
+heuristic values and the same search results; the rule and its overrides; layouts remembered
+so that a warm start needs no h5py."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from solver import api
+from solver.core.board import goal_board
+from solver.tables import catalog, layouts, loading, pattern_db, store
+from solver.search import plans
+
+MODES = ("map", "populate", "read")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rule():
+    yield
+    loading.prefer("auto", batch=False)
+    pattern_db.clear_cache()
+    plans.clear_cache()
+
+
+def opened(path, mode):
+    store.clear_cache()
+    return store.open_tables(path, {}, "fix", load=mode)
+
+
+@pytest.mark.parametrize("name", ["exact-3x3.h5", "apdb-4x4-5-5-5.h5"])
+def test_every_mode_gives_the_same_tables(tables_dir, name):
+    path = tables_dir / name
+    ref = opened(path, "map")
+    for mode in MODES:
+        tf = opened(path, mode)
+        assert tf.load == mode and sorted(tf.tables) == sorted(ref.tables)
+        for ds, table in tf.tables.items():
+            assert not table.flags.writeable
+            assert np.array_equal(table, ref.tables[ds])
+            assert table.dtype == ref.tables[ds].dtype
+        whole, offsets = store.joined(tf.tables.values())
+        for table, off in zip(tf.tables.values(), offsets):
+            assert np.array_equal(whole[off:off + table.nbytes], table.view(np.uint8).ravel())
+
+
+def test_searches_agree_whatever_the_mode(tables_dir):
+    boards = ["1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 0"]
+    rng = np.random.default_rng(4)
+    start = np.array(goal_board("4x4").tiles)
+    for _ in range(4):  # random walks: solvable, a few seconds at most with 5-5-5
+        b = api.read_problem(" ".join(map(str, start)))[0]
+        for _ in range(30):
+            b = b.move(b.legal_moves()[rng.integers(len(b.legal_moves()))])
+        boards.append(b.flat())
+    answers = {}
+    for mode in MODES:
+        loading.prefer(mode)
+        store.clear_cache()
+        pattern_db.clear_cache()
+        plans.clear_cache()
+        answers[mode] = [(s.length, s.nodes_generated) for s in
+                         (api.solve(b, data_dir=tables_dir) for b in boards)]
+    assert answers["map"] == answers["populate"] == answers["read"]
+
+
+def test_the_rule_and_its_overrides(monkeypatch):
+    big, small = 1 << 30, 1 << 20
+    monkeypatch.delenv("NPUZZLE_LOAD", raising=False)
+    assert loading.choose(small) == "read"  # small files: always read
+    assert loading.choose(big) == "map"  # one board: map
+    loading.prefer(batch=True)
+    assert loading.choose(big) == loading.BATCH_MODE
+    monkeypatch.setenv("NPUZZLE_LOAD", "map")
+    assert loading.choose(big) == "map" and loading.choose(small) == "map"
+    monkeypatch.setenv("NPUZZLE_LOAD", "nonsense")
+    assert loading.choose(big) == loading.BATCH_MODE  # an unknown value means auto
+    loading.prefer("read")
+    assert loading.choose(big) == "read"
+    assert loading.choose(big, "populate") == "populate"  # the caller's word wins
+    with pytest.raises(ValueError):
+        loading.prefer("everything")
+
+
+def test_the_cli_option_sets_the_rule(run_cli, tables_dir, monkeypatch):
+    seen = []
+    real = loading.load
+    monkeypatch.setattr(loading, "load", lambda p, n, mode: seen.append(mode) or real(p, n, mode))
+    store.clear_cache()
+    r = run_cli(["distance", "8 6 7 2 5 4 3 0 1", "--load", "populate", "--data-dir", tables_dir])
+    assert r.stdout == "31\n" and seen == ["populate"]
+
+
+def test_a_warm_start_reads_the_layout_without_h5py(tables_dir, monkeypatch, tmp_path):
+    path = tables_dir / "exact-3x3.h5"
+    first = opened(path, "map")
+    import h5py
+
+    def refuse(*a, **k):
+        raise AssertionError("h5py was asked although the layout is known")
+
+    monkeypatch.setattr(h5py, "File", refuse)
+    store.clear_cache()  # forgets this process's memory: the layout comes from the cache file
+    again = store.open_tables(path, {"kind": "exact"}, "fix", load="map")
+    assert again.attrs == first.attrs and again.table_attrs == first.table_attrs
+    for name in first.tables:
+        assert np.array_equal(again.tables[name], first.tables[name])
+
+
+def test_a_changed_file_has_its_layout_read_again(tables_dir, tmp_path, monkeypatch):
+    import shutil
+
+    copy = tmp_path / "exact-2x3.h5"
+    shutil.copy(tables_dir / "exact-2x3.h5", copy)
+    opened(copy, "map")
+    cache = store._TRUSTED.record_path().parent
+    key = str(copy.absolute())
+    assert layouts.recall(cache, key, store.file_stamp(copy)) is not None
+    os.utime(copy, ns=(1, 1))  # a new identity: the digest is checked again, the layout reread
+    layouts.forget()
+    assert layouts.recall(cache, key, store.file_stamp(copy)) is None
+    assert opened(copy, "map").attrs["shape"] == "2x3"
+
+
+def test_a_damaged_layout_record_is_ignored(tables_dir, monkeypatch):
+    cache = store._TRUSTED.record_path().parent
+    cache.mkdir(parents=True, exist_ok=True)
+    (cache / layouts.FILE_NAME).write_text("[not a dict")
+    layouts.forget()
+    assert opened(tables_dir / "exact-3x3.h5", "read").attrs["kind"] == catalog.EXACT
