@@ -103,7 +103,11 @@ def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
 @click.option("--algorithm", "-a", default="auto", show_default=True,
               type=click.Choice(["auto", *api.ALGORITHMS]),
               help="auto: exact table on 2x3/3x3, IDA* elsewhere.  bfs, dfs, dls, iddfs, astar "
-                   "are the teaching searches (with statistics).")
+                   "are the teaching searches (with statistics); fast is --fast.")
+@click.option("--fast", is_flag=True,
+              help="A quick solution that is NOT optimal (line by line, like a person): any "
+                   "board up to 16x16 in well under a second, no database needed.  Same as "
+                   "--algorithm fast; the JSON says \"optimal\": false, \"bound\": null.")
 @common.heuristic_option
 @common.partition_option
 @common.reflect_option
@@ -114,8 +118,8 @@ def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
               help="Processes for '-' (default: the number of cores).")
 @click.option("--verbose", "-v", is_flag=True, help="Statistics on stderr.")
 @common.guarded
-def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heuristic, partition,
-          no_reflect, depth_limit, cycle_check, timeout, max_nodes, jobs, verbose):
+def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, fast, heuristic,
+          partition, no_reflect, depth_limit, cycle_check, timeout, max_nodes, jobs, verbose):
     """Print an optimal solution: the blank's moves (U D L R) and their number.
 
     2x3/3x3 boards walk the exact table; 4x4 and larger boards use IDA* with the
@@ -128,7 +132,12 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heurist
       npuzzle solve 14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3 --goal blank-first
       npuzzle solve "3 6 4/2 5 8/0 1 7" --algorithm bfs --goal blank-first -v
       npuzzle solve - --json < boards.txt
+      npuzzle solve --fast --shape 10x10 "$(npuzzle generate --shape 10x10)"
     """
+    if fast:
+        if algorithm not in ("auto", "fast"):
+            raise click.UsageError(f"--fast and --algorithm {algorithm} ask for two algorithms")
+        algorithm = "fast"
     opts = api.SearchOptions(algorithm=algorithm, heuristic=heuristic, partition=partition,
                              reflect=not no_reflect, depth_limit=depth_limit,
                              cycle_check=cycle_check, timeout=timeout, max_nodes=max_nodes,
