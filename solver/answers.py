@@ -14,8 +14,20 @@ from __future__ import annotations
 import time
 
 from . import api
-from .core.board import Board, Solvability, solvability
+from .core.board import Board, BoardError, Shape, Solvability, goal_board, solvability
 from .core.solution import SearchLimitReached, Solution, Unsolvable
+from .tables.store import DatabaseError, DataDirError
+
+# What went wrong, in words every front end maps to its own signal (the CLI to an exit status,
+# the service to an HTTP status): exception type -> (kind, prefix of the one-line message).
+UNSOLVABLE, BAD_INPUT, DATABASE, LIMIT = "unsolvable", "bad-input", "database", "limit"
+ERROR_KINDS = (
+    (Unsolvable, UNSOLVABLE, ""),  # its message already starts with "unsolvable:"
+    (BoardError, BAD_INPUT, "error"),
+    (DatabaseError, DATABASE, "error"),
+    (DataDirError, BAD_INPUT, "error"),
+    (SearchLimitReached, LIMIT, "limit"),
+)
 
 
 def _problem(board: Board, goal: Board, shape) -> dict:
@@ -75,6 +87,60 @@ def solve_record(board, goal=None, shape=None, *, options: api.SearchOptions | N
     return solution_record(api.solve(board, goal, shape=shape, options=options))
 
 
+def hint_record(board, goal=None, shape=None, *, options: api.SearchOptions | None = None
+                ) -> dict:
+    """The next move of an optimal solution: ``{board, goal, shape, solvable, distance, move,
+    tile, board_after, distance_after, algorithm, database, seconds}``; ``move`` (the blank's
+    direction) and ``tile`` (the tile that slides) are None on the goal itself."""
+    t0 = time.perf_counter()
+    sol = api.solve(board, goal, shape=shape, options=options)
+    if not sol.optimal or sol.moves is None:
+        raise BoardError(f"a hint needs an optimal search, and {sol.algorithm} is not one: use "
+                         f"auto, table, idastar, astar, bfs or iddfs")
+    move = sol.moves[:1] or None
+    after = sol.start.move(move) if move else sol.start
+    return {**_problem(sol.start, sol.goal, shape), "solvable": True, "distance": sol.length,
+            "move": move, "tile": sol.start.tiles[after.blank] if move else None,
+            "board_after": after.flat(), "distance_after": max(sol.length - 1, 0),
+            "algorithm": sol.algorithm, "database": sol.database,
+            "seconds": round(time.perf_counter() - t0, 6)}
+
+
+def generate_records(shape="3x3", count: int = 1, *, goal=None, method: str = "shuffle",
+                     progress: bool = False, **kw) -> list[dict]:
+    """``count`` random solvable positions, each ``{board, rows, shape, goal, solvable,
+    distance, method}``; the keyword arguments are those of
+    :func:`solver.workloads.generate.generate` (``distance``, ``min_distance``, ``seed``...)."""
+    from .workloads import generate as gen  # numpy-heavy: imported only when asked
+
+    shape_ = Shape.parse(shape)
+    goal_b = goal_board(shape_, goal)
+    rows = gen.generate(shape_, count, goal=goal_b, method=method, progress=progress, **kw)
+    return [{"board": board.flat(), "rows": str(board), "shape": str(shape_),
+             "goal": goal_b.flat(), "solvable": True, "distance": d, "method": method}
+            for board, d in rows]
+
+
+def describe(exc: BaseException) -> tuple[str, str]:
+    """``(kind, one-line message)`` for an error the library raises on a question: kind is
+    one of ``unsolvable``, ``bad-input``, ``database``, ``limit``; the message is prefixed
+    (``error: ...``, ``limit: ...``) except for unsolvable starts.  Anything else is a bug and
+    is re-raised."""
+    for cls, kind, prefix in ERROR_KINDS:
+        if isinstance(exc, cls):
+            text = one_line(exc)
+            return kind, f"{prefix}: {text}" if prefix else text
+    raise exc
+
+
+def one_line(exc: BaseException) -> str:
+    """The error's message on one line; a capped search adds the lower bound it proved."""
+    text = str(exc)
+    if isinstance(exc, SearchLimitReached) and exc.partial.lower_bound is not None:
+        text += f"; the optimal length is at least {exc.partial.lower_bound}"
+    return " ".join(text.split())
+
+
 def error_record(text: str, exc: BaseException, message: str) -> dict:
     """The record of a question that could not be answered: ``{input, error}``; an unsolvable
     start is an answer (``solvable: false`` with the parity working); a capped search keeps
@@ -89,4 +155,6 @@ def error_record(text: str, exc: BaseException, message: str) -> dict:
 
 
 __all__ = ["distance_record", "heuristic_record", "check_record", "solution_record",
-           "solve_record", "error_record", "solvability_record"]
+           "solve_record", "hint_record", "generate_records", "error_record",
+           "solvability_record", "describe", "one_line", "ERROR_KINDS", "UNSOLVABLE",
+           "BAD_INPUT", "DATABASE", "LIMIT"]

@@ -75,3 +75,24 @@ def assert_one_line_error(result, code):
 def _isolated_cache_dir(monkeypatch, tmp_path_factory):
     """The record of verified database files goes to a temporary cache directory."""
     monkeypatch.setenv("NPUZZLE_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+@pytest.fixture(scope="session")
+def service_dir(tmp_path_factory, exact_dir):
+    """Databases for the service's tests: exact 2x3/3x3, 3x3 4-4 and 4x4 5-5-5 (~1 s)."""
+    from serving import make_service_dir
+
+    return make_service_dir(tmp_path_factory.mktemp("service"), exact_dir)
+
+
+@pytest.fixture(scope="session")
+def live_server(service_dir, tmp_path_factory):
+    """`npuzzle serve` as a real process on a free loopback port (one search worker)."""
+    from serving import Server
+
+    server = Server(service_dir, tmp_path_factory.mktemp("service-cache"))
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()

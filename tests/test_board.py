@@ -37,6 +37,9 @@ def test_every_format_reads_the_same_board(text):
     ("1 2 3/4 0 5", "3x2", "the rows give a 2x3 board"),
     ("1 0 2", "1x3", "not supported"),
     ("1 2 3 4 0 5", "2by3", "not of the form"),
+    ("1 2 3 4 0 " + "9" * 5000, None, "is out of range"),  # past Python's int() limit
+    ("[1, 2, 3, 4, 0, " + "9" * 5000 + "]", None, "cannot be read"),
+    ("[" * 20_000 + "]" * 20_000, None, "nested too deeply"),
 ])
 def test_bad_boards_get_one_line_naming_the_fault(text, shape, message):
     with pytest.raises(BoardError) as e:

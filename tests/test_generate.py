@@ -295,6 +295,7 @@ def test_cli_generate_seed_repeats(run_cli, exact_dir):
     (["--distance", "3", "--min", "1"], "not both"),
     (["--goal", "1 2/3 0"], "2x2"),
     (["--method", "teleport"], None),
+    (["--seed", "-1"], "seed cannot be negative"),
 ])
 def test_cli_generate_errors(run_cli, exact_dir, args, text):
     r = run_cli(["generate", "--shape", "3x3", "--data-dir", exact_dir, *args])

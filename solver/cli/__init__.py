@@ -15,3 +15,4 @@ from . import check  # noqa: E402,F401
 from . import generate  # noqa: E402,F401
 from . import stats  # noqa: E402,F401
 from . import heuristic  # noqa: E402,F401
+from . import serve  # noqa: E402,F401

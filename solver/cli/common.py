@@ -12,11 +12,9 @@ import sys
 
 import click
 
-from ..core.board import BoardError
-from ..core.solution import SearchLimitReached, Unsolvable
+from ..core.solution import Unsolvable
 from .. import __version__ as package_version
 from .. import answers
-from ..tables.store import DatabaseError, DataDirError
 from ..api import CYCLE_CHECKS, HEURISTICS
 
 EXIT_OK = 0
@@ -26,29 +24,19 @@ EXIT_DATABASE = 3
 EXIT_LIMIT = 4
 EXIT_INTERRUPTED = 130
 
-# exception type -> (exit status, prefix of the one-line message)
-ERRORS = (
-    (Unsolvable, EXIT_UNSOLVABLE, ""),  # its message already starts with "unsolvable:"
-    (BoardError, EXIT_USAGE, "error"),
-    (DatabaseError, EXIT_DATABASE, "error"),
-    (DataDirError, EXIT_USAGE, "error"),
-    (SearchLimitReached, EXIT_LIMIT, "limit"),
-)
+# what went wrong (solver.answers.describe) -> exit status
+EXIT_OF_KIND = {
+    answers.UNSOLVABLE: EXIT_UNSOLVABLE,
+    answers.BAD_INPUT: EXIT_USAGE,
+    answers.DATABASE: EXIT_DATABASE,
+    answers.LIMIT: EXIT_LIMIT,
+}
 
 
 def classify(exc: BaseException) -> tuple[int, str]:
     """(exit status, one-line message) for an exception a command may meet."""
-    for kind, code, prefix in ERRORS:
-        if isinstance(exc, kind):
-            return code, f"{prefix}: {_one_line(exc)}" if prefix else _one_line(exc)
-    raise exc
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc)
-    if isinstance(exc, SearchLimitReached) and exc.partial.lower_bound is not None:
-        text += f"; the optimal length is at least {exc.partial.lower_bound}"
-    return " ".join(text.split())
+    kind, message = answers.describe(exc)
+    return EXIT_OF_KIND[kind], message
 
 
 def fail(message: str, code: int):

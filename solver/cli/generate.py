@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from ..core.board import Shape, goal_board
+from .. import answers
 from . import common
 from .common import main_group as main
 
@@ -50,19 +50,9 @@ def generate(shape, count, distance, min_distance, max_distance, goal, method, w
       npuzzle generate --shape 4x4 --count 3 --min 40 --max 45 --json
       npuzzle generate --shape 2x3 --method walk --length 12 --goal blank-first
     """
-    shape_ = Shape.parse(shape)
-    goal_b = goal_board(shape_, goal)
-    from ..workloads import generate as gen  # numpy-heavy; imported only when this command runs
-
-    rows = gen.generate(shape_, count, distance=distance, min_distance=min_distance,
-                        max_distance=max_distance, goal=goal_b, method=method, seed=seed,
-                        data_dir=data_dir, progress=True, walk_length=walk_length,
-                        unique=unique)
-    for board, d in rows:
-        if as_json:
-            click.echo(common.json_line({"board": board.flat(), "rows": str(board),
-                                         "shape": str(shape_), "goal": goal_b.flat(),
-                                         "solvable": True, "distance": d,
-                                         "method": method}))
-        else:
-            click.echo(f"{board}\t{d}")
+    records = answers.generate_records(
+        shape, count, goal=goal, method=method, distance=distance, min_distance=min_distance,
+        max_distance=max_distance, seed=seed, data_dir=data_dir, progress=True,
+        walk_length=walk_length, unique=unique)
+    for rec in records:
+        click.echo(common.json_line(rec) if as_json else f"{rec['rows']}\t{rec['distance']}")

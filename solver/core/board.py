@@ -17,6 +17,9 @@ BLANK = 0
 BLANK_SYMBOLS = {"0", "x", "X", "_", "."}
 MIN_SIDE = 2
 MAX_SIDE = 16
+# A number this long is no tile of any board; it is refused before int() reads it (Python
+# refuses to read integers of 4,300 digits or more, and quoting one would flood the message).
+MAX_TILE_DIGITS = 30
 # Square shapes inferred from a flat list of numbers; 6 is LeetCode 773's 2x3.
 INFERRED_SHAPES = {6: (2, 3), 9: (3, 3), 16: (4, 4), 25: (5, 5)}
 GOAL_PRESETS = ("blank-last", "blank-first", "snake", "spiral")
@@ -225,8 +228,15 @@ def _token_to_tile(token: str) -> int:
     if token in BLANK_SYMBOLS:
         return BLANK
     if not re.fullmatch(r"\d+", token):
-        raise BoardError(f"'{token}' is not a tile number (the blank is 0, x, _ or .)")
+        raise BoardError(f"'{_clip(token)}' is not a tile number (the blank is 0, x, _ or .)")
+    if len(token) > MAX_TILE_DIGITS:
+        raise BoardError(f"tile {_clip(token)} is out of range (boards have at most "
+                         f"{MAX_SIDE * MAX_SIDE} cells)")
     return int(token)
+
+
+def _clip(text: str, width: int = 20) -> str:
+    return text if len(text) <= width else text[:width] + "…"
 
 
 def _split_row(text: str) -> list[int]:
@@ -292,6 +302,9 @@ def _rows_from_text(text: str) -> list[list[int]]:
             data = json.loads(stripped)
         except json.JSONDecodeError as e:
             raise BoardError(f"board looks like JSON but is not valid JSON ({e.msg})") from None
+        except (ValueError, RecursionError):  # a number too long, lists nested too deeply
+            raise BoardError("board looks like JSON but cannot be read (a number too long "
+                             "or lists nested too deeply)") from None
         if not isinstance(data, list):
             raise BoardError("a JSON board must be a list of rows or of tiles")
         return _rows_from_sequence(data)

@@ -31,6 +31,7 @@ only when a position must be solved.
 from __future__ import annotations
 
 import sys
+import time
 
 import numpy as np
 
@@ -62,6 +63,10 @@ MAX_WALK_BATCH_STEPS = 100_000
 PROGRESS_DELAY = 0.5  # seconds before a progress bar appears (quick runs show none)
 class GenerateError(BoardError):
     """A generation request that cannot be met (distance out of range, nothing found)."""
+
+
+class GenerateTimeout(GenerateError):
+    """The time allowed for a generation that must solve its candidates ran out."""
 
 
 # --- making positions ------------------------------------------------------------------------
@@ -234,12 +239,26 @@ def _walk_to_level(tab: _ExactTable, goal: Board, lo, hi, count, rng, unique, ba
 # --- search generation (no exact table: 4x4) -------------------------------------------------
 
 
-def _solver(goal: Board, data_dir):
+def _solver(goal: Board, data_dir, timeout: float | None = None):
+    """``solve_distance(tiles) -> int``; with ``timeout``, every solve gets the time left of
+    the whole generation and :class:`GenerateTimeout` is raised when it runs out."""
     from .. import api
+    from ..core.solution import SearchLimitReached
+
+    deadline = None if timeout is None else time.monotonic() + timeout
 
     def solve_distance(tiles) -> int:
-        return api.distance(Board(goal.shape, tuple(int(t) for t in tiles)), goal,
-                            data_dir=data_dir)
+        board = Board(goal.shape, tuple(int(t) for t in tiles))
+        if deadline is None:
+            return api.distance(board, goal, data_dir=data_dir)
+        left = deadline - time.monotonic()
+        if left > 0:
+            try:
+                return api.distance(board, goal, data_dir=data_dir, timeout=left)
+            except SearchLimitReached:
+                pass
+        raise GenerateTimeout(f"time limit of {timeout:g} s reached before the positions "
+                              f"asked for were found")
 
     return solve_distance
 
@@ -340,7 +359,8 @@ def _note(progress: bool, message: str) -> None:
 def generate(shape, count: int, *, distance=None, min_distance=None, max_distance=None,
              goal=None, method: str = "shuffle", seed=None, data_dir=None,
              progress: bool = False, walk_length: int | None = None, unique: bool = False,
-             max_tries: int | None = None) -> list[tuple[Board, int]]:
+             max_tries: int | None = None, timeout: float | None = None
+             ) -> list[tuple[Board, int]]:
     """``count`` random positions that can reach ``goal``, each with its optimal distance.
 
     ``method`` is ``"shuffle"`` (uniform over the solvable positions) or ``"walk"`` (random
@@ -348,7 +368,9 @@ def generate(shape, count: int, *, distance=None, min_distance=None, max_distanc
     :func:`default_walk_length`).  ``distance``, or ``min_distance``/``max_distance``,
     restricts the optimal distance (see the module docstring for how).  Positions are drawn
     independently, so a small level may repeat one; ``unique=True`` returns distinct ones.
-    ``progress`` shows a bar (and notes) on stderr.
+    ``progress`` shows a bar (and notes) on stderr.  ``timeout`` bounds the seconds spent
+    solving candidates on boards without exact tables (:class:`GenerateTimeout` when it runs
+    out).
 
     >>> import tempfile; from pdb_builder.build import build_exact
     >>> d = tempfile.mkdtemp(); _ = build_exact(Shape(3, 3), d, progress=False)
@@ -366,6 +388,8 @@ def generate(shape, count: int, *, distance=None, min_distance=None, max_distanc
     if int(count) < 0:
         raise GenerateError("the count cannot be negative")
     count = int(count)
+    if seed is not None and int(seed) < 0:
+        raise GenerateError("the seed cannot be negative")
     if walk_length is not None and int(walk_length) < 0:
         raise GenerateError("the walk length cannot be negative")
     target = _target(distance, min_distance, max_distance)
@@ -388,12 +412,12 @@ def generate(shape, count: int, *, distance=None, min_distance=None, max_distanc
     with tqdm(total=count, desc=desc, unit="pos", file=sys.stderr, disable=not progress,
               leave=False, delay=PROGRESS_DELAY) as bar:
         rows = _generate_rows(g, count, target, method, rng, data_dir, has_table, counts,
-                              walk_length, unique, max_tries, progress, bar)
+                              walk_length, unique, max_tries, progress, bar, timeout)
     return [(Board(shape, tuple(int(t) for t in tiles)), int(d)) for tiles, d in rows]
 
 
 def _generate_rows(g, count, target, method, rng, data_dir, has_table, counts, walk_length,
-                   unique, max_tries, progress, bar) -> list:
+                   unique, max_tries, progress, bar, timeout=None) -> list:
     shape = g.shape
     if has_table:
         tab = _ExactTable(g, data_dir)
@@ -404,7 +428,7 @@ def _generate_rows(g, count, target, method, rng, data_dir, has_table, counts, w
         if target is not None:
             return _walk_to_level(tab, g, *target, count, rng, unique, bar)
         return _draw_with_table(tab, g, count, method, rng, walk_length, unique, bar)
-    solve_distance = _solver(g, data_dir)
+    solve_distance = _solver(g, data_dir, timeout)
     if target is None:
         return _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, bar)
     lo, hi = target
@@ -465,6 +489,7 @@ def _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, 
 __all__ = [
     "METHODS",
     "GenerateError",
+    "GenerateTimeout",
     "generate",
     "search",
     "shuffled",

@@ -1,0 +1,92 @@
+"""``npuzzle serve``: the HTTP API and the page where solutions play out.
+
+The service (FastAPI, uvicorn) is an optional extra, imported only when this command runs, so
+``npuzzle --help`` and every other command start as fast as before.
+"""
+from __future__ import annotations
+
+import logging
+import socket
+
+import click
+
+from ..workloads.batch import default_jobs
+from . import common
+from .common import main_group as main
+
+INSTALL_HINT = "the server needs its extra: pip install 'npuzzle[serve]'"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+GRACEFUL_SECONDS = 3
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; anything but loopback makes the service reachable "
+                   "from other machines.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--data-dir", default=None, type=click.Path(file_okay=False),
+              help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
+                   "~/.local/share/npuzzle).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Search processes (default: the number of cores).  Lookups are answered "
+                   "by the server process itself.")
+@click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=60.0,
+              show_default=True, help="Cap on one search's time; a client may ask for less.")
+@click.option("--max-nodes", type=click.IntRange(min=1), default=2_000_000_000,
+              show_default=True, help="Cap on one IDA* search's nodes.")
+@click.option("--access-log", is_flag=True, help="Log every request on stderr.")
+@common.guarded
+def serve(host, port, data_dir, workers, max_seconds, max_nodes, access_log):
+    """Serve the npuzzle questions as JSON over HTTP, and a page at / where you can
+    type or generate a board and watch its optimal solution slide.
+
+    \b
+    Endpoints (POST a JSON object whose keys are the CLI's option names):
+      /solve /distance /hint /heuristic /check /generate
+    and GET /health, /databases; the API's own documentation is at /docs.
+
+    \b
+      npuzzle serve                        # then open http://127.0.0.1:8000/
+      curl -s localhost:8000/distance -d '{"board": "8 6 7/2 5 4/3 0 1"}'
+      npuzzle serve --port 9000 --workers 4 --max-seconds 10
+    """
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn
+    except ImportError:
+        common.fail(INSTALL_HINT, common.EXIT_USAGE)
+    from ..service.app import create_app
+    from ..service.limits import Limits, Settings
+
+    logging.basicConfig(level=logging.WARNING, format="npuzzle serve: %(message)s")
+    settings = Settings(data_dir=data_dir, workers=workers or default_jobs(),
+                        limits=Limits(max_seconds=max_seconds, max_nodes=max_nodes))
+    sock = _listen(host, port)
+    if host not in LOOPBACK:
+        common.notice(f"listening on {host}: reachable from other machines")
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    workers_text = f"{settings.workers} search worker{'s' if settings.workers > 1 else ''}"
+    click.echo(f"npuzzle serve: http://{shown}:{bound}/ ({workers_text}; Ctrl-C stops)",
+               err=True)
+    # Ctrl-C waits a moment for requests in flight, then ends the searches still running.
+    config = uvicorn.Config(create_app(settings), log_level="warning", access_log=access_log,
+                            server_header=False, timeout_graceful_shutdown=GRACEFUL_SECONDS)
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C once it has shut down
+        pass  # stopping is how a server's work ends: exit status 0
+    if not server.started:
+        common.fail("the server did not start (see the message above)", common.EXIT_USAGE)
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``, or one line and exit status 2 (a busy port, an
+    address this machine does not have)."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        return socket.create_server((host, port), family=family)
+    except OSError as e:
+        common.fail(f"error: cannot listen on {host}:{port}: {e.strerror or e}",
+                    common.EXIT_USAGE)
