@@ -1,8 +1,9 @@
 """``npuzzle solve``: an optimal solution (or a teaching search) for one board or a stream."""
 from __future__ import annotations
 
-import os
+import contextlib
 import sys
+from dataclasses import replace
 
 import click
 
@@ -22,7 +23,9 @@ def _moves_text(sol: Solution, tiles: bool) -> str:
 def _human(sol: Solution, tiles: bool) -> str:
     if sol.length == 0:
         return "0 moves: already at the goal"
-    return f"{sol.length} moves: {_moves_text(sol, tiles)}"
+    bound = sol.extra.get("bound") if sol.optimal is False else None
+    within = f" (at most {bound:g} x optimal)" if bound else ""
+    return f"{sol.length} moves{within}: {_moves_text(sol, tiles)}"
 
 
 def _stats(sol: Solution) -> str:
@@ -34,6 +37,11 @@ def _stats(sol: Solution) -> str:
     parts.append(f"{sol.nodes_generated:,} nodes generated")
     if sol.iterations:
         parts.append(f"{sol.iterations} iterations")
+    if sol.extra.get("work_units"):
+        parts.append(f"{sol.extra['work_units']:,} work units on {sol.extra['jobs']} threads")
+    if sol.extra.get("bound"):
+        parts.append(f"at most {sol.extra['bound']:g} x optimal (optimal length >= "
+                     f"{sol.lower_bound})")
     parts.append(f"{sol.seconds:.3f} s")
     return ", ".join(parts)
 
@@ -114,12 +122,21 @@ def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
 @common.depth_limit_option
 @common.cycle_check_option
 @common.limit_options
+@click.option("--weight", "-w", type=click.FloatRange(min=1), default=1, show_default=True,
+              help="Accept a solution up to W times the optimal length, found much faster "
+                   "(weighted IDA*; 1.5 is a good start on 5x5).  The JSON then says "
+                   "\"optimal\": false and \"bound\": W.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Processes for '-' (default: the number of cores).")
-@click.option("--verbose", "-v", is_flag=True, help="Statistics on stderr.")
+              help="Cores to use (default: all this process may use).  One board: IDA* "
+                   "shares its long iterations among J threads.  '-': J processes solve "
+                   "the boards.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Statistics on stderr, and the iterations of a long search even when "
+                   "stderr is not a terminal.")
 @common.guarded
 def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, fast, heuristic,
-          partition, no_reflect, depth_limit, cycle_check, timeout, max_nodes, jobs, verbose):
+          partition, no_reflect, depth_limit, cycle_check, timeout, max_nodes, weight, jobs,
+          verbose):
     """Print an optimal solution: the blank's moves (U D L R) and their number.
 
     2x3/3x3 boards walk the exact table; 4x4 and larger boards use IDA* with the
@@ -132,19 +149,37 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, fast, h
       npuzzle solve 14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3 --goal blank-first
       npuzzle solve "3 6 4/2 5 8/0 1 7" --algorithm bfs --goal blank-first -v
       npuzzle solve - --json < boards.txt
-      npuzzle solve --fast --shape 10x10 "$(npuzzle generate --shape 10x10)"
+      npuzzle solve --fast "$(cat board-10x10.txt)"      # rows on lines: any size
     """
     if fast:
         if algorithm not in ("auto", "fast"):
             raise click.UsageError(f"--fast and --algorithm {algorithm} ask for two algorithms")
         algorithm = "fast"
+    jobs = jobs or batch.default_jobs()
     opts = api.SearchOptions(algorithm=algorithm, heuristic=heuristic, partition=partition,
                              reflect=not no_reflect, depth_limit=depth_limit,
                              cycle_check=cycle_check, timeout=timeout, max_nodes=max_nodes,
-                             data_dir=data_dir)
+                             data_dir=data_dir, weight=weight)
     if common.is_stdin(board):
-        raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs or os.cpu_count() or 1))
+        raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs))
     text = common.board_text(board)
-    sol = common.answer_one(lambda t: api.solve(t, goal, shape=shape, options=opts), text,
-                            as_json)
+    with _iteration_log(verbose) as log:
+        opts = replace(opts, jobs=jobs, progress=log)
+        sol = common.answer_one(lambda t: api.solve(t, goal, shape=shape, options=opts), text,
+                                as_json)
     raise SystemExit(_print_solution(sol, as_json, show, tiles, verbose))
+
+
+@contextlib.contextmanager
+def _iteration_log(verbose: bool):
+    """IDA*'s iterations on stderr: on a terminal, or anywhere with -v; else nothing."""
+    if not (verbose or sys.stderr.isatty()):
+        yield None
+        return
+    from ..search.progress import IterationLog
+
+    log = IterationLog(sys.stderr)
+    try:
+        yield log
+    finally:
+        log.close()

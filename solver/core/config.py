@@ -18,6 +18,7 @@ ENV_THREADS = "NPUZZLE_THREADS"  # threads of the pattern-database builder
 ENV_ORDER = "NPUZZLE_ORDER"  # 0: IDA* enters children in move order, not smallest h first
 ENV_NUMBA_BLAS = "NPUZZLE_NUMBA_BLAS"  # 1: let numba import scipy for BLAS when it loads
 ENV_LOAD = "NPUZZLE_LOAD"  # how pattern tables reach memory: auto, map or read
+ENV_WEIGHTING = "NPUZZLE_WEIGHTING"  # --weight's cost rule: wida (default), xdp or xup
 
 # --- what gets built -----------------------------------------------------------------------
 # Boards small enough for a table of every state's exact distance, built by a bare `build-pdb`.
