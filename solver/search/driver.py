@@ -141,7 +141,7 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
         if out.path is not None or out.stopped:
             break
         if out.next_f >= K.INFINITE_F:
-            raise AssertionError("internal error: IDA* exhausted a solvable puzzle")
+            problem.exhausted()
         bound = problem.next_bound(out.next_f)
     moves = Problem.letters(out.path) if out.path is not None else None
     if moves is not None and weighting is None:
