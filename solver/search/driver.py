@@ -151,7 +151,8 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
         generated += out.generated
         expanded += out.expanded
         units += out.units
-        report.done(generated)
+        if not out.stopped:
+            report.done(generated)
         if out.path is None and not out.stopped:  # a limit may be reached between iterations
             out.stopped = limits.reason(generated, time.perf_counter())
         if out.path is not None or out.stopped:
