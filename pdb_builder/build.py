@@ -28,21 +28,32 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def build_exact(shape: Shape, data_dir=None, force: bool = False, progress: bool = True) -> dict:
-    """Build ``exact-<shape>.h5``: one BFS per goal blank cell (see :mod:`solver.exact`).
+def build_exact(shape: Shape, data_dir=None, force: bool = False, progress: bool = True,
+                goal=None, layout: str | None = None) -> dict:
+    """Build the exact table of ``shape`` that serves ``goal`` (default: blank-last).
 
+    Full layout (up to 9 cells): ``exact-<shape>.h5``, one BFS per goal blank cell, serving
+    every goal.  Compact layout (10 to 12 cells): ``exact-<shape>-blank<cell>.h5``, one BFS
+    for the canonical goal of the cell that serves ``goal`` (:func:`catalog.table_cell`).
+    ``layout`` overrides the shape's own (tests build compact tables of small boards).
     Returns a summary row; skips the work when the file exists and ``force`` is false.
     """
+    layout = layout or catalog.exact_layout(shape)
+    if layout == catalog.COMPACT:
+        from .build_compact import build_compact
+
+        return build_compact(shape, data_dir, force, progress, goal)
     check_exact_shape(shape)
     directory = store.ensure_writable(store.data_dir(data_dir))
     store.remove_stale_temporaries(directory)
-    path = directory / catalog.exact_file_name(shape)
+    path = directory / f"exact-{shape}.h5"
     row = {"file": path.name, "kind": "exact", "entries": table_size(shape) * shape.size}
     if path.exists() and not force:
         return {**row, "skipped": True, "mb": path.stat().st_size / 2**20}
     t0 = time.perf_counter()
     default_goal = exact.canonical_goal(shape, shape.size - 1)
     attrs = {"kind": catalog.EXACT, "shape": str(shape), "goal": default_goal.flat(),
+             "layout": catalog.FULL,
              "tables": "blank_<cell>: distances to the canonical goal with the blank on <cell>"}
     max_d, total_d, states = 0, 0, 0
     with store.atomic_h5(path, attrs) as f:

@@ -11,7 +11,6 @@ from solver.core.board import BoardError, Shape
 from solver.tables import store
 
 from . import build
-from .exact_bfs import MAX_EXACT_CELLS
 
 EXIT_USAGE, EXIT_DATABASE, EXIT_INTERRUPTED = 2, 3, 130
 
@@ -50,7 +49,7 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
         return [(parsed[0], p) for p in partitions]
     plan = []
     for s in parsed:
-        if s.size <= MAX_EXACT_CELLS:
+        if s.size <= config.MAX_EXACT_CELLS:
             plan.append((s, None))
         elif str(s) in config.DEFAULT_PARTITION:
             plan.append((s, config.DEFAULT_PARTITION[str(s)]))
@@ -63,15 +62,17 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
 @click.command(cls=Command, name="build-pdb",
                context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--shape", "shapes", multiple=True, metavar="RxC",
-              help="Board shape to build for (repeatable). Boards of up to 10 cells get exact "
-                   "tables; larger ones need --partition.")
+              help="Board shape to build for (repeatable). Boards of up to 12 cells get exact "
+                   "tables (3x4 and 2x6: about a minute and 115 MB each); larger ones need "
+                   "--partition.")
 @click.option("--partition", "partitions", multiple=True, metavar="P",
               help="Additive pattern database: a preset (5-5-5, 6-6-3, 7-8 on 4x4; 6-6-6-6 on "
                    "5x5) or tile "
                    "groups like '1,2,3,4/5,6,7,8' (repeatable).")
 @click.option("--goal", default=None, metavar="G",
-              help="Goal for pattern databases: blank-last (default), blank-first, snake, "
-                   "spiral or a board.")
+              help="Goal: blank-last (default), blank-first, snake, spiral or a board.  "
+                   "Pattern databases are built for it; on 10- to 12-cell boards the exact "
+                   "table of its blank cell is (every corner shares the default one).")
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Where databases go (default: $NPUZZLE_DATA, else data/ of a source "
                    "checkout, else ~/.local/share/npuzzle).")
@@ -83,12 +84,14 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet):
     """Build the databases that npuzzle answers from, once, offline.
 
     \b
-    With no options: exact tables of every 2x3 and 3x3 state (all goals; about a second)
+    With no options: exact tables of every 2x3, 3x3, 2x4, 4x2, 2x5 and 5x2 state (seconds)
     and the 4x4 6-6-3 additive pattern database (seconds).
     \b
     Examples:
       build-pdb                                  # the default set
       build-pdb --shape 3x3                      # exact 8-puzzle tables only
+      build-pdb --shape 3x4                      # every 11-puzzle distance (a minute)
+      build-pdb --shape 3x4 --goal "1 2 3 4/5 0 6 7/8 9 10 11"   # a goal's own table
       build-pdb --shape 4x4 --partition 7-8      # the strongest 15-puzzle heuristic (minutes)
       build-pdb --shape 5x5                      # the 24-puzzle's 6-6-6-6 (minutes, 486 MB)
       build-pdb --shape 3x3 --partition 1,2,3,4/5,6,7,8
@@ -118,7 +121,10 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet):
         rows = []
         for shape, partition in plan:
             if partition is None:
-                row = build.build_exact(shape, data_dir, force, progress=not quiet)
+                # --goal picks the exact table only of shapes named with --shape (a bare
+                # build-pdb --goal G is about the 4x4 database; G may be no board of 2x3).
+                row = build.build_exact(shape, data_dir, force, progress=not quiet,
+                                        goal=goal if shapes else None)
             else:
                 row = build.build_partition(shape, partition, goal, data_dir, force,
                                             progress=not quiet)

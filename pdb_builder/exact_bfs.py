@@ -18,7 +18,8 @@ from solver.core.board import Board, Shape
 from solver.core.ranking_jit import rank, unrank
 
 UNREACHABLE = 255  # uint8 sentinel: the other parity class (and never a real distance)
-MAX_EXACT_CELLS = 10  # 10! = 3,628,800 entries per table; 3x4 (12!) would need 479 M
+MAX_EXACT_CELLS = 10  # full layout: 10! = 3,628,800 entries a table; 3x4 (12!) would need 479 M
+#                       (larger boards use the compact layout: compact_bfs.py)
 
 
 def table_size(shape: Shape) -> int:

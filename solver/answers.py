@@ -43,7 +43,7 @@ def distance_record(board, goal=None, shape=None, *, options: api.SearchOptions 
     opts = options or api.SearchOptions()
     d, sol = api.measure(start, goal_b, opts)
     rec = {**_problem(start, goal_b, shape), "solvable": True, "distance": d,
-           "database": sol.database if sol else api.exact_database(start.shape),
+           "database": sol.database if sol else api.exact_database(start.shape, goal),
            "seconds": round(time.perf_counter() - t0, 6)}
     if sol is not None and sol.notice:
         rec["notice"] = sol.notice

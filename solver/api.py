@@ -132,17 +132,17 @@ def measure(start: Board, goal: Board, opts: SearchOptions) -> tuple[int, Soluti
     return sol.length, sol
 
 
-def exact_database(shape: Shape) -> str:
-    """The file name of the exact tables of ``shape``."""
+def exact_database(shape: Shape, goal: Board | None = None) -> str:
+    """The file name of the exact table serving ``goal`` (default: blank-last) on ``shape``."""
     from .tables import catalog
 
-    return catalog.exact_file_name(shape)
+    return catalog.exact_file_name(shape, goal)
 
 
 def distance(board, goal=None, *, shape=None, data_dir=None, **kw) -> int:
     """The optimal number of moves from ``board`` to ``goal``.
 
-    Boards with an exact table (2x3 and 3x3 by default) are answered by a lookup; other shapes
+    Boards with an exact table (up to 12 cells, once built) are answered by a lookup; other shapes
     are solved by IDA* (keyword arguments are :class:`SearchOptions` fields, e.g. ``timeout``).
     Raises :class:`Unsolvable` when the goal cannot be reached.
     """

@@ -16,13 +16,15 @@ from .common import main_group as main
 def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes):
     """Print the optimal number of moves from BOARD to the goal.
 
-    2x3 and 3x3 boards are a table lookup (any goal); larger boards are solved by IDA*.
+    Boards with an exact table are a lookup (any goal): 2x3, 3x3, 2x4, 2x5 by default,
+    3x4 and 2x6 once built (`build-pdb --shape 3x4`); larger boards are solved by IDA*.
     With BOARD '-', reads one board per line and prints one answer per line: the
     distance, 'unsolvable' or 'error: ...'.
 
     \b
       npuzzle distance 8 6 7 2 5 4 3 0 1          # -> 31
       npuzzle distance "1 2 3/4 0 5" --json
+      npuzzle distance "4 3 2 5/8 7 6 1/0 11 10 9"   # -> 53, on the 3x4 table
       npuzzle distance - < boards.txt
     """
     opts = api.SearchOptions(timeout=timeout, max_nodes=max_nodes, data_dir=data_dir)

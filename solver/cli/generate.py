@@ -40,9 +40,9 @@ def generate(shape, count, distance, min_distance, max_distance, goal, method, w
     """Print COUNT random positions that can reach the goal, each with its optimal distance.
 
     Each line is the board (rows separated by '/'), a tab, and the distance.  With
-    --distance (or --min/--max), 2x3 and 3x3 positions are drawn from the exact table
-    (instant); 4x4 positions are searched for, solving candidates optimally, with a
-    progress bar on stderr.
+    --distance (or --min/--max), boards with an exact table (2x3, 3x3, 3x4 ...) are
+    drawn uniformly from it (instant); 4x4 positions are searched for, solving
+    candidates optimally, with a progress bar on stderr.
 
     \b
       npuzzle generate --count 5 --seed 1

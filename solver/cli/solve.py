@@ -110,8 +110,9 @@ def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
                                             "the blank's directions.")
 @click.option("--algorithm", "-a", default="auto", show_default=True,
               type=click.Choice(["auto", *api.ALGORITHMS]),
-              help="auto: exact table on 2x3/3x3, IDA* elsewhere.  bfs, dfs, dls, iddfs, astar "
-                   "are the teaching searches (with statistics); fast is --fast.")
+              help="auto: the exact table where one is built (up to 12 cells), IDA* "
+                   "elsewhere.  bfs, dfs, dls, iddfs, astar are the teaching searches (with "
+                   "statistics); fast is --fast.")
 @click.option("--fast", is_flag=True,
               help="A quick solution that is NOT optimal (line by line, like a person): any "
                    "board up to 16x16 in well under a second, no database needed.  Same as "
@@ -139,7 +140,8 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, fast, h
           verbose):
     """Print an optimal solution: the blank's moves (U D L R) and their number.
 
-    2x3/3x3 boards walk the exact table; 4x4 and larger boards use IDA* with the
+    Boards of up to 12 cells walk the exact table (2x3, 3x3, 2x5 by default; 3x4 and
+    2x6 once `build-pdb --shape 3x4` has built theirs); larger boards use IDA* with the
     strongest pattern database built (`build-pdb`).  With BOARD '-', reads one board
     per line and prints one answer per line, in order.
 

@@ -74,13 +74,15 @@ def write_plot(dc: DistanceCounts, path: str, plt) -> None:
 def stats(shape, goal, plot_path, data_dir, as_json):
     """Count the positions at each optimal distance from the goal.
 
-    2x3 and 3x3 (and any board with an exact table) are counted from the exact
-    table; 4x4 shows the published counts (Korf & Schultze 2005), valid for any goal
-    with the blank in a corner.
+    Boards with an exact table (2x3, 3x3, 2x4, 2x5 by default; 3x4, 2x6 after
+    `build-pdb --shape 3x4`) are counted from it; otherwise the published counts are
+    shown (4x4: Korf & Schultze 2005; 3x4, 2x6: OEIS), valid for any goal with the
+    blank in a corner.
 
     \b
       npuzzle stats --shape 3x3
       npuzzle stats --shape 4x4 --json
+      npuzzle stats --shape 3x4 --plot 11-puzzle.png
       npuzzle stats --shape 3x3 --goal spiral --plot spiral.png
     """
     plt = _pyplot() if plot_path else None  # fail before any work when it cannot plot

@@ -22,7 +22,13 @@ ENV_WEIGHTING = "NPUZZLE_WEIGHTING"  # --weight's cost rule: wida (default), xdp
 
 # --- what gets built -----------------------------------------------------------------------
 # Boards small enough for a table of every state's exact distance, built by a bare `build-pdb`.
-DEFAULT_EXACT_SHAPES = ("2x3", "3x3")
+DEFAULT_EXACT_SHAPES = ("2x3", "3x3", "2x4", "4x2", "2x5", "5x2")
+# Exact tables exist for boards of up to 12 cells (3x4, 2x6: 239,500,800 states a goal).  From
+# 10 cells on they are compact (solver.tables.compact: one parity class, half a byte a state,
+# a file per goal blank cell); smaller boards keep a byte per full permutation, every blank
+# cell in one file (the 8-puzzle's 3 MB).
+MAX_EXACT_CELLS = 12
+COMPACT_EXACT_CELLS = 10
 # The partition a bare `build-pdb --shape S` builds and a missing-database message suggests.
 # 4x4: 6-6-3 builds in seconds; 7-8 (minutes, 550 MB) is the one to build for speed.
 DEFAULT_PARTITION = {"2x3": "3-2", "3x3": "4-4", "4x4": "6-6-3", "5x5": "6-6-6-6"}

@@ -133,7 +133,7 @@ def warm_lookups(settings: Settings) -> None:
     for entry in catalog.scan(settings.data_dir):
         try:
             if entry.kind == catalog.EXACT:
-                exact.tables(entry.shape, settings.data_dir)
+                exact.tables(entry.shape, settings.data_dir, entry.goal)  # this very file
             else:
                 pattern_db.resolve(entry.shape, goal_board(entry.shape), None, settings.data_dir)
         except Exception as e:  # noqa: BLE001 - see the docstring

@@ -7,7 +7,11 @@ file, so a missing-database message always names the command for the user's own 
 
 A file's name says what it holds, so choosing never opens a file (no h5py at start-up):
 
-* ``exact-<shape>.h5`` -- the exact distance of every state, one table per goal blank cell;
+* ``exact-<shape>.h5`` -- the exact distance of every state, one table per goal blank cell
+  (boards of up to 9 cells: a byte per full permutation, :mod:`solver.tables.exact`);
+* ``exact-<shape>-blank<cell>.h5`` -- the compact exact table of one canonical goal (boards of
+  10 to 12 cells: :mod:`solver.tables.compact`), whose blank cell stands for every cell a board
+  symmetry carries onto it (the four corners share the default goal's table);
 * ``apdb-<shape>-<partition>[-<goal tag>].h5`` -- an additive pattern database, where the goal
   tag is empty for the default goal (blank-last), a preset name (``blank-first``, ``snake``,
   ``spiral``) or ``goal-`` and the goal's tiles joined by dots.
@@ -31,7 +35,7 @@ from pathlib import Path
 
 from ..core import config
 from ..core.board import GOAL_PRESETS, Board, Shape, goal_board
-from ..core.symmetry import Reduction, reduction
+from ..core.symmetry import Reduction, reduction, symmetries
 from . import store
 from .partitions import Partition, parse_partition
 
@@ -40,7 +44,8 @@ ADDITIVE = "additive-pdb"
 CUSTOM_GOAL = "goal-"
 _APDB_NAME = re.compile(r"apdb-(\d+x\d+)-([0-9][0-9.\-]*?)(?:-(blank-first|snake|spiral|"
                         r"goal-[0-9][0-9.]*))?\.h5")
-_EXACT_NAME = re.compile(r"exact-(\d+x\d+)\.h5")
+_EXACT_NAME = re.compile(r"exact-(\d+x\d+)(?:-blank(\d+))?\.h5")
+FULL, COMPACT = "full", "compact"  # the two layouts of exact tables
 
 
 # --- names ---------------------------------------------------------------------------------
@@ -72,9 +77,49 @@ def goal_from_tag(shape: Shape, tag: str) -> Board:
     return goal_board(shape, tag)
 
 
-def exact_file_name(shape: Shape) -> str:
-    """``exact-3x3.h5``: the exact tables of ``shape`` (every goal, by relabelling)."""
-    return f"exact-{shape}.h5"
+def exact_layout(shape: Shape) -> str:
+    """How the exact tables of ``shape`` are stored: :data:`FULL` (a byte per full
+    permutation, every blank cell in one file) up to ``config.COMPACT_EXACT_CELLS - 1`` cells,
+    :data:`COMPACT` (one parity class, half a byte a state, a file per blank cell) from there
+    to ``config.MAX_EXACT_CELLS``.  Raises ValueError for larger boards."""
+    if shape.size > config.MAX_EXACT_CELLS:
+        raise ValueError(
+            f"an exact table for {shape} would hold {shape.size}!/2 states; exact tables are "
+            f"built for boards of at most {config.MAX_EXACT_CELLS} cells — use pattern "
+            f"databases (build-pdb --shape {shape} --partition ...)")
+    return COMPACT if shape.size >= config.COMPACT_EXACT_CELLS else FULL
+
+
+def canonical_goal(shape: Shape, blank_cell: int) -> Board:
+    """Tiles ``1..N-1`` in row-major order with the blank on ``blank_cell``: the goal every
+    exact table is built for (any other goal is renamed onto it).
+
+    >>> str(canonical_goal(Shape(2, 3), 0)), str(canonical_goal(Shape(2, 3), 5))
+    ('0 1 2/3 4 5', '1 2 3/4 5 0')
+    """
+    tiles = list(range(1, shape.size))
+    tiles.insert(blank_cell, 0)
+    return Board(shape, tuple(tiles))
+
+
+def table_cell(shape: Shape, blank_cell: int) -> int:
+    """The blank cell of the compact table that serves goals with the blank on
+    ``blank_cell``: the largest cell a board symmetry carries it to, so every corner maps to
+    the default goal's cell ``N-1``.
+
+    >>> [table_cell(Shape(3, 4), c) for c in (0, 3, 8, 11, 1, 5)]
+    [11, 11, 11, 11, 10, 6]
+    """
+    return max(sym.cells[blank_cell] for sym in symmetries(shape))
+
+
+def exact_file_name(shape: Shape, goal: Board | None = None) -> str:
+    """``exact-3x3.h5`` (every goal, by relabelling) or, for compact shapes,
+    ``exact-3x4-blank11.h5``: the table serving ``goal`` (default: blank-last)."""
+    if exact_layout(shape) == FULL:
+        return f"exact-{shape}.h5"
+    cell = table_cell(shape, goal.blank if goal is not None else shape.size - 1)
+    return f"exact-{shape}-blank{cell}.h5"
 
 
 def apdb_file_name(shape: Shape, partition: Partition | str, goal: Board | None = None) -> str:
@@ -95,14 +140,22 @@ def build_command(shape: Shape, partition: str | None = None, goal: Board | None
     if kind == ADDITIVE:
         part = partition or config.DEFAULT_PARTITION.get(str(shape))
         cmd += ["--partition", part or "TILES/TILES"]
-        if goal is not None and goal != goal_board(shape):
-            tag = goal_tag(goal)
-            cmd += ["--goal", goal.flat() if tag.startswith(CUSTOM_GOAL) else tag]
+    elif goal is not None and _default_exact_goal(goal):
+        goal = None  # a bare build-pdb --shape S builds the table that serves it
+    if goal is not None and goal != goal_board(shape):
+        tag = goal_tag(goal)
+        cmd += ["--goal", goal.flat() if tag.startswith(CUSTOM_GOAL) else tag]
     if data_dir:
         cmd += ["--data-dir", str(data_dir)]
     if force:
         cmd.append("--force")
     return " ".join(shlex.quote(word) for word in cmd)
+
+
+def _default_exact_goal(goal: Board) -> bool:
+    """True when a bare ``build-pdb --shape S`` builds the exact table serving ``goal``."""
+    shape = goal.shape
+    return exact_layout(shape) == FULL or table_cell(shape, goal.blank) == shape.size - 1
 
 
 # --- what is built -------------------------------------------------------------------------
@@ -117,12 +170,22 @@ class Entry:
     shape: Shape
     tag: str = ""  # the goal's file-name tag (additive databases)
     partition_name: str | None = None
+    cell: int | None = None  # compact exact files: the blank cell of their canonical goal
 
     @cached_property
     def goal(self) -> Board:
-        """The goal the database was built for (exact files: the default goal; they hold a
-        table per blank cell and serve every goal)."""
+        """The goal the database was built for (full exact files: the default goal; they
+        hold a table per blank cell and serve every goal)."""
+        if self.cell is not None:
+            return canonical_goal(self.shape, self.cell)
         return goal_from_tag(self.shape, self.tag)
+
+    @property
+    def layout(self) -> str | None:
+        """:data:`FULL` or :data:`COMPACT` for exact files, None for pattern databases."""
+        if self.kind != EXACT:
+            return None
+        return FULL if self.cell is None else COMPACT
 
     @cached_property
     def partition(self) -> Partition | None:
@@ -154,17 +217,20 @@ def parse_name(path: Path) -> Entry | None:
     name = path.name
     m = _EXACT_NAME.fullmatch(name)
     if m:
-        return _entry(path, EXACT, m.group(1))
+        cell = None if m.group(2) is None else int(m.group(2))
+        return _entry(path, EXACT, m.group(1), cell=cell)
     m = _APDB_NAME.fullmatch(name)
     if m:
         return _entry(path, ADDITIVE, m.group(1), m.group(3) or "", m.group(2))
     return None
 
 
-def _entry(path, kind, shape_text, tag="", partition=None) -> Entry | None:
+def _entry(path, kind, shape_text, tag="", partition=None, cell=None) -> Entry | None:
     try:
         shape = Shape.parse(shape_text)
-        entry = Entry(path, kind, shape, tag, partition)
+        if cell is not None and not 0 <= cell < shape.size:
+            return None
+        entry = Entry(path, kind, shape, tag, partition, cell)
         entry.goal  # a tag that is no goal of this shape: not one of ours
     except ValueError:
         return None
@@ -215,10 +281,44 @@ def entries(shape: Shape, goal: Board | None = None, data_dir=None,
     return sorted(found, key=lambda e: -e.strength)
 
 
-def exact_entry(shape: Shape, data_dir=None) -> Entry | None:
-    """The exact-table file of ``shape``, or None when none is built."""
-    found = entries(shape, None, data_dir, EXACT)
-    return found[0] if found else None
+def exact_candidates(shape: Shape, goal: Board | None = None,
+                     data_dir=None) -> list[tuple[Entry, Reduction]]:
+    """Every exact file that answers ``goal`` (default: blank-last), with the reduction of
+    ``goal`` onto the goal of the table to read: a full file's table of the goal's own blank
+    cell (a tile renaming), or a compact file whose blank cell a board symmetry reaches.
+    Files of the shape's own layout come first, then those needing no symmetry."""
+    goal = goal if goal is not None else goal_board(shape)
+    preferred = exact_layout(shape) if shape.size <= config.MAX_EXACT_CELLS else COMPACT
+    found = []
+    for entry in scan(data_dir):
+        if entry.kind != EXACT or entry.shape != shape:
+            continue
+        target = entry.goal if entry.layout == COMPACT else canonical_goal(shape, goal.blank)
+        red = reduction(goal, target)
+        if red is not None:
+            found.append((entry, red))
+    found.sort(key=lambda er: (er[0].layout != preferred, er[1].symmetry.name != "identity"))
+    return found
+
+
+def exact_entry(shape: Shape, data_dir=None, goal: Board | None = None) -> Entry | None:
+    """The exact file that serves ``goal`` on ``shape`` -- or, with no goal, any exact file
+    of the shape (is the shape answered by tables at all?) -- or None."""
+    if goal is None:
+        found = [e for e in scan(data_dir) if e.kind == EXACT and e.shape == shape]
+        return found[0] if found else None
+    found = exact_candidates(shape, goal, data_dir)
+    return found[0][0] if found else None
+
+
+def resolve_exact(shape: Shape, goal: Board, data_dir=None) -> tuple[Entry, Reduction]:
+    """The exact file that answers ``goal`` and the reduction of ``goal`` onto the goal of
+    its table.  Raises :class:`~solver.tables.store.DatabaseMissing` naming the command that
+    builds the table for ``goal``."""
+    found = exact_candidates(shape, goal, data_dir)
+    if found:
+        return found[0]
+    raise exact_missing(shape, data_dir, goal)
 
 
 def _same_partition(entry: Entry, wanted: Partition, red: Reduction) -> bool:
@@ -271,14 +371,19 @@ def missing(shape: Shape, goal: Board, partition: str | None, data_dir) -> store
         build_command(shape, partition, goal, data_dir))
 
 
-def exact_missing(shape: Shape, data_dir) -> store.DatabaseMissing:
-    """The error for a missing exact table, with the command that builds it."""
-    return store.DatabaseMissing(f"no exact table is built for {shape} in "
+def exact_missing(shape: Shape, data_dir, goal: Board | None = None) -> store.DatabaseMissing:
+    """The error for a missing exact table, with the command that builds the one serving
+    ``goal``."""
+    note = ""
+    if goal is not None and exact_layout(shape) == COMPACT and not _default_exact_goal(goal):
+        note = f" with the blank on cell {goal.blank}"
+    return store.DatabaseMissing(f"no exact table is built for {shape}{note} in "
                                  f"{store.data_dir(data_dir)}",
-                                 build_command(shape, data_dir=data_dir, kind=EXACT))
+                                 build_command(shape, goal=goal, data_dir=data_dir, kind=EXACT))
 
 
 
-__all__ = ["Entry", "scan", "entries", "exact_entry", "candidates", "resolve", "missing",
+__all__ = ["Entry", "scan", "entries", "exact_entry", "exact_candidates", "resolve_exact",
+           "exact_layout", "canonical_goal", "table_cell", "FULL", "COMPACT", "candidates", "resolve", "missing",
            "exact_missing", "build_command", "apdb_file_name", "exact_file_name", "goal_tag",
            "goal_from_tag", "clear_cache", "EXACT", "ADDITIVE"]

@@ -1,94 +1,216 @@
-"""Exact distances and optimal paths from the exact tables of small boards (layer 4).
+"""Exact distances and optimal paths from the exact tables of boards of up to 12 cells
+(layer 1: tables).
 
-An exact file (``exact-3x3.h5``) holds one table per cell the goal's blank may occupy:
-``blank_<cell>`` is the distance of every arrangement to the *canonical goal* with the blank on
-that cell and tiles ``1..N-1`` in row-major order around it.  Any goal is reduced to one of
-these by renaming tiles (:func:`solver.symmetry.relabelling`), so every goal is answered by a
-lookup.  An optimal path walks down the table: always to a neighbour one move closer.
+Two layouts (:func:`solver.tables.catalog.exact_layout` decides which a shape gets):
 
-Imports: numpy and the solver core (board, ranking, store) — never numba, so a lookup costs
+* **full** (up to 9 cells): ``exact-3x3.h5`` holds one uint8 table per cell the goal's blank
+  may occupy: ``blank_<cell>`` is the distance of every arrangement (indexed by the rank of the
+  full permutation, :data:`UNREACHABLE` for the other parity class) to the *canonical goal*
+  with the blank on that cell and tiles ``1..N-1`` in row-major order around it;
+* **compact** (10 to 12 cells): ``exact-3x4-blank11.h5`` holds the states of one canonical
+  goal in half a byte each (:mod:`solver.tables.compact`); a board symmetry carries every
+  corner goal onto the default goal's table, other blank cells have tables of their own.
+
+Any goal is reduced to a table by renaming tiles (and, for compact files, a board symmetry):
+:func:`solver.tables.catalog.resolve_exact` decides which, and :class:`GoalTable` applies it.
+An optimal path walks down the table: always to a neighbour one move closer.
+
+Imports: numpy and the solver core (board, ranking, store) -- never numba, so a lookup costs
 little more than starting Python.
 """
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
-from . import catalog, store
+from . import catalog, compact, store
 from ..core.board import Board, BoardError, Shape, goal_board, solvability
-from ..core.ranking import rank, rank_many
+from ..core.ranking import rank, rank_many, unrank_many
 from ..core.solution import Solution, Unsolvable
-from ..core.symmetry import relabelling
+from ..core.symmetry import Reduction
 
-UNREACHABLE = 255  # the uint8 sentinel written by pdb_builder.exact_bfs for the other parity
+UNREACHABLE = 255  # the uint8 sentinel of full tables for the other parity class
+canonical_goal = catalog.canonical_goal
 
 
 def table_name(blank_cell: int) -> str:
-    """The dataset holding distances to the canonical goal with the blank on ``blank_cell``."""
+    """The dataset of a full file holding distances to the canonical goal with the blank on
+    ``blank_cell``."""
     return f"blank_{blank_cell}"
 
 
-def canonical_goal(shape: Shape, blank_cell: int) -> Board:
-    """Tiles ``1..N-1`` in row-major order with the blank on ``blank_cell``.
-
-    >>> str(canonical_goal(Shape(2, 3), 0)), str(canonical_goal(Shape(2, 3), 5))
-    ('0 1 2/3 4 5', '1 2 3/4 5 0')
-    """
-    tiles = list(range(1, shape.size))
-    tiles.insert(blank_cell, 0)
-    return Board(shape, tuple(tiles))
-
-
 def has_table(shape: Shape, data_dir=None) -> bool:
-    """True when an exact file for ``shape`` is built (see :mod:`solver.tables.catalog`)."""
+    """True when any exact file for ``shape`` is built (the shape is answered by tables; a
+    goal whose own table is missing is then an exit-3 error naming the command)."""
     return catalog.exact_entry(shape, data_dir) is not None
 
 
-def tables(shape: Shape, data_dir=None) -> store.TableFile:
-    """The memory-mapped exact tables of ``shape`` (opened once per version of the file).
+def _expect(entry: catalog.Entry) -> dict:
+    if entry.layout == catalog.COMPACT:
+        return {"kind": catalog.EXACT, "shape": str(entry.shape), "layout": catalog.COMPACT,
+                "goal": entry.goal.flat(), "encoding": compact.ENCODING,
+                "index": compact.INDEX}
+    return {"kind": catalog.EXACT, "shape": str(entry.shape)}
 
-    Raises :class:`~solver.tables.store.DatabaseMissing` /
-    :class:`~solver.tables.store.DatabaseCorrupt`, with the command that (re)builds them.
-    """
-    entry = catalog.exact_entry(shape, data_dir)
-    if entry is None:
-        raise catalog.exact_missing(shape, data_dir)
+
+def _open(entry: catalog.Entry, data_dir) -> store.TableFile:
+    """Open ``entry`` (proven, mapped, cached by :mod:`store`) and check its datasets."""
     fix = entry.fix(data_dir)
-    tf = store.open_tables(entry.path, {"kind": catalog.EXACT, "shape": str(shape)}, fix)
-    for cell in range(shape.size):
-        table = tf.tables.get(table_name(cell))
-        if table is None or table.dtype != np.uint8 or len(table) != math.factorial(shape.size):
+    tf = store.open_tables(entry.path, _expect(entry), fix)
+    shape = entry.shape
+
+    def check(name, dtype, size):
+        table = tf.tables.get(name)
+        if table is None or table.dtype != dtype or (size is not None and len(table) != size):
             raise store.DatabaseCorrupt(
-                f"{tf.path}: table {table_name(cell)} is missing or has the wrong size", fix)
+                f"{tf.path}: table {name} is missing or has the wrong size", fix)
+
+    if entry.layout == catalog.COMPACT:
+        check(compact.NIBBLES, np.uint8, compact.packed_bytes(shape))
+        check(compact.BLOCK_BASE, np.uint8, compact.base_entries(shape))
+        check(compact.OVERFLOW_INDEX, np.uint32, None)
+        check(compact.OVERFLOW_DISTANCE, np.uint8, len(tf.tables[compact.OVERFLOW_INDEX]))
+        check(compact.RARE_INDEX, np.uint32, None)
+    else:
+        for cell in range(shape.size):
+            check(table_name(cell), np.uint8, math.factorial(shape.size))
     return tf
 
 
-def goal_table(goal: Board, data_dir) -> tuple[np.ndarray, list[int]]:
-    """The table for ``goal``'s blank cell and the tile renaming that maps goal onto its
-    canonical goal (the goal that table was built for)."""
-    table = tables(goal.shape, data_dir).tables[table_name(goal.blank)]
-    return table, relabelling(goal, canonical_goal(goal.shape, goal.blank))
+def tables(shape: Shape, data_dir=None, goal: Board | None = None) -> store.TableFile:
+    """The opened exact file serving ``goal`` (default: blank-last) on ``shape``.
+
+    Raises :class:`~solver.tables.store.DatabaseMissing` /
+    :class:`~solver.tables.store.DatabaseCorrupt`, with the command that (re)builds it.
+    """
+    goal = goal if goal is not None else goal_board(shape)
+    entry, _ = catalog.resolve_exact(shape, goal, data_dir)
+    return _open(entry, data_dir)
 
 
-def _renamed_start(start: Board, goal: Board, data_dir) -> tuple[np.ndarray, list[int]]:
-    """The table to read and the start's tiles renamed for it."""
+@dataclass
+class GoalTable:
+    """The exact distances towards one goal: the table to read and how a board of the user's
+    goal becomes a board of the table's canonical goal (:attr:`reduction`)."""
+
+    entry: catalog.Entry
+    reduction: Reduction
+    file: store.TableFile
+    full: np.ndarray | None = None  # full layout: the blank cell's table
+    compact: compact.CompactTable | None = None
+
+    @property
+    def target(self) -> Board:
+        """The canonical goal the table holds distances to."""
+        return self.reduction.target
+
+    @property
+    def counts(self) -> list[int]:
+        """Number of states at each distance (renaming and symmetry keep them)."""
+        name = compact.NIBBLES if self.compact is not None else table_name(self.target.blank)
+        return [int(c) for c in self.file.table_attrs[name]["counts"]]
+
+    def reduce_many(self, boards: np.ndarray) -> np.ndarray:
+        """Rows of ``boards`` (the user's labels) seen in the table's problem."""
+        red = self.reduction
+        boards = np.asarray(boards, dtype=np.int64)
+        if red.symmetry.name != "identity":
+            inverse = np.argsort(np.asarray(red.symmetry.cells))
+            boards = boards[:, inverse]
+        return np.asarray(red.relabel, dtype=np.int64)[boards]
+
+    def reduced_distances(self, boards: np.ndarray) -> np.ndarray:
+        """int16 distances of boards already reduced (-1: cannot reach the goal)."""
+        if self.compact is not None:
+            return self.compact.distances(boards)
+        n = boards.shape[1]
+        d = np.asarray(self.full)[rank_many(boards, n)].astype(np.int16)
+        d[d == UNREACHABLE] = -1
+        return d
+
+    def distances(self, boards: np.ndarray) -> np.ndarray:
+        """int16 distances of the rows of ``boards`` to the user's goal (-1: unreachable)."""
+        return self.reduced_distances(self.reduce_many(boards))
+
+    def unreduce_many(self, boards: np.ndarray) -> np.ndarray:
+        """The inverse of :meth:`reduce_many`: reduced boards in the user's labels."""
+        red = self.reduction
+        back = np.argsort(np.asarray(red.relabel, dtype=np.int64))
+        boards = back[np.asarray(boards, dtype=np.int64)]
+        if red.symmetry.name != "identity":
+            boards = boards[:, np.asarray(red.symmetry.cells)]
+        return boards
+
+    def level_ids(self, lo: int, hi: int) -> np.ndarray | None:
+        """Ids of every position whose distance is in ``lo..hi`` (for :meth:`boards_of`), or
+        None when the table cannot list them: a compact table lists only its rare layers
+        (``RARE_INDEX``); other levels are common enough to draw by rejection."""
+        if self.compact is None:
+            t = np.asarray(self.full)
+            return np.flatnonzero((t >= lo) & (t <= hi) & (t != UNREACHABLE))
+        attrs = self.file.table_attrs[compact.RARE_INDEX]
+        listed = [int(d) for d in attrs["distances"]]
+        top = len(self.counts) - 1
+        wanted = [d for d in range(max(lo, 0), min(hi, top) + 1)]
+        if not set(wanted) <= set(listed):
+            return None
+        offsets = attrs["offsets"]
+        rare = self.file.tables[compact.RARE_INDEX]
+        parts = [np.asarray(rare[offsets[i] : offsets[i + 1]], dtype=np.int64)
+                 for i, d in enumerate(listed) if lo <= d <= hi]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+    def boards_of(self, ids: np.ndarray) -> np.ndarray:
+        """The positions (user's labels) with these ids of :meth:`level_ids`."""
+        ids = np.asarray(ids, dtype=np.int64)
+        if self.compact is not None:
+            return self.unreduce_many(self.compact.boards(ids))
+        n = self.target.shape.size
+        return self.unreduce_many(unrank_many(ids, n, n))
+
+    def distance_of(self, tiles: list[int]) -> int | None:
+        """Distance of one reduced board (a list of tiles), None when unreachable: a scalar
+        path with no array work for the full layout, a one-row lookup for compact."""
+        if self.compact is not None:
+            return self.compact.distance_of(tiles)
+        d = int(self.full[rank(np.array(tiles, dtype=np.int64), len(tiles))])
+        return None if d == UNREACHABLE else d
+
+    def corrupt(self, what: str, data_dir=None) -> store.DatabaseCorrupt:
+        """The error for a table that contradicts itself (damaged in a way no digest saw)."""
+        return store.DatabaseCorrupt(f"{self.entry.path.name} {what} (damaged)",
+                                     self.entry.fix(data_dir))
+
+
+def goal_table(goal: Board, data_dir=None) -> GoalTable:
+    """The table that answers ``goal`` and the reduction onto it (see
+    :func:`solver.tables.catalog.resolve_exact`).  Raises DatabaseMissing/DatabaseCorrupt."""
+    entry, red = catalog.resolve_exact(goal.shape, goal, data_dir)
+    tf = _open(entry, data_dir)
+    if entry.layout == catalog.COMPACT:
+        table = compact.CompactTable(red.target, tf.tables[compact.NIBBLES],
+                                     tf.tables[compact.BLOCK_BASE],
+                                     tf.tables[compact.OVERFLOW_INDEX],
+                                     tf.tables[compact.OVERFLOW_DISTANCE])
+        return GoalTable(entry, red, tf, compact=table)
+    return GoalTable(entry, red, tf, full=tf.tables[table_name(red.target.blank)])
+
+
+def _reduced_start(start: Board, goal: Board, data_dir) -> tuple[GoalTable, list[int]]:
+    """The table to read and the start seen in its problem."""
     if start.shape != goal.shape:
         raise BoardError(f"start is {start.shape} but goal is {goal.shape}")
-    table, m = goal_table(goal, data_dir)
-    return table, [m[t] for t in start.tiles]
-
-
-def _rank(tiles: list[int]) -> int:
-    return rank(np.array(tiles, dtype=np.int64), len(tiles))
+    gt = goal_table(goal, data_dir)
+    return gt, list(gt.reduction.board(start).tiles)
 
 
 def lookup(start: Board, goal: Board, data_dir=None) -> int | None:
     """The exact distance from ``start`` to ``goal``, or None when unreachable (parity)."""
-    table, tiles = _renamed_start(start, goal, data_dir)
-    d = int(table[_rank(tiles)])
-    return None if d == UNREACHABLE else d
+    gt, tiles = _reduced_start(start, goal, data_dir)
+    return gt.distance_of(tiles)
 
 
 def distance(start, goal, data_dir=None) -> int:
@@ -109,11 +231,7 @@ def distances(boards: np.ndarray, goal: Board, data_dir=None) -> np.ndarray:
     n = goal.shape.size
     if boards.ndim != 2 or boards.shape[1] != n:
         raise BoardError(f"expected an array of shape (m, {n}) for {goal.shape} boards")
-    table, m = goal_table(goal, data_dir)
-    renamed = np.asarray(m, dtype=np.int64)[boards]
-    d = np.asarray(table)[rank_many(renamed, n)].astype(np.int16)
-    d[d == UNREACHABLE] = -1
-    return d
+    return goal_table(goal, data_dir).distances(boards)
 
 
 def validate_many(boards: np.ndarray, n: int) -> np.ndarray:
@@ -126,30 +244,29 @@ def validate_many(boards: np.ndarray, n: int) -> np.ndarray:
 
 
 def optimal_moves(start: Board, goal: Board, data_dir=None) -> str | None:
-    """An optimal move string (None when unreachable), walking to a neighbour one closer at every step."""
-    table, tiles = _renamed_start(start, goal, data_dir)
-    d = int(table[_rank(tiles)])
-    if d == UNREACHABLE:
+    """An optimal move string (None when unreachable), walking to a neighbour one closer at
+    every step."""
+    gt, tiles = _reduced_start(start, goal, data_dir)
+    d = gt.distance_of(tiles)
+    if d is None:
         return None
+    shape = start.shape
     moves = []
     blank = tiles.index(0)
     while d > 0:
         for mv in "UDLR":
-            nb = start.shape.neighbour(blank, mv)
+            nb = shape.neighbour(blank, mv)
             if nb is None:
                 continue
             tiles[blank], tiles[nb] = tiles[nb], 0
-            if int(table[_rank(tiles)]) == d - 1:
+            if gt.distance_of(tiles) == d - 1:
                 moves.append(mv)
                 blank, d = nb, d - 1
                 break
             tiles[nb], tiles[blank] = tiles[blank], 0
         else:  # a consistent table always has such a neighbour
-            entry = catalog.exact_entry(start.shape, data_dir)
-            raise store.DatabaseCorrupt(
-                f"{entry.path.name} is inconsistent at distance {d} (damaged)",
-                entry.fix(data_dir))
-    return "".join(moves)
+            raise gt.corrupt(f"is inconsistent at distance {d}", data_dir)
+    return gt.reduction.moves_back("".join(moves))
 
 
 def solve(start: Board, goal: Board, opts) -> Solution:
@@ -157,6 +274,7 @@ def solve(start: Board, goal: Board, opts) -> Solution:
     t0 = time.perf_counter()
     data_dir = getattr(opts, "data_dir", None)
     moves = optimal_moves(start, goal, data_dir)
+    entry, _ = catalog.resolve_exact(start.shape, goal, data_dir)
     if moves is None:
         raise Unsolvable(solvability(start, goal))
     return Solution(
@@ -165,7 +283,7 @@ def solve(start: Board, goal: Board, opts) -> Solution:
         moves=moves,
         algorithm="table",
         optimal=True,
-        database=catalog.exact_file_name(start.shape),
+        database=entry.path.name,
         root_h=len(moves),
         lower_bound=len(moves),
         nodes_generated=4 * len(moves),
@@ -177,12 +295,12 @@ def solve(start: Board, goal: Board, opts) -> Solution:
 
 def count_at_distances(shape: Shape, goal=None, data_dir=None) -> list[int]:
     """Number of states at each distance from ``goal`` (default: blank last)."""
-    g = goal_board(shape, goal)
-    # Renaming tiles does not change distances, so the table of the goal's blank cell counts.
-    return list(tables(shape, data_dir).table_attrs[table_name(g.blank)]["counts"])
+    # Renaming tiles and board symmetries do not change distances: the table's counts hold.
+    return goal_table(goal_board(shape, goal), data_dir).counts
 
 
 __all__ = [
+    "GoalTable",
     "canonical_goal",
     "goal_table",
     "has_table",

@@ -1,7 +1,8 @@
 """How many positions lie at each optimal distance from a goal (layer 5: above exact).
 
-From the exact table when the board has one (2x3, 3x3), else from a published reference file
-``distances-<shape>.txt`` (the 4x4 counts of Korf & Schultze 2005, valid for every goal with
+From the exact table when the board has one (2x3, 3x3, 3x4, ...), else from a published
+reference file ``distances-<shape>.txt`` (the 4x4 counts of Korf & Schultze 2005, the 3x4,
+2x6, 2x5 and 2x4 counts of OEIS A090166, A090167, A090036, A090035; valid for every goal with
 the blank in a corner).  Used by ``npuzzle stats`` and by :mod:`solver.generate` to know how
 rare a requested distance is.
 
@@ -67,13 +68,16 @@ def _corner_cells(shape: Shape) -> set[int]:
 
 
 def _reference_path(shape: Shape, data_dir=None) -> Path | None:
-    name = f"distances-{shape}.txt"
-    candidate = store.data_dir(data_dir) / name
-    if candidate.is_file():
-        return candidate
-    packaged = resources.files(__package__) / REFERENCE_PACKAGE_DIR / name
-    if packaged.is_file():
-        return Path(str(packaged))
+    # A board and its transpose have the same counts (reflecting across the diagonal maps
+    # moves to moves and a corner to a corner), so 4x3 reads distances-3x4.txt.
+    for name in dict.fromkeys((f"distances-{shape}.txt",
+                               f"distances-{shape.cols}x{shape.rows}.txt")):
+        candidate = store.data_dir(data_dir) / name
+        if candidate.is_file():
+            return candidate
+        packaged = resources.files(__package__) / REFERENCE_PACKAGE_DIR / name
+        if packaged.is_file():
+            return Path(str(packaged))
     return None
 
 

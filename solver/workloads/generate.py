@@ -9,13 +9,15 @@ Two ways to make a position, both for any goal:
 * ``walk`` — a random walk of the blank from the goal that never undoes its previous move.
 
 Every position comes with its exact optimal distance: a table lookup on boards that have
-exact tables (2x3, 3x3, ...), an optimal solve (:func:`solver.api.distance`) otherwise.
+exact tables (2x3, 3x3, 3x4, ...), an optimal solve (:func:`solver.api.distance`) otherwise.
 
 Asking for a distance (or a range ``min..max``):
 
 * with exact tables, ``shuffle`` samples uniformly among the positions at that level of the
-  table (``np.flatnonzero`` over the table, no search), and ``walk`` walks from the goal until
-  it first stands at a wanted distance;
+  table: listed from the table (``np.flatnonzero`` over a full table; the rare levels a
+  compact 3x4 table keeps a list of) or, for levels common enough, by rejection from uniform
+  shuffles looked up in batches; ``walk`` walks from the goal until it first stands at a
+  wanted distance;
 * otherwise (4x4) positions are drawn by the method and kept when their solved distance fits
   — rejection sampling, so ``shuffle`` stays uniform over the wanted level.  Cheap filters
   come first: the distance has the parity of the Manhattan distance, and is at least it.  A
@@ -39,7 +41,6 @@ from ..tables import exact
 from ..core.board import BLANK, Board, BoardError, Shape, goal_board, solvability
 from .distributions import (DistanceCounts, distance_counts, reference_counts,
                             uses_exact_table)
-from ..core.ranking import rank_many, unrank_many
 
 METHODS = ("shuffle", "walk")
 OPPOSITE_INDEX = np.array([1, 0, 3, 2])  # U<->D, L<->R in the UDLR order of Shape.neighbour_table
@@ -57,6 +58,10 @@ MIN_SHUFFLE_SHARE = 0.01
 MIN_SHARE_ABOVE_MEAN = 0.005
 # Give up after this many solved candidates per position asked for.
 MAX_TRIES_PER_POSITION = 2000
+# Rejection sampling of a level from a compact table (3x4): boards looked up per batch, and
+# batches before giving up (levels that rare are listed in the table instead).
+REJECTION_BATCH = 1 << 16
+MAX_REJECTION_BATCHES = 2000
 # Walkers moved together when walking to a distance on a board with exact tables.
 WALKERS = 4096
 MAX_WALK_BATCH_STEPS = 100_000
@@ -181,36 +186,48 @@ def manhattan_many(boards: np.ndarray, goal: Board) -> np.ndarray:
 
 
 class _ExactTable:
-    """The exact table of ``goal``'s blank cell, with the tile renaming both ways."""
+    """The exact table of ``goal`` (:class:`solver.tables.exact.GoalTable`), as the generator
+    uses it: distances of boards, and uniform samples of a level."""
 
     def __init__(self, goal: Board, data_dir=None):
-        table, mapping = exact.goal_table(goal, data_dir)
-        self.n = goal.shape.size
-        self.table = np.asarray(table)
-        self.to_canon = np.asarray(mapping, dtype=np.int64)
-        self.from_canon = np.argsort(self.to_canon)
+        self.goal = goal
+        self.table = exact.goal_table(goal, data_dir)
 
     def distances(self, boards: np.ndarray) -> np.ndarray:
-        d = self.table[rank_many(self.to_canon[np.asarray(boards)], self.n)].astype(np.int64)
-        d[d == exact.UNREACHABLE] = -1
-        return d
+        return self.table.distances(boards).astype(np.int64)
 
-    def level(self, lo: int, hi: int) -> np.ndarray:
-        """Ranks of every position whose distance is in ``lo..hi``."""
-        t = self.table
-        return np.flatnonzero((t >= lo) & (t <= hi) & (t != exact.UNREACHABLE))
+    def sample(self, lo, hi, count, rng, unique) -> np.ndarray:
+        """``count`` positions drawn uniformly from those at distance ``lo..hi``: from the
+        table's list of the level when it has one, else by rejection from uniform shuffles
+        (a compact table lists only the rarest levels, so a wanted level holds at least
+        ``RARE_SHARE`` of the positions and a few thousand lookups find one)."""
+        ids = self.table.level_ids(lo, hi)
+        if ids is not None:
+            if unique and count > ids.size:
+                raise GenerateError(f"only {ids.size:,} positions are at {_span(lo, hi)}, "
+                                    f"fewer than the {count:,} distinct ones asked for")
+            picks = rng.choice(ids.size, size=count, replace=not unique)
+            return self.table.boards_of(ids[picks])
+        return self._rejection(lo, hi, count, rng, unique)
 
-    def boards(self, ranks: np.ndarray) -> np.ndarray:
-        return self.from_canon[unrank_many(np.asarray(ranks, dtype=np.int64), self.n, self.n)]
+    def _rejection(self, lo, hi, count, rng, unique) -> np.ndarray:
+        out, seen = [], set()
+        for _ in range(MAX_REJECTION_BATCHES):
+            boards = shuffled(self.goal, REJECTION_BATCH, rng)
+            d = self.distances(boards)
+            for row in boards[(d >= lo) & (d <= hi)]:
+                key = tuple(row.tolist())
+                if unique and key in seen:
+                    continue
+                seen.add(key)
+                out.append(row)
+                if len(out) == count:
+                    return np.array(out)
+        raise GenerateError(f"found only {len(out)} of {count} positions at {_span(lo, hi)}")
 
 
 def _sample_level(tab: _ExactTable, lo, hi, count, rng, unique) -> np.ndarray:
-    ranks = tab.level(lo, hi)
-    if unique and count > ranks.size:
-        raise GenerateError(f"only {ranks.size:,} positions are at {_span(lo, hi)}, "
-                            f"fewer than the {count:,} distinct ones asked for")
-    picks = rng.choice(ranks.size, size=count, replace=not unique)
-    return tab.boards(ranks[picks])
+    return tab.sample(lo, hi, count, rng, unique)
 
 
 def _walk_to_level(tab: _ExactTable, goal: Board, lo, hi, count, rng, unique, bar) -> list:
