@@ -40,7 +40,7 @@ OTHER = -1  # a tile the window search need not track (interchangeable with its 
 
 
 class _Peeler:
-    """The board being solved: tiles, where each tile is and where it belongs, locked cells,
+    """The board being solved: tiles, where each tile is, the goal's tiles, locked cells,
     and the moves made so far."""
 
     def __init__(self, start: Board, goal: Board):
@@ -50,9 +50,6 @@ class _Peeler:
         self.pos = [0] * n
         for c, t in enumerate(self.tiles):
             self.pos[t] = c
-        self.home = [0] * n
-        for c, t in enumerate(goal.tiles):
-            self.home[t] = c
         self.goal_tiles = list(goal.tiles)
         self.goal_blank = goal.blank
         self.locked = [False] * n
