@@ -24,6 +24,7 @@ ALGORITHMS = {
     "dfs": ("solver.search.blind", "dfs"),
     "dls": ("solver.search.blind", "dls"),
     "iddfs": ("solver.search.blind", "iddfs"),
+    "fast": ("solver.search.fast", "solve"),  # quick, not optimal: any board, any size
 }
 HEURISTICS = ("auto", "pdb", "manhattan", "linear-conflict")
 CYCLE_CHECKS = ("parent", "path", "visited")
@@ -99,7 +100,7 @@ def algorithm_function(name: str):
 
 def solve(board, goal=None, *, shape=None, options: SearchOptions | None = None, **kw) -> Solution:
     """Solve ``board`` towards ``goal`` (default: blank last); optimal unless the algorithm
-    is a non-optimal one (dfs, dls).  Keyword arguments are :class:`SearchOptions` fields.
+    is a non-optimal one (dfs, dls, fast).  Keyword arguments are :class:`SearchOptions` fields.
 
     Raises :class:`Unsolvable`, :class:`~solver.board.BoardError`,
     :class:`~solver.store.DatabaseError` or :class:`~solver.solution.SearchLimitReached`.

@@ -154,8 +154,13 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
                                             "the blank's directions.")
 @click.option("--algorithm", "-a", default="auto", show_default=True,
               type=click.Choice(["auto", *api.ALGORITHMS]),
-              help="auto: the exact table where one is built (up to 12 cells), IDA* elsewhere.  bfs, dfs, dls, iddfs, astar "
-                   "are the teaching searches (with statistics).")
+              help="auto: the exact table where one is built (up to 12 cells), IDA* "
+                   "elsewhere.  bfs, dfs, dls, iddfs, astar are the teaching searches (with "
+                   "statistics); fast is --fast.")
+@click.option("--fast", is_flag=True,
+              help="A quick solution that is NOT optimal (line by line, like a person): any "
+                   "board up to 16x16 in well under a second, no database needed.  Same as "
+                   "--algorithm fast; the JSON says \"optimal\": false, \"bound\": null.")
 @common.heuristic_option
 @common.partition_option
 @common.reflect_option
@@ -176,9 +181,9 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
                    "stderr is not a terminal.")
 @common.load_option
 @common.guarded
-def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heuristic, partition,
-          no_reflect, depth_limit, cycle_check, timeout, max_nodes, weight, jobs, scheduler,
-          verbose, load):
+def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, fast, heuristic,
+          partition, no_reflect, depth_limit, cycle_check, timeout, max_nodes, weight, jobs,
+          scheduler, verbose, load):
     """Print an optimal solution: the blank's moves (U D L R) and their number.
 
     Boards of up to 12 cells walk the exact table (2x3, 3x3, 2x5 by default; 3x4 and
@@ -195,7 +200,12 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heurist
       npuzzle solve 15 11 13 12 14 10 8 9 7 2 5 1 3 6 4 0 --goal blank-first -w 1.2
       npuzzle solve - --json < boards.txt
       npuzzle solve - --scheduler tcp://10.0.0.1:8786 < boards.txt    # on a Dask cluster
+      npuzzle solve --fast "$(cat board-10x10.txt)"      # rows on lines: any size
     """
+    if fast:
+        if algorithm not in ("auto", "fast"):
+            raise click.UsageError(f"--fast and --algorithm {algorithm} ask for two algorithms")
+        algorithm = "fast"
     opts = api.SearchOptions(algorithm=algorithm, heuristic=heuristic, partition=partition,
                              reflect=not no_reflect, depth_limit=depth_limit,
                              cycle_check=cycle_check, timeout=timeout, max_nodes=max_nodes,

@@ -12,7 +12,7 @@ most boards are solved in less.  An iteration runs in parallel only when the one
 took ``PARALLEL_AFTER`` seconds or more (IDA* iterations grow several-fold each, so the next
 one is long enough to share; see ``scripts/bench_parallel.py``).
 
-Imports: numpy, :mod:`solver.core`, the search's walk, weights and parallel pool.
+Imports: :mod:`solver.core`, the search's kernels, walk, weights and parallel pool.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 
 from . import kernels as K
+from .parallel import Pool
 from .plans import Plan
 from .walk import READY, Limits, Outcome, Problem, Walk
 from .weights import Weighting
@@ -92,6 +93,33 @@ class _Serial:
         return Outcome(path, walk.next_f, walk.generated, walk.expanded, stopped)
 
 
+class _Report:
+    """Tells ``progress`` about the iteration under way (at most every ``TICK_SECONDS``) and
+    about each one that ends."""
+
+    def __init__(self, progress, problem: Problem, t0: float):
+        self.progress, self.problem, self.t0 = progress, problem, t0
+        self.last = t0
+        self.iteration = self.bound = self.jobs = 0
+
+    def start(self, iteration: int, bound: int, jobs: int) -> None:
+        self.iteration, self.bound, self.jobs = iteration, bound, jobs
+
+    def tick(self, nodes: int) -> None:
+        now = time.perf_counter()
+        if self.progress is not None and now - self.last >= TICK_SECONDS:
+            self.last = now
+            self._say(nodes, now, False)
+
+    def done(self, nodes: int) -> None:
+        if self.progress is not None:
+            self._say(nodes, time.perf_counter(), True)
+
+    def _say(self, nodes: int, now: float, done: bool) -> None:
+        self.progress(Progress(self.iteration, self.problem.in_moves(self.bound), nodes,
+                               now - self.t0, done, self.jobs))
+
+
 def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | None = None,
            jobs: int = 1, weighting: Weighting | None = None, progress=None) -> SearchResult:
     """Run IDA* from ``tiles`` (cell -> tile) to ``plan.target``: optimal, or within
@@ -102,50 +130,36 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
     t0 = time.perf_counter()
     problem = Problem(plan, tiles, weighting)
     limits = Limits(timeout, max_nodes, None if timeout is None else t0 + timeout)
-    bound = problem.first_bound()
     if problem.root_h == 0:
         return SearchResult("", 0, 0, 0, 0, 0, time.perf_counter() - t0, jobs=jobs)
+    report = _Report(progress, problem, t0)
     serial, pool = _Serial(problem), None
+    bound = problem.first_bound()
     generated = expanded = iterations = units = 0
     last_seconds = 0.0
-    last_tick = [t0]
     while True:
         iterations += 1
-        go_parallel = jobs > 1 and last_seconds >= PARALLEL_AFTER
-        if go_parallel and pool is None:
-            from .parallel import Pool
-
-            pool = Pool(problem, jobs)
-
-        def tick(nodes, _iteration=iterations, _bound=bound, _jobs=jobs if go_parallel else 1):
-            now = time.perf_counter()
-            if progress is not None and now - last_tick[0] >= TICK_SECONDS:
-                last_tick[0] = now
-                progress(Progress(_iteration, problem.in_moves(_bound), nodes, now - t0,
-                                  False, _jobs))
-
+        engine = serial
+        if jobs > 1 and last_seconds >= PARALLEL_AFTER:
+            engine = pool = pool or Pool(problem, jobs)
+        report.start(iterations, bound, jobs if engine is pool else 1)
         ts = time.perf_counter()
-        engine = pool if go_parallel else serial
-        out = engine.iteration(bound, limits, generated, tick)
+        out = engine.iteration(bound, limits, generated, report.tick)
         last_seconds = time.perf_counter() - ts
         generated += out.generated
         expanded += out.expanded
         units += out.units
-        if progress is not None:
-            progress(Progress(iterations, problem.in_moves(bound), generated,
-                              time.perf_counter() - t0, True, pool.jobs if go_parallel else 1))
+        if not out.stopped:
+            report.done(generated)
         if out.path is None and not out.stopped:  # a limit may be reached between iterations
             out.stopped = limits.reason(generated, time.perf_counter())
         if out.path is not None or out.stopped:
             break
         if out.next_f >= K.INFINITE_F:
-            raise AssertionError("internal error: IDA* exhausted a solvable puzzle")
+            problem.exhausted()
         bound = problem.next_bound(out.next_f)
     moves = Problem.letters(out.path) if out.path is not None else None
-    if moves is not None and weighting is None:
-        lower = len(moves)
-    else:
-        lower = problem.lower_bound(bound)
+    lower = len(moves) if moves is not None and weighting is None else problem.lower_bound(bound)
     return SearchResult(moves, problem.root_h, lower, generated, expanded, iterations,
                         time.perf_counter() - t0, out.stopped, jobs, units)
 

@@ -10,6 +10,7 @@ Imports: the standard library and tqdm (when a terminal shows the status line).
 """
 from __future__ import annotations
 
+import shutil
 import sys
 
 from .driver import Progress
@@ -59,8 +60,10 @@ class IterationLog:
         if self.bar is None:
             from tqdm import tqdm
 
+            # Some terminals report a size of 0 x 0, and tqdm then hides the line: fall back.
+            size = shutil.get_terminal_size((100, 24))
             self.bar = tqdm(file=self.stream, bar_format="{desc}", leave=False,
-                            dynamic_ncols=True)
+                            ncols=size.columns or 100, nrows=size.lines or 24)
         self.bar.set_description_str(text)
 
     def close(self) -> None:

@@ -168,7 +168,7 @@ def search_units(start: Board, goal: Board, opts, mapper=map, want: int = 64,
             return red.moves_back(found[0]), generated, units
         nxt = min([sp.next_f] + [r.next_f for r in results])
         if nxt >= INFINITE_F:
-            raise AssertionError("internal error: IDA* exhausted a solvable puzzle")
+            problem.exhausted()
         bound = problem.next_bound(nxt)
     raise AssertionError(f"no solution after {max_iterations} iterations")
 

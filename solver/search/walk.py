@@ -89,6 +89,11 @@ class Problem:
         depth = self.depth_limit(bound)
         return self.weighting.table(depth, self.root_h + depth + 1)  # h moves by <= 1 per move
 
+    def exhausted(self):
+        """Raise: every iteration ran out of nodes on a solvable puzzle, which only a wrong
+        table can make happen (the one place that says so)."""
+        raise AssertionError("internal error: IDA* exhausted a solvable puzzle")
+
     # --- paths -------------------------------------------------------------------------------
 
     def path_of(self, moves: str) -> tuple[int, ...]:
