@@ -78,7 +78,8 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
                    "tables (3x4 and 2x6: about a minute and 115 MB each); larger ones need "
                    "--partition.")
 @click.option("--partition", "partitions", multiple=True, metavar="P",
-              help="Additive pattern database: a preset (5-5-5, 6-6-3, 7-8 on 4x4) or tile "
+              help="Additive pattern database: a preset (5-5-5, 6-6-3, 7-8 on 4x4; 6-6-6-6 on "
+                   "5x5) or tile "
                    "groups like '1,2,3,4/5,6,7,8' (repeatable).")
 @click.option("--goal", default=None, metavar="G",
               help="Goal: blank-last (default), blank-first, snake, spiral or a board.  "
@@ -106,6 +107,7 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet):
       build-pdb                                  # the default set
       build-pdb --shape 3x3                      # exact 8-puzzle tables only
       build-pdb --shape 4x4 --partition 7-8      # the strongest 15-puzzle heuristic (minutes)
+      build-pdb --shape 5x5                      # the 24-puzzle's 6-6-6-6 (minutes, 486 MB)
       build-pdb --shape 3x3 --partition 1,2,3,4/5,6,7,8
       build-pdb --list ; build-pdb --verify
 

@@ -284,6 +284,9 @@ def main(argv=None) -> int:
     ap.add_argument("--startup", action="store_true", help="measure start-up costs instead")
     ap.add_argument("--korf", type=Path, default=KORF_FILE)
     ap.add_argument("--seed", type=int, default=1, help="random board for --startup")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="threads per search (long iterations only; scripts/bench_parallel.py "
+                         "compares job counts)")
     args = ap.parse_args(argv)
 
     korf = read_korf(args.korf)
@@ -311,7 +314,7 @@ def main(argv=None) -> int:
         for refl in reflects:
             label = labels.get(part, part) + (" + reflection" if refl else "")
             opts = SearchOptions(algorithm="idastar", heuristic="pdb", partition=part,
-                                 reflect=refl, data_dir=args.data_dir)
+                                 reflect=refl, data_dir=args.data_dir, jobs=args.jobs)
             rs = run_config(instances, label, opts, goal)
             for r in rs:
                 r["key"] = (r.pop("sizes"), refl)
@@ -337,7 +340,8 @@ def main(argv=None) -> int:
         w.writeheader()
         w.writerows(rows)
     summary = summarise(rows)
-    print(f"\nKorf's {len(instances)} instances, IDA*, one core; CSV: {args.csv}\n")
+    cores = "one core" if args.jobs == 1 else f"{args.jobs} threads"
+    print(f"\nKorf's {len(instances)} instances, IDA*, {cores}; CSV: {args.csv}\n")
     print_table(summary)
     print("\nPublished means: 1000 random instances (Korf & Felner 2002 / Felner, Korf & Hanan "
           "2004, regular + reflected lookup; 7-8 without reflection from Felner et al. 2007);"

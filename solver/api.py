@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import importlib
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 from .core.board import Board, BoardError, Shape, goal_board, parse_board, solvability
 from .core.solution import InvalidSolution, Solution, Unsolvable
@@ -23,6 +24,7 @@ ALGORITHMS = {
     "dfs": ("solver.search.blind", "dfs"),
     "dls": ("solver.search.blind", "dls"),
     "iddfs": ("solver.search.blind", "iddfs"),
+    "fast": ("solver.search.fast", "solve"),  # quick, not optimal: any board, any size
 }
 HEURISTICS = ("auto", "pdb", "manhattan", "linear-conflict")
 CYCLE_CHECKS = ("parent", "path", "visited")
@@ -41,6 +43,10 @@ class SearchOptions:
     timeout: float | None = None
     max_nodes: int | None = None
     data_dir: Path | None = None
+    jobs: int = 1  # threads for the long iterations of one IDA* search
+    weight: float = 1  # > 1: IDA* returns at most weight x the optimal length, faster
+    # hears about each IDA* iteration (a solver.search.driver.Progress); not part of equality
+    progress: Callable | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         if self.algorithm != "auto" and self.algorithm not in ALGORITHMS:
@@ -53,6 +59,13 @@ class SearchOptions:
             raise BoardError(
                 f"unknown cycle check '{self.cycle_check}': use {', '.join(CYCLE_CHECKS)}"
             )
+        if not isinstance(self.jobs, int) or self.jobs < 1:
+            raise BoardError(f"jobs must be a whole number of at least 1, not {self.jobs!r}")
+        from .search.weights import parse_weight  # numpy only, no numba
+
+        if parse_weight(self.weight) > 1 and self.algorithm not in ("auto", "idastar", "table"):
+            raise BoardError(f"--weight works with IDA* (algorithm auto or idastar), not "
+                             f"{self.algorithm}")
 
 
 def read_problem(board, goal=None, shape: Shape | str | None = None) -> tuple[Board, Board]:
@@ -75,7 +88,7 @@ def resolve_algorithm(start: Board, opts: SearchOptions) -> str:
     from .tables import exact
 
     if opts.heuristic == "auto" and exact.has_table(start.shape, opts.data_dir):
-        return "table"
+        return "table"  # an optimal answer is within any weight's bound, and instant
     return "idastar"
 
 
@@ -87,7 +100,7 @@ def algorithm_function(name: str):
 
 def solve(board, goal=None, *, shape=None, options: SearchOptions | None = None, **kw) -> Solution:
     """Solve ``board`` towards ``goal`` (default: blank last); optimal unless the algorithm
-    is a non-optimal one (dfs, dls).  Keyword arguments are :class:`SearchOptions` fields.
+    is a non-optimal one (dfs, dls, fast).  Keyword arguments are :class:`SearchOptions` fields.
 
     Raises :class:`Unsolvable`, :class:`~solver.board.BoardError`,
     :class:`~solver.store.DatabaseError` or :class:`~solver.solution.SearchLimitReached`.

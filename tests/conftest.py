@@ -42,6 +42,18 @@ def exact_dir(tmp_path_factory):
     return d
 
 @pytest.fixture(scope="session")
+def pdb_dir(tmp_path_factory):
+    """A data directory with the 3x3 4-4 and 3-3-2 databases and the 4x4 5-5-5 one (~2 s)."""
+    from pdb_builder.build_apdb import build_apdb
+
+    d = tmp_path_factory.mktemp("apdb")
+    build_apdb("3x3", "4-4", None, d, progress=False)
+    build_apdb("3x3", "1,4,7/2,5,8/3,6", None, d, progress=False)
+    build_apdb("4x4", "5-5-5", None, d, progress=False)
+    return d
+
+
+@pytest.fixture(scope="session")
 def tables_dir(tmp_path_factory):
     """Exact 2x3 and 3x3 tables, the 3x3 4-4 and the 4x4 5-5-5 pattern databases in one data
     directory (about two seconds): every kind of table a batch command reads."""

@@ -25,11 +25,37 @@ PUBLISHED_BLANK_FIRST = {
 }
 
 
+# The 24-puzzle's 6-6-6-6 (Korf & Felner 2002), as the tile sets of Korf's own program; its
+# mirror image across the main diagonal is the set other solvers list (Sewell's, for one).
+PUBLISHED_5X5 = [[1, 2, 5, 6, 7, 12], [3, 4, 8, 9, 13, 14], [10, 11, 15, 16, 20, 21],
+                 [17, 18, 19, 22, 23, 24]]
+MIRRORED_5X5 = [[1, 5, 6, 10, 11, 12], [2, 3, 4, 7, 8, 9], [13, 14, 18, 19, 23, 24],
+                [15, 16, 17, 20, 21, 22]]
+
+
 def test_presets_are_the_published_sets_rotated_onto_the_blank_last_goal():
-    # Rotating by 180 degrees sends cell c to 15 - c; on the goals that is tile t -> 16 - t.
-    for name, groups in PUBLISHED_BLANK_FIRST.items():
-        rotated = sorted(sorted(16 - t for t in g) for g in groups)
-        assert [list(p) for p in presets("4x4")[name].patterns] == rotated
+    # Rotating by 180 degrees sends cell c to N-1 - c; on the goals that is tile t -> N - t.
+    published = [("4x4", name, groups) for name, groups in PUBLISHED_BLANK_FIRST.items()]
+    for shape, name, groups in published + [("5x5", "6-6-6-6", PUBLISHED_5X5)]:
+        n = 16 if shape == "4x4" else 25
+        rotated = sorted(sorted(n - t for t in g) for g in groups)
+        assert [list(p) for p in presets(shape)[name].patterns] == rotated
+
+
+def test_the_6_6_6_6_preset_for_blank_first_is_the_published_sets():
+    p = parse_partition("6-6-6-6", "5x5", goal_board("5x5", "blank-first"))
+    assert [list(x) for x in p.patterns] == PUBLISHED_5X5
+    assert p.sizes == "6-6-6-6" and strongest_preset("5x5").name == "6-6-6-6"
+
+
+def test_the_6_6_6_6_mirror_image_is_the_other_published_partition():
+    # The reflection lookup is worth its cost only because the partition is not its own
+    # mirror image: the mirrored board is looked up in tables of *different* tile groups.
+    goal = goal_board("5x5", "blank-first")
+    mirror = reduction(goal, goal, "transpose").relabel
+    groups = parse_partition("6-6-6-6", "5x5", goal).patterns
+    assert sorted(sorted(mirror[t] for t in g) for g in groups) == MIRRORED_5X5
+    assert MIRRORED_5X5 != PUBLISHED_5X5
 
 
 def test_the_7_8_preset_for_blank_last_is_9_to_15_and_1_to_8():

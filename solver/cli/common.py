@@ -403,7 +403,8 @@ limit_options = _options(
 )
 partition_option = click.option(
     "--partition", "-p", default=None, metavar="P",
-    help="Which pattern database: a preset (7-8, 6-6-3, 5-5-5 on 4x4) or tiles like "
+    help="Which pattern database: a preset (7-8, 6-6-3, 5-5-5 on 4x4; 6-6-6-6 on 5x5) or "
+         "tiles like "
          "1,2,3,4/5,6,7,8; default: the strongest built for the goal.")
 reflect_option = click.option("--no-reflect", is_flag=True,
                               help="Only the additive sum, without the mirrored lookup.")

@@ -1,12 +1,13 @@
 """``npuzzle distance``: the exact optimal number of moves, one board or a stream of them."""
 from __future__ import annotations
 
+import functools
 import time
 
 import click
 
 from .. import answers, api
-from . import common
+from . import common, scheduler as cluster
 from .common import main_group as main
 
 
@@ -36,17 +37,22 @@ def _bulk(opts: api.SearchOptions):
     return answer
 
 
-def make_batch(opts: api.SearchOptions, goal, shape, as_json: bool):
-    """The batch mode of ``distance`` (also what ``stats -`` runs on the boards it reads)."""
+def make_batch(opts: api.SearchOptions, goal, shape, as_json: bool, many=None):
+    """The batch mode of ``distance`` (also what ``stats -`` runs on the boards it reads);
+    ``many`` answers the boards elsewhere (a cluster: :func:`.scheduler.many`)."""
     from . import stream
 
     def one(start, goal_b) -> dict:
-        rec = answers.distance_record(start, goal_b, options=opts)
-        common.notice(rec.get("notice"))
-        return rec
+        return answers.distance_record(start, goal_b, options=opts)
 
-    return stream.Batch(one=one, text=lambda rec: str(rec["distance"]), record=lambda rec: rec,
-                        bulk=_bulk(opts), goal=goal, shape=shape, as_json=as_json)
+    return stream.Batch(one=one, text=lambda rec: str(_heard(rec)["distance"]), record=_heard,
+                        bulk=_bulk(opts), many=many, goal=goal, shape=shape, as_json=as_json)
+
+
+def _heard(rec: dict) -> dict:
+    """``rec``, its notice (a fallback heuristic...) said once on stderr."""
+    common.notice(rec.get("notice"))
+    return rec
 
 
 @main.command()
@@ -54,8 +60,9 @@ def make_batch(opts: api.SearchOptions, goal, shape, as_json: bool):
 @common.problem_options
 @common.limit_options
 @common.load_option
+@cluster.scheduler_option
 @common.guarded
-def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes, load):
+def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes, load, scheduler):
     """Print the optimal number of moves from BOARD to the goal.
 
     Boards with an exact table are a lookup (any goal): 2x3, 3x3, 2x4, 2x5 by default,
@@ -69,6 +76,7 @@ def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes, load):
       npuzzle distance "4 3 2 5/8 7 6 1/0 11 10 9"   # -> 53, on the 3x4 table
       npuzzle distance - < boards.txt
       npuzzle generate --count 1000 --json | npuzzle distance - --json
+      npuzzle distance - --scheduler tcp://10.0.0.1:8786 < boards.txt   # on a Dask cluster
     """
     opts = api.SearchOptions(timeout=timeout, max_nodes=max_nodes, data_dir=data_dir)
 
@@ -77,10 +85,20 @@ def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes, load):
         common.notice(rec.get("notice"))
         return rec
 
-    if common.is_stdin(board):
-        from . import stream
+    remote = functools.partial(answers.distance_record, options=cluster.remote_options(opts))
+    with cluster.many(scheduler, remote) as many:
+        if common.is_stdin(board):
+            from . import stream
 
-        raise SystemExit(stream.run(make_batch(opts, goal, shape, as_json)))
-    text = common.board_text(board)
-    ans = common.answer_one(answer, text, as_json)
+            raise SystemExit(stream.run(make_batch(opts, goal, shape, as_json, many)))
+        one = answer if many is None else functools.partial(_first, many, goal, shape)
+        ans = common.answer_one(one, common.board_text(board), as_json)  # cluster: one task
     click.echo(common.json_line(ans) if as_json else str(ans["distance"]))
+
+
+def _first(many, goal, shape, text: str) -> dict:
+    """The answer of one board, asked of ``many``; its error raised here."""
+    (result,) = many([api.read_problem(text, goal, shape)])
+    if isinstance(result, Exception):
+        raise result
+    return _heard(result)

@@ -1,7 +1,9 @@
 """``npuzzle solve``: an optimal solution (or a teaching search) for one board or a stream."""
 from __future__ import annotations
 
+import contextlib
 import sys
+from dataclasses import replace
 
 import click
 import numpy as np
@@ -10,7 +12,7 @@ from .. import answers, api
 from ..core.board import Board
 from ..core.solution import Solution
 from ..workloads import batch
-from . import common
+from . import common, scheduler as cluster
 from .common import main_group as main
 
 
@@ -23,7 +25,9 @@ def _moves_text(sol: Solution, tiles: bool) -> str:
 def _human(sol: Solution, tiles: bool) -> str:
     if sol.length == 0:
         return "0 moves: already at the goal"
-    return f"{sol.length} moves: {_moves_text(sol, tiles)}"
+    bound = sol.extra.get("bound") if sol.optimal is False else None
+    within = f" (at most {bound:g} x optimal)" if bound else ""
+    return f"{sol.length} moves{within}: {_moves_text(sol, tiles)}"
 
 
 def _stats(sol: Solution) -> str:
@@ -35,6 +39,11 @@ def _stats(sol: Solution) -> str:
     parts.append(f"{sol.nodes_generated:,} nodes generated")
     if sol.iterations:
         parts.append(f"{sol.iterations} iterations")
+    if sol.extra.get("work_units"):
+        parts.append(f"{sol.extra['work_units']:,} work units on {sol.extra['jobs']} threads")
+    if sol.extra.get("bound"):
+        parts.append(f"at most {sol.extra['bound']:g} x optimal (optimal length >= "
+                     f"{sol.lower_bound})")
     parts.append(f"{sol.seconds:.3f} s")
     return ", ".join(parts)
 
@@ -122,16 +131,16 @@ def _bulk(opts: api.SearchOptions, tiles: bool):
     return answer
 
 
-def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
+def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
     from . import stream
 
-    with batch.Solver(opts, jobs, progress=sys.stderr.isatty()) as solver:
+    with cluster.batch_solver(scheduler, opts, jobs, sys.stderr.isatty()) as solve_many:
         spec = stream.Batch(
             one=lambda start, goal_b: api.solve(start, goal_b, options=opts),
             text=lambda sol: _text(sol, tiles),
             record=lambda sol: (common.notice(sol.notice), answers.solution_record(sol))[1],
             code=lambda sol: common.EXIT_LIMIT if sol.moves is None else common.EXIT_OK,
-            bulk=_bulk(opts, tiles), many=solver.solve,
+            bulk=_bulk(opts, tiles), many=solve_many,
             counted=(common.EXIT_USAGE, common.EXIT_LIMIT), goal=goal, shape=shape,
             as_json=as_json)
         return stream.run(spec)
@@ -145,22 +154,36 @@ def _batch(goal, shape, opts, as_json, tiles, jobs) -> int:
                                             "the blank's directions.")
 @click.option("--algorithm", "-a", default="auto", show_default=True,
               type=click.Choice(["auto", *api.ALGORITHMS]),
-              help="auto: the exact table where one is built (up to 12 cells), IDA* elsewhere.  bfs, dfs, dls, iddfs, astar "
-                   "are the teaching searches (with statistics).")
+              help="auto: the exact table where one is built (up to 12 cells), IDA* "
+                   "elsewhere.  bfs, dfs, dls, iddfs, astar are the teaching searches (with "
+                   "statistics); fast is --fast.")
+@click.option("--fast", is_flag=True,
+              help="A quick solution that is NOT optimal (line by line, like a person): any "
+                   "board up to 16x16 in well under a second, no database needed.  Same as "
+                   "--algorithm fast; the JSON says \"optimal\": false, \"bound\": null.")
 @common.heuristic_option
 @common.partition_option
 @common.reflect_option
 @common.depth_limit_option
 @common.cycle_check_option
 @common.limit_options
+@click.option("--weight", "-w", type=click.FloatRange(min=1), default=1, show_default=True,
+              help="Accept a solution up to W times the optimal length, found much faster "
+                   "(weighted IDA*; 1.5 is a good start on 5x5).  The JSON then says "
+                   "\"optimal\": false and \"bound\": W.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Processes for '-' (default, and at most: the cores this process may "
-                   "use).")
-@click.option("--verbose", "-v", is_flag=True, help="Statistics on stderr.")
+              help="Cores to use (default, and at most: all this process may use).  One "
+                   "board: IDA* shares its long iterations among J threads.  '-': J "
+                   "processes solve the boards.")
+@cluster.scheduler_option
+@click.option("--verbose", "-v", is_flag=True,
+              help="Statistics on stderr, and the iterations of a long search even when "
+                   "stderr is not a terminal.")
 @common.load_option
 @common.guarded
-def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heuristic, partition,
-          no_reflect, depth_limit, cycle_check, timeout, max_nodes, jobs, verbose, load):
+def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, fast, heuristic,
+          partition, no_reflect, depth_limit, cycle_check, timeout, max_nodes, weight, jobs,
+          scheduler, verbose, load):
     """Print an optimal solution: the blank's moves (U D L R) and their number.
 
     Boards of up to 12 cells walk the exact table (2x3, 3x3, 2x5 by default; 3x4 and
@@ -173,15 +196,43 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, heurist
       npuzzle solve "1 2 3/4 0 5" --show
       npuzzle solve 14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3 --goal blank-first
       npuzzle solve "3 6 4/2 5 8/0 1 7" --algorithm bfs --goal blank-first -v
+      npuzzle solve 15 11 13 12 14 10 8 9 7 2 5 1 3 6 4 0 --goal blank-first -j 2 -v
+      npuzzle solve 15 11 13 12 14 10 8 9 7 2 5 1 3 6 4 0 --goal blank-first -w 1.2
       npuzzle solve - --json < boards.txt
+      npuzzle solve - --scheduler tcp://10.0.0.1:8786 < boards.txt    # on a Dask cluster
+      npuzzle solve --fast "$(cat board-10x10.txt)"      # rows on lines: any size
     """
+    if fast:
+        if algorithm not in ("auto", "fast"):
+            raise click.UsageError(f"--fast and --algorithm {algorithm} ask for two algorithms")
+        algorithm = "fast"
     opts = api.SearchOptions(algorithm=algorithm, heuristic=heuristic, partition=partition,
                              reflect=not no_reflect, depth_limit=depth_limit,
                              cycle_check=cycle_check, timeout=timeout, max_nodes=max_nodes,
-                             data_dir=data_dir)
+                             data_dir=data_dir, weight=weight)
+    # On this machine --jobs is capped at its cores (said once); a Dask scheduler's workers
+    # are elsewhere, and take what they are given.
+    jobs = (jobs or batch.default_jobs()) if scheduler else common.usable_jobs(jobs)
     if common.is_stdin(board):
-        raise SystemExit(_batch(goal, shape, opts, as_json, tiles, common.usable_jobs(jobs)))
+        raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs, scheduler))
     text = common.board_text(board)
-    sol = common.answer_one(lambda t: api.solve(t, goal, shape=shape, options=opts), text,
-                            as_json)
+    with _iteration_log(verbose) as log, cluster.solver(scheduler) as solve_one:
+        opts = replace(opts, jobs=jobs, progress=log)
+        sol = common.answer_one(lambda t: solve_one(t, goal, shape=shape, options=opts), text,
+                                as_json)
     raise SystemExit(_print_solution(sol, as_json, show, tiles, verbose))
+
+
+@contextlib.contextmanager
+def _iteration_log(verbose: bool):
+    """IDA*'s iterations on stderr: on a terminal, or anywhere with -v; else nothing."""
+    if not (verbose or sys.stderr.isatty()):
+        yield None
+        return
+    from ..search.progress import IterationLog
+
+    log = IterationLog(sys.stderr)
+    try:
+        yield log
+    finally:
+        log.close()

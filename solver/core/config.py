@@ -19,6 +19,7 @@ ENV_ORDER = "NPUZZLE_ORDER"  # 0: IDA* enters children in move order, not smalle
 ENV_NUMBA_BLAS = "NPUZZLE_NUMBA_BLAS"  # 1: let numba import scipy for BLAS when it loads
 ENV_NUMBA_EXTENSIONS = "NPUZZLE_NUMBA_EXTENSIONS"  # 1: let numba load cffi and its extensions
 ENV_LOAD = "NPUZZLE_LOAD"  # how pattern tables reach memory: auto, map or read
+ENV_WEIGHTING = "NPUZZLE_WEIGHTING"  # --weight's cost rule: wida (default), xdp or xup
 
 # --- what gets built -----------------------------------------------------------------------
 # Boards small enough for a table of every state's exact distance, built by a bare `build-pdb`.

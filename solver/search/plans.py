@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,11 +31,11 @@ from ..tables import pattern_db, store
 # --- move tables -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MoveTables:
+class Moves(NamedTuple):
     """Per move id ``m = cell * 4 + direction`` (the blank on ``cell`` travelling U, D, L, R):
-    where the blank lands (``nb``, -1 off the board) and the successor lists without the move
-    that would undo the previous one (``succ[cell * 5 + prev]``, prev 4 at the root)."""
+    the cell the blank lands on (``nb``, -1 off the board); ``succ[cell * 5 + prev]`` lists the
+    move ids from ``cell`` except the one undoing direction ``prev`` (4 at the start), and
+    ``succ_n`` how many there are."""
 
     nb: np.ndarray
     succ: np.ndarray
@@ -42,7 +43,7 @@ class MoveTables:
 
 
 @functools.lru_cache(maxsize=None)
-def move_tables(shape: Shape) -> MoveTables:
+def move_tables(shape: Shape) -> Moves:
     """The move tables of ``shape`` (cached)."""
     n = shape.size
     nb = np.full(n * 4, -1, dtype=np.int64)
@@ -61,7 +62,7 @@ def move_tables(shape: Shape) -> MoveTables:
             succ_n[cell * 5 + prev] = k
     for a in (nb, succ, succ_n):
         a.setflags(write=False)
-    return MoveTables(nb, succ, succ_n)
+    return Moves(nb, succ, succ_n)
 
 
 def rank_delta_tables(shape: Shape, patterns: list[tuple[int, ...]], relabel=None):
@@ -99,40 +100,62 @@ def rank_delta_tables(shape: Shape, patterns: list[tuple[int, ...]], relabel=Non
     return pat, wt, contrib
 
 
-def slide_geometry(shape: Shape, mirror: list[int] | None):
-    """Per move id, for the normal and the mirrored cell numbering: the sign of the tile's
-    step, its length (1 or ``cols``) and the ``cols - 1`` cells it jumps over (a horizontal
-    step jumps over none: its list repeats the blank's cell, whose tile 0 counts for
-    nothing).  Returns ``sgn, sgnm, step, stepm, btw, btwm``."""
+def slide_geometry(shape: Shape, cells: list[int] | None = None):
+    """Per move id, in the cell numbering ``cells`` (None: the board's own; the mirror's
+    otherwise): the sign of the tile's step, its length (1 or ``cols``) and the ``cols - 1``
+    cells it jumps over (a horizontal step jumps over none: its list repeats the blank's cell,
+    whose tile 0 counts for nothing).  Returns ``sgn, step, btw``."""
     n, cols = shape.size, shape.cols
+    cells = list(range(n)) if cells is None else list(cells)
     mt = move_tables(shape)
     sgn = np.zeros(n * 4, dtype=np.int64)
-    sgnm = np.zeros(n * 4, dtype=np.int64)
     step = np.zeros(n * 4, dtype=np.int64)
-    stepm = np.zeros(n * 4, dtype=np.int64)
     btw = np.zeros((n * 4, cols - 1), dtype=np.int64)
-    btwm = np.zeros((n * 4, cols - 1), dtype=np.int64)
-
-    def jumped(a, b, cells):
-        lo, hi = min(cells[a], cells[b]), max(cells[a], cells[b])
-        over = [cells[y] for y in range(lo + 1, hi)]  # cells is an involution
-        return over + [b] * (cols - 1 - len(over))
-
-    ident = list(range(n))
     for m in range(n * 4):
         b, a = m >> 2, int(mt.nb[m])  # the tile slides from a (the blank's target) to b
         if a < 0:
             continue
-        sgn[m] = 1 if b > a else -1
-        step[m] = abs(b - a)
-        btw[m] = jumped(a, b, ident)
-        if mirror is not None:
-            sgnm[m] = 1 if mirror[b] > mirror[a] else -1
-            stepm[m] = abs(mirror[b] - mirror[a])
-            btwm[m] = jumped(a, b, mirror)
-    for x in (sgn, sgnm, step, stepm, btw, btwm):
+        sgn[m] = 1 if cells[b] > cells[a] else -1
+        step[m] = abs(cells[b] - cells[a])
+        lo, hi = min(cells[a], cells[b]), max(cells[a], cells[b])
+        over = [cells[y] for y in range(lo + 1, hi)]  # cells is an involution
+        btw[m] = over + [b] * (cols - 1 - len(over))
+    for x in (sgn, step, btw):
         x.setflags(write=False)
-    return sgn, sgnm, step, stepm, btw, btwm
+    return sgn, step, btw
+
+
+class Frame(NamedTuple):
+    """How one slide changes the pattern ranks in one cell numbering (normal or mirrored).
+
+    Per tile t: ``pat[t]`` its pattern (-1 for the blank), ``wt[t]`` the weight of its digit,
+    ``contrib[t, u]`` the change a pattern tile u on a cell that t jumps over makes.  Per move
+    id m: ``sgn[m]`` the sign of the tile's step, ``step[m]`` its length, ``btw[m]`` the cells
+    jumped over (the blank's cell, worth nothing, pads a horizontal step's list)."""
+
+    pat: np.ndarray
+    wt: np.ndarray
+    contrib: np.ndarray
+    sgn: np.ndarray
+    step: np.ndarray
+    btw: np.ndarray
+
+
+def frame(shape: Shape, patterns, relabel=None, cells=None) -> Frame:
+    """The :class:`Frame` of ``patterns``: the board's own, or with ``relabel`` and ``cells``
+    the mirrored state's (tile t stands for ``relabel[t]``, cell c for ``cells[c]``)."""
+    return Frame(*rank_delta_tables(shape, patterns, relabel), *slide_geometry(shape, cells))
+
+
+class Lines(NamedTuple):
+    """Linear conflict's tables: ``md[t, c]`` the grid distance from cell c to tile t's goal
+    cell, ``grow[t]``/``gcol[t]`` its goal row and column, and the board's ``rows``/``cols``."""
+
+    md: np.ndarray
+    grow: np.ndarray
+    gcol: np.ndarray
+    rows: int
+    cols: int
 
 
 # --- heuristic plans -------------------------------------------------------------------------
@@ -143,7 +166,9 @@ class Plan:
     """Everything a kernel needs to search towards ``target`` with one heuristic.
 
     ``name`` is the heuristic as reported (``pdb 6-6-3 + reflection``, ``manhattan``...),
-    ``database`` the file name of the tables (None for Manhattan / linear conflict).
+    ``database`` the file name of the tables (None for Manhattan / linear conflict).  A "pdb"
+    plan has the joined ``table`` and the ``normal`` and ``mirror`` frames (the same object when
+    the reflection is off); an "lc" plan has ``lines``.
     """
 
     kind: str  # "pdb" (also Manhattan) or "lc"
@@ -155,34 +180,40 @@ class Plan:
     patterns: list = field(default_factory=list)
     offsets: np.ndarray | None = None
     table: np.ndarray | None = None
-    static: tuple = ()
-    mirror: list | None = None
-    relabel: list | None = None
+    normal: Frame | None = None
+    mirror: Frame | None = None
+    lines: Lines | None = None
+    cells: list | None = None  # the mirror's cell numbering
+    relabel: list | None = None  # the mirror's tile names
     notice: str | None = None  # said once to the user: e.g. the search fell back
 
-    def root(self, tiles: np.ndarray) -> tuple:
-        """(ranks, vals, ranksm, valsm, h, hm) of the board ``tiles`` (cell -> tile)."""
+    def ranks(self, tiles) -> tuple[np.ndarray, np.ndarray]:
+        """``(ranks, vals)`` of the board ``tiles`` (cell -> tile), each of shape
+        ``(2, patterns)``: row 0 the normal lookup, row 1 the mirrored one (a copy of row 0
+        without the reflection)."""
+        tiles = np.asarray(tiles, dtype=np.int64)
         pos = np.empty(len(tiles), dtype=np.int64)
         pos[tiles] = np.arange(len(tiles))
 
         def ranked(cell_of):
-            rk = np.array(
-                [self.offsets[p] + int(rank(np.array([cell_of(t) for t in sorted(pt)]),
-                                            self.shape.size))
-                 for p, pt in enumerate(self.patterns)],
-                dtype=np.int64,
-            )
-            return rk, self.table[rk].astype(np.int64)
+            return [self.offsets[p] + int(rank(np.array([cell_of(t) for t in pt]),
+                                               self.shape.size))
+                    for p, pt in enumerate(self.patterns)]
 
-        ranks, vals = ranked(lambda t: pos[t])
+        normal = ranked(lambda t: pos[t])
         if self.reflect:
-            # In the mirrored state tile relabel[t] stands on mirror[pos[t]].
+            # In the mirrored state tile relabel[t] stands on cells[pos[t]].
             inv = np.empty(len(tiles), dtype=np.int64)
             inv[np.asarray(self.relabel)] = np.arange(len(tiles))
-            ranksm, valsm = ranked(lambda v: self.mirror[pos[inv[v]]])
+            mirrored = ranked(lambda v: self.cells[pos[inv[v]]])
         else:
-            ranksm, valsm = ranks.copy(), vals.copy()
-        return ranks, vals, ranksm, valsm, int(vals.sum()), int(valsm.sum())
+            mirrored = normal
+        ranks = np.array([normal, mirrored], dtype=np.int64)
+        return ranks, self.table[ranks].astype(np.int64)
+
+    def h(self, tiles) -> int:
+        """The heuristic value of the board ``tiles`` ("pdb" plans)."""
+        return int(self.ranks(tiles)[1].sum(axis=1).max())
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -215,16 +246,12 @@ def pdb_plan(shape: Shape, target: Board, patterns, tables, *, reflect: bool, na
     reflection = diagonal_reflection(target) if reflect else None
     reflect = reflection is not None
     relabel = list(reflection.relabel) if reflect else None
-    mirror = list(reflection.symmetry.cells) if reflect else None
+    cells = list(reflection.symmetry.cells) if reflect else None
     table, offsets = _joined_tables(list(tables))
-    pat, wt, contrib = rank_delta_tables(shape, patterns)
-    if reflect:
-        patm, wtm, contribm = rank_delta_tables(shape, patterns, relabel)
-    else:
-        patm, wtm, contribm = pat, wt, contrib
-    static = (pat, wt, contrib, patm, wtm, contribm) + slide_geometry(shape, mirror)
+    normal = frame(shape, patterns)
+    mirror = frame(shape, patterns, relabel, cells) if reflect else normal
     return Plan("pdb", name, shape, target, database, reflect, patterns, offsets, table,
-                static, mirror, relabel)
+                normal, mirror, None, cells, relabel)
 
 
 def manhattan_plan(shape: Shape, target: Board) -> Plan:
@@ -243,7 +270,8 @@ def manhattan_plan(shape: Shape, target: Board) -> Plan:
 
 
 def lc_plan(shape: Shape, target: Board) -> Plan:
-    """Manhattan distance plus linear conflicts, evaluated by :func:`_ida_lc`."""
+    """Manhattan distance plus linear conflicts, evaluated by
+    :func:`solver.search.kernels.ida_lc`."""
     n, cols = shape.size, shape.cols
     home = [0] * n
     for c, t in enumerate(target.tiles):
@@ -256,7 +284,8 @@ def lc_plan(shape: Shape, target: Board) -> Plan:
     gcol = np.array([home[t] % cols if t else -1 for t in range(n)], dtype=np.int64)
     for a in (md, grow, gcol):
         a.setflags(write=False)
-    return Plan("lc", "linear-conflict", shape, target, static=(md, grow, gcol))
+    return Plan("lc", "linear-conflict", shape, target,
+                lines=Lines(md, grow, gcol, shape.rows, shape.cols))
 
 
 # --- choosing a heuristic --------------------------------------------------------------------

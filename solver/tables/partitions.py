@@ -49,11 +49,21 @@ _PRESETS = (
            "Felner, Korf & Hanan 2004"),
     Preset("5-5-5", "blank-first", ((1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15)),
            "Felner, Korf & Hanan 2004"),
+    # The 24-puzzle: Korf & Felner's four 6-tile groups (Korf's own program lists these as its
+    # "regular" patterns): the blank's 2x2 corner block with 2, 7 and the centre 12, and three
+    # 3x2 blocks that are rotations of one another.  The set is NOT its own mirror image: its
+    # reflection across the main diagonal is a second partition (1,5,6,10,11,12 / ...), so the
+    # reflection lookup takes the max of two different sums -- a self-mirrored partition would
+    # make that second lookup repeat the first.
+    Preset("6-6-6-6", "blank-first", ((1, 2, 5, 6, 7, 12), (3, 4, 8, 9, 13, 14),
+                                      (10, 11, 15, 16, 20, 21), (17, 18, 19, 22, 23, 24)),
+           "Korf & Felner 2002"),
     # Small boards, for tests and demonstrations (an exact table is better there).
     Preset("4-4", "blank-last", ((0, 1, 2, 3), (4, 5, 6, 7))),
     Preset("3-2", "blank-last", ((0, 1, 2), (3, 4))),
 )
-PRESET_SHAPES = {"7-8": "4x4", "6-6-3": "4x4", "5-5-5": "4x4", "4-4": "3x3", "3-2": "2x3"}
+PRESET_SHAPES = {"7-8": "4x4", "6-6-3": "4x4", "5-5-5": "4x4", "6-6-6-6": "5x5", "4-4": "3x3",
+                 "3-2": "2x3"}
 MAX_CELLS = 31  # the pattern BFS packs two bits per cell into one 64-bit word
 
 

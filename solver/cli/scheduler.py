@@ -1,0 +1,108 @@
+"""``--scheduler ADDRESS``: a command's work done by a Dask cluster (layer 7: cli).
+
+The option and the switch between here and there; the work itself is in
+:mod:`solver.workloads.cluster` (batches) and :mod:`solver.workloads.cluster_search` (one hard
+board), imported only when the option is used.  Without Dask installed, or without a
+scheduler at the address, the command says so in one line and exits with status 2.
+
+Imports: click, :mod:`.common`, :mod:`solver.api`, :mod:`solver.workloads`.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from .. import api
+from . import common
+
+ENV_SCHEDULER = "DASK_SCHEDULER_ADDRESS"  # Dask's own variable: a cluster the user already has
+
+scheduler_option = click.option(
+    "--scheduler", metavar="ADDRESS", envvar=ENV_SCHEDULER, default=None,
+    help="Solve on a Dask cluster: the address of its scheduler (tcp://host:8786; default "
+         "$DASK_SCHEDULER_ADDRESS).  Each worker needs npuzzle and the databases (a shared "
+         "--data-dir, or build-pdb on each machine); --jobs is then the cluster's business.  "
+         "Needs pip install 'npuzzle[cluster]'.")
+
+
+@contextlib.contextmanager
+def connected(address: str):
+    """A ``distributed.Client`` on the scheduler at ``address``, closed afterwards; a cluster
+    that cannot do the work (no Dask, no scheduler, workers dying) is one line, exit 2."""
+    from ..workloads import cluster
+
+    try:
+        with cluster.connect(address) as client:
+            if not cluster.worker_threads(client):
+                common.notice(f"the scheduler at {address} has no workers yet: the work waits "
+                              f"for 'dask worker {address}'")
+            yield client
+    except cluster.ClusterError as e:
+        common.fail(f"error: {e}", common.EXIT_USAGE)
+
+
+def remote_options(opts: api.SearchOptions) -> api.SearchOptions:
+    """``opts`` as workers read them: an explicit data directory made absolute (a shared file
+    system mounts it at the same path everywhere); without one each worker uses its own
+    default ($NPUZZLE_DATA ...)."""
+    if opts.data_dir is None:
+        return opts
+    return replace(opts, data_dir=Path(opts.data_dir).absolute())
+
+
+@contextlib.contextmanager
+def batch_solver(address: str | None, opts: api.SearchOptions, jobs: int, progress: bool):
+    """``solve_many(problems)`` for the batch driver (``stream.Batch.many``): Solutions (or
+    the errors raised) in order, on ``jobs`` local processes or on the cluster at
+    ``address``."""
+    if address is None:
+        from ..workloads import batch
+
+        with batch.Solver(opts, jobs, progress=progress) as solver:
+            yield solver.solve
+        return
+    remote = functools.partial(api.solve, options=remote_options(opts))
+    with many(address, remote, progress) as solve_many:
+        yield solve_many
+
+
+@contextlib.contextmanager
+def many(address: str | None, remote, progress: bool | None = None):
+    """None without ``address`` (the caller answers each board itself); else a function
+    answering problems ``(start, goal)`` in order on the cluster -- ``remote(start, goal)``
+    (picklable) run on the workers, the line errors it raises given back as results."""
+    if address is None:
+        yield None
+        return
+    import sys
+
+    from ..workloads import cluster
+
+    with connected(address) as client:
+        answers = cluster.Answers(client, remote, sys.stderr.isatty() if progress is None
+                                  else progress)
+        try:
+            yield answers
+        finally:
+            answers.close()
+
+
+@contextlib.contextmanager
+def solver(address: str | None):
+    """``solve(board, goal, shape=, options=) -> Solution`` for one board: the local
+    :func:`solver.api.solve`, or the cluster's, whose workers share the long iterations."""
+    if address is None:
+        yield api.solve
+        return
+    from ..workloads import cluster_search
+
+    with connected(address) as client:
+        def solve(board, goal=None, *, shape=None, options=None):
+            return cluster_search.solve_board(client, board, goal, shape=shape,
+                                              options=remote_options(options))
+
+        yield solve

@@ -1,0 +1,172 @@
+"""The IDA* driver: iterations with growing bounds, each searched by one walk in kernel slices
+or -- once iterations get long and ``jobs > 1`` -- by a pool of threads; limits, progress
+(layer 3: search; :mod:`solver.search.idastar` wraps it for the API).
+
+Why slices: the kernel runs without Python between nodes, so the driver calls it for a budget
+of nodes at a time and looks at the clock, the node cap, a KeyboardInterrupt and the progress
+display in between.  The first slice is small so easy puzzles pay nothing; later ones aim at
+about ``SLICE_SECONDS`` of search each.
+
+Why serial first: splitting an iteration and starting threads costs about a millisecond, and
+most boards are solved in less.  An iteration runs in parallel only when the one before it
+took ``PARALLEL_AFTER`` seconds or more (IDA* iterations grow several-fold each, so the next
+one is long enough to share; see ``scripts/bench_parallel.py``).
+
+Imports: :mod:`solver.core`, the search's kernels, walk, weights and parallel pool.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from . import kernels as K
+from .parallel import Pool
+from .plans import Plan
+from .walk import READY, Limits, Outcome, Problem, Walk
+from .weights import Weighting
+
+FIRST_SLICE = 1 << 18
+MAX_SLICE = 1 << 26
+SLICE_SECONDS = 0.05
+PARALLEL_AFTER = 0.02  # seconds an iteration takes before the next one goes parallel
+TICK_SECONDS = 0.2  # at most this often a progress callback hears about an iteration under way
+
+
+@dataclass
+class SearchResult:
+    """What a finished (or stopped) search reports, in the plan's target frame."""
+
+    moves: str | None
+    root_h: int
+    lower_bound: int
+    generated: int
+    expanded: int
+    iterations: int
+    seconds: float
+    stopped: str | None = None  # why a limit stopped it
+    jobs: int = 1
+    work_units: int = 0
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a progress callback hears: the ``iteration`` under way (``done``: just finished)
+    with its ``bound`` in moves, the nodes generated so far, the elapsed seconds and the
+    number of workers on it."""
+
+    iteration: int
+    bound: float
+    nodes: int
+    seconds: float
+    done: bool
+    jobs: int
+
+
+class _Serial:
+    """Iterations searched by one walk on the calling thread."""
+
+    def __init__(self, problem: Problem):
+        self.walk = Walk(problem)
+        self.slice_nodes = FIRST_SLICE
+
+    def iteration(self, bound: int, limits: Limits, nodes_before: int, tick) -> Outcome:
+        walk = self.walk
+        status = walk.enter((), bound)
+        stopped = None
+        while status in (READY, K.BUDGET_SPENT):
+            budget = limits.budget(nodes_before + walk.generated, self.slice_nodes)
+            if budget <= 0:
+                stopped = limits.reason(nodes_before + walk.generated, time.perf_counter())
+                break
+            t = time.perf_counter()
+            status = walk.run(budget)
+            now = time.perf_counter()
+            if status == K.BUDGET_SPENT:
+                if now - t < SLICE_SECONDS / 2 and self.slice_nodes < MAX_SLICE:
+                    self.slice_nodes *= 2
+                stopped = limits.reason(nodes_before + walk.generated, now)
+                if stopped:
+                    break
+                if tick is not None:
+                    tick(nodes_before + walk.generated)
+        path = walk.path if status == K.FOUND else None
+        return Outcome(path, walk.next_f, walk.generated, walk.expanded, stopped)
+
+
+class _Report:
+    """Tells ``progress`` about the iteration under way (at most every ``TICK_SECONDS``) and
+    about each one that ends."""
+
+    def __init__(self, progress, problem: Problem, t0: float):
+        self.progress, self.problem, self.t0 = progress, problem, t0
+        self.last = t0
+        self.iteration = self.bound = self.jobs = 0
+
+    def start(self, iteration: int, bound: int, jobs: int) -> None:
+        self.iteration, self.bound, self.jobs = iteration, bound, jobs
+
+    def tick(self, nodes: int) -> None:
+        now = time.perf_counter()
+        if self.progress is not None and now - self.last >= TICK_SECONDS:
+            self.last = now
+            self._say(nodes, now, False)
+
+    def done(self, nodes: int) -> None:
+        if self.progress is not None:
+            self._say(nodes, time.perf_counter(), True)
+
+    def _say(self, nodes: int, now: float, done: bool) -> None:
+        self.progress(Progress(self.iteration, self.problem.in_moves(self.bound), nodes,
+                               now - self.t0, done, self.jobs))
+
+
+def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | None = None,
+           jobs: int = 1, weighting: Weighting | None = None, progress=None) -> SearchResult:
+    """Run IDA* from ``tiles`` (cell -> tile) to ``plan.target``: optimal, or within
+    ``weighting``'s factor of optimal.  ``jobs`` threads share iterations that are long enough;
+    ``progress(Progress)`` hears about each iteration.  Stops at ``timeout`` seconds or
+    ``max_nodes`` generated nodes (``SearchResult.stopped`` says which)."""
+    numba_ready()
+    t0 = time.perf_counter()
+    problem = Problem(plan, tiles, weighting)
+    limits = Limits(timeout, max_nodes, None if timeout is None else t0 + timeout)
+    if problem.root_h == 0:
+        return SearchResult("", 0, 0, 0, 0, 0, time.perf_counter() - t0, jobs=jobs)
+    report = _Report(progress, problem, t0)
+    serial, pool = _Serial(problem), None
+    bound = problem.first_bound()
+    generated = expanded = iterations = units = 0
+    last_seconds = 0.0
+    while True:
+        iterations += 1
+        engine = serial
+        if jobs > 1 and last_seconds >= PARALLEL_AFTER:
+            engine = pool = pool or Pool(problem, jobs)
+        report.start(iterations, bound, jobs if engine is pool else 1)
+        ts = time.perf_counter()
+        out = engine.iteration(bound, limits, generated, report.tick)
+        last_seconds = time.perf_counter() - ts
+        generated += out.generated
+        expanded += out.expanded
+        units += out.units
+        if not out.stopped:
+            report.done(generated)
+        if out.path is None and not out.stopped:  # a limit may be reached between iterations
+            out.stopped = limits.reason(generated, time.perf_counter())
+        if out.path is not None or out.stopped:
+            break
+        if out.next_f >= K.INFINITE_F:
+            problem.exhausted()
+        bound = problem.next_bound(out.next_f)
+    moves = Problem.letters(out.path) if out.path is not None else None
+    lower = len(moves) if moves is not None and weighting is None else problem.lower_bound(bound)
+    return SearchResult(moves, problem.root_h, lower, generated, expanded, iterations,
+                        time.perf_counter() - t0, out.stopped, jobs, units)
+
+
+def numba_ready() -> None:
+    """Load numba's CPU target without what the kernels never use (scipy, cffi, extension
+    scans): see :mod:`solver.core.numba_start`."""
+    from ..core.numba_start import load_cpu_target
+
+    load_cpu_target()

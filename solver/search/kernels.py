@@ -1,0 +1,419 @@
+"""The numba kernels of IDA*: a resumable depth-first walk of one iteration below one node
+(layer 3: search -- the innermost loop; :mod:`solver.search.walk` drives it).
+
+A kernel call searches every path below the node at the stack's floor (``st[S_ROOT]``, depth 0
+for a whole iteration, deeper for a work unit) whose cost ``f`` stays within ``st[S_BOUND]``,
+never undoing the previous move, for about ``budget`` generated nodes; it returns
+
+* ``FOUND`` -- the node at the top of the stack is the goal (``h == 0``);
+* ``ITERATION_DONE`` -- everything below the floor was searched; ``st[S_NEXT]`` holds the
+  smallest ``f`` that went over the bound (the next iteration's bound);
+* ``BUDGET_SPENT`` -- call again to go on exactly where it stopped;
+* ``FRONTIER`` -- it reached depth ``st[S_CUT]`` (used to split an iteration into work units);
+  calling again skips that node's subtree.
+
+``f`` is ``g + h`` for an optimal search; a bounded-suboptimal search passes a table
+``fcost[g, h]`` (see :mod:`solver.search.weights`).
+
+Heuristics, each updated in O(1)-ish per move because a move slides exactly one tile:
+
+* **additive pattern databases** (:func:`ida_pdb`) -- each tile belongs to one pattern whose
+  table is indexed by the lexicographic rank of its tiles' cells.  Sliding a tile changes its
+  own digit of that mixed-radix number by the step and, for a vertical step, the digits of the
+  pattern tiles on the ``cols - 1`` cells it jumps over (:func:`_slid`, with the tables of
+  :func:`solver.search.plans.rank_delta_tables`).  The reflection lookup ranks the mirrored
+  state the same way in a second :class:`Frame`, and is made only for children the normal sum
+  did not prune.  Manhattan distance is the database of one-tile patterns;
+* **linear conflict** (:func:`ida_lc`) -- Manhattan plus two moves for every tile that must
+  leave its goal row (column) to let others pass; a move re-counts only the two lines it changes.
+
+Everything is a plain numpy array, grouped in named tuples that numba compiles field by field:
+the grouping costs nothing inside the loop and about 10 us to unpack per call, which the driver
+makes once per slice of 10^5-10^7 nodes.  Why one long loop rather than more helpers: numba
+increfs and decrefs the arrays an inlined helper receives wherever its body branches, and the
+refcount traffic of ``_push``/``_pop``/``_expand`` helpers made the loop 3-7 times slower
+(measured); ``_slid`` and ``_f`` are straight-line code and cost nothing.  Imports: numpy, numba, :mod:`solver.core.board`.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..core.numba_start import import_numba
+
+import_numba()  # without scipy: numba imports it only to check its version
+from numba import njit  # noqa: E402
+
+from ..core.board import BLANK  # noqa: E402
+from .plans import Frame, Lines, Moves  # noqa: F401,E402 - the kernels' argument types
+
+# What a kernel call returns.
+FOUND, ITERATION_DONE, BUDGET_SPENT, FRONTIER = 1, 2, 3, 4
+# Slots of the int64 state vector a kernel shares with its caller across calls.
+S_DEPTH, S_BLANK, S_BOUND, S_NEXT, S_GEN, S_EXP, S_ROOT, S_CUT = range(8)
+STATE_SLOTS = 8
+NO_MOVE = 4  # "previous direction" at the search's start: nothing to avoid undoing
+INFINITE_F = 1 << 40
+NO_CUT = -1  # S_CUT when the walk is not splitting
+
+# Fields of the k-th child of the node at depth d, ``kid[d, k]``: move id, normal rank and
+# value, mirrored rank and value, normal and mirrored h.  ``kid[d, i, C_SEL]`` is another list:
+# the children within the bound, in the order they are to be entered.
+C_MOVE, C_RANK, C_VAL, C_RANKM, C_VALM, C_H, C_HM, C_SEL = range(8)
+CHILD_FIELDS = 8
+
+
+class Node(NamedTuple):
+    """The board at the top of the stack: ``tiles[cell]``, and per side (0 normal, 1
+    mirrored) and pattern p the table index ``ranks[side, p]`` (offset included) and its
+    value ``vals[side, p]``."""
+
+    tiles: np.ndarray
+    ranks: np.ndarray
+    vals: np.ndarray
+
+
+class Stack(NamedTuple):
+    """Per depth d of the walk: ``path[d]`` the move id taken at d, ``kid[d, :nkid[d]]`` the
+    children (nkid -1: not expanded yet; the linear-conflict kernel generates children one by
+    one and uses ``kidx[d]`` alone), ``kidx[d]`` the next one to enter, ``h[d]`` the normal and
+    mirrored h, ``saved[d]`` the values the move at d overwrote (for the undo)."""
+
+    path: np.ndarray
+    kid: np.ndarray
+    nkid: np.ndarray
+    kidx: np.ndarray
+    h: np.ndarray
+    saved: np.ndarray
+
+
+def new_stack(depth: int) -> Stack:
+    """Zeroed stack arrays for walks up to ``depth`` moves deep."""
+    z = depth + 2
+    return Stack(np.zeros(z, np.int64), np.zeros((z, 4, CHILD_FIELDS), np.int64),
+                 np.zeros(z, np.int64), np.zeros(z, np.int64), np.zeros((z, 2), np.int64),
+                 np.zeros((z, 4), np.int64))
+
+
+# --- pieces shared by the kernels ------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _f(g, h, fcost):
+    """The cost that is compared with the bound: ``g + h``, or ``fcost[g, h]`` for a
+    bounded-suboptimal search (h beyond the table's last column reads that column, which only
+    prunes less)."""
+    if fcost.shape[0] == 0:
+        return g + h
+    return fcost[g, min(h, fcost.shape[1] - 1)]
+
+
+@njit(cache=True, inline="always")
+def _slid(frame, table, tiles, t, m, rank, val, h):
+    """``(rank, value, h)`` after move m slides tile t, for t's pattern in one frame, given
+    that pattern's ``rank`` and ``val`` and the frame's sum ``h`` before the move.
+
+    The rank moves by ``sgn * (wt[t] * step + sum of contrib[t, u] over the jumped cells)``."""
+    delta = frame.wt[t] * frame.step[m]
+    for j in range(frame.btw.shape[1]):
+        delta += frame.contrib[t, tiles[frame.btw[m, j]]]
+    r = rank + frame.sgn[m] * delta
+    v = np.int64(table[r])
+    return r, v, h - val + v
+
+
+# --- additive pattern databases --------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def ida_pdb(node, stack, st, table, normal, mirror, moves, fcost, reflect, order, budget):
+    """Resume an IDA* walk over additive pattern databases for about ``budget`` generated
+    nodes; return FOUND, ITERATION_DONE, BUDGET_SPENT or FRONTIER (see the module docstring).
+
+    ``node``/``stack``/``st`` are the walk's state, ``table`` every pattern table joined,
+    ``normal``/``mirror`` the two :class:`Frame` s (``reflect`` says whether to use the
+    mirror), ``order`` enters children smallest h first."""
+    tiles, ranks, vals = node
+    path, kid, nkid, kidx, hs, saved = stack
+    d = st[S_DEPTH]
+    blank = st[S_BLANK]
+    bound = st[S_BOUND]
+    nxt = st[S_NEXT]
+    root = st[S_ROOT]
+    cut = st[S_CUT]
+    gen = 0
+    exp = 0
+    status = ITERATION_DONE
+    if d == cut and d > root:  # resuming on a frontier node: skip its subtree
+        nkid[d] = 0
+    expand = nkid[d] < 0
+    while True:
+        if expand:
+            # Generate every child of the node at depth d and keep those within the bound.
+            # The siblings' table lookups do not depend on each other, so their cache misses
+            # overlap.
+            expand = False
+            prev = NO_MOVE if d == 0 else (path[d - 1] & 3)
+            row = blank * 5 + prev
+            n = moves.succ_n[row]
+            g1 = d + 1
+            cnt = 0
+            for k in range(n):
+                m = moves.succ[row, k]
+                t = tiles[moves.nb[m]]  # the tile that slides onto the blank's cell
+                p = normal.pat[t]
+                r, v, hc = _slid(normal, table, tiles, t, m, ranks[0, p], vals[0, p], hs[d, 0])
+                kid[d, k, C_MOVE] = m
+                kid[d, k, C_RANK] = r
+                kid[d, k, C_VAL] = v
+                kid[d, k, C_H] = hc
+                kid[d, k, C_HM] = hc
+                kid[d, cnt, C_SEL] = k
+                f = _f(g1, hc, fcost)
+                over = f > bound
+                cnt += 1 - over
+                if over and f < nxt:
+                    nxt = f
+            if reflect and cnt > 0:
+                # The mirrored lookup only for the children the normal sum did not prune.
+                keep = 0
+                for i in range(cnt):
+                    k = kid[d, i, C_SEL]
+                    m = kid[d, k, C_MOVE]
+                    t = tiles[moves.nb[m]]
+                    q = mirror.pat[t]
+                    r, v, hc = _slid(mirror, table, tiles, t, m, ranks[1, q], vals[1, q],
+                                     hs[d, 1])
+                    kid[d, k, C_RANKM] = r
+                    kid[d, k, C_VALM] = v
+                    kid[d, k, C_HM] = hc
+                    kid[d, keep, C_SEL] = k
+                    f = _f(g1, hc, fcost)
+                    over = f > bound
+                    keep += 1 - over
+                    if over and f < nxt:
+                        nxt = f
+                cnt = keep
+            if order and cnt > 1:
+                # Enter the most promising child first (smallest h): in the last iteration the
+                # goal tends to be reached sooner.
+                for i in range(1, cnt):
+                    k = kid[d, i, C_SEL]
+                    key = max(kid[d, k, C_H], kid[d, k, C_HM])
+                    j = i
+                    while j > 0:
+                        k2 = kid[d, j - 1, C_SEL]
+                        if max(kid[d, k2, C_H], kid[d, k2, C_HM]) <= key:
+                            break
+                        kid[d, j, C_SEL] = k2
+                        j -= 1
+                    kid[d, j, C_SEL] = k
+            nkid[d] = cnt
+            kidx[d] = 0
+            gen += n
+            exp += 1
+            if gen >= budget:
+                status = BUDGET_SPENT
+                break
+        i = kidx[d]
+        if i >= nkid[d]:
+            # Every child entered: undo the move that led here.
+            if d == root:
+                status = ITERATION_DONE
+                break
+            d -= 1
+            e = path[d] >> 2
+            t = tiles[e]
+            tiles[blank] = t
+            tiles[e] = BLANK
+            blank = e
+            p = normal.pat[t]
+            ranks[0, p] = saved[d, 0]
+            vals[0, p] = saved[d, 1]
+            if reflect:
+                q = mirror.pat[t]
+                ranks[1, q] = saved[d, 2]
+                vals[1, q] = saved[d, 3]
+            continue
+        # Enter the next child.
+        kidx[d] = i + 1
+        k = kid[d, i, C_SEL]
+        m = kid[d, k, C_MOVE]
+        nb = moves.nb[m]
+        t = tiles[nb]
+        p = normal.pat[t]
+        saved[d, 0] = ranks[0, p]
+        saved[d, 1] = vals[0, p]
+        ranks[0, p] = kid[d, k, C_RANK]
+        vals[0, p] = kid[d, k, C_VAL]
+        if reflect:
+            q = mirror.pat[t]
+            saved[d, 2] = ranks[1, q]
+            saved[d, 3] = vals[1, q]
+            ranks[1, q] = kid[d, k, C_RANKM]
+            vals[1, q] = kid[d, k, C_VALM]
+        tiles[blank] = t
+        tiles[nb] = BLANK
+        path[d] = m
+        blank = nb
+        hs[d + 1, 0] = kid[d, k, C_H]
+        hs[d + 1, 1] = kid[d, k, C_HM]
+        d += 1
+        if hs[d, 0] == 0:  # every pattern home: the goal
+            status = FOUND
+            break
+        if d == cut:
+            status = FRONTIER
+            break
+        expand = True
+    st[S_DEPTH] = d
+    st[S_BLANK] = blank
+    st[S_NEXT] = nxt
+    st[S_GEN] += gen
+    st[S_EXP] += exp
+    return status
+
+
+# --- linear conflict -------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def line_conflicts(tiles, first, stride, count, line, goal_line, goal_pos, scratch):
+    """Tiles to lift out of one line so the rest stand in goal order: the number of tiles
+    of the line that belong to it, minus the longest increasing run of their goal positions."""
+    n = 0
+    for i in range(count):
+        u = tiles[first + i * stride]
+        if u != BLANK and goal_line[u] == line:
+            scratch[n] = goal_pos[u]
+            n += 1
+    if n < 2:
+        return 0
+    best = 0
+    # Longest increasing subsequence by the O(n^2) recurrence; n is a board side.
+    for i in range(n):
+        run = 1
+        for j in range(i):
+            if scratch[j] < scratch[i] and scratch[count + j] + 1 > run:
+                run = scratch[count + j] + 1
+        scratch[count + i] = run
+        if run > best:
+            best = run
+    return n - best
+
+
+@njit(cache=True, nogil=True)
+def ida_lc(tiles, conflicts, stack, st, lines, moves, fcost, use_lc, scratch, budget):
+    """Resume an IDA* walk with Manhattan distance (+ linear conflict when ``use_lc``) for
+    about ``budget`` generated nodes; same protocol as :func:`ida_pdb`.
+
+    ``conflicts[0, r]`` / ``conflicts[1, c]`` hold the conflicts of row r / column c;
+    children are generated one at a time (``stack.kidx[d]`` indexes the successor list), and
+    ``stack.saved[d]`` keeps the two line values the move at depth d replaced."""
+    path, _, _, kidx, hs, saved = stack
+    md, grow, gcol, rows, cols = lines
+    rowc = conflicts[0]
+    colc = conflicts[1]
+    d = st[S_DEPTH]
+    blank = st[S_BLANK]
+    bound = st[S_BOUND]
+    nxt = st[S_NEXT]
+    root = st[S_ROOT]
+    cut = st[S_CUT]
+    gen = 0
+    exp = 0
+    h = hs[d, 0]
+    status = ITERATION_DONE
+    if d == cut and d > root:  # resuming on a frontier node: skip its subtree
+        kidx[d] = 4
+    while True:
+        prev = NO_MOVE if d == 0 else (path[d - 1] & 3)
+        row = blank * 5 + prev
+        k = kidx[d]
+        if k >= moves.succ_n[row]:
+            if d == root:
+                status = ITERATION_DONE
+                break
+            d -= 1
+            m = path[d]
+            e = m >> 2
+            t = tiles[e]
+            tiles[blank] = t
+            tiles[e] = BLANK
+            if use_lc:
+                if (m & 3) < 2:  # vertical: the tile changed rows
+                    rowc[blank // cols] = saved[d, 0]
+                    rowc[e // cols] = saved[d, 1]
+                else:
+                    colc[blank % cols] = saved[d, 0]
+                    colc[e % cols] = saved[d, 1]
+            blank = e
+            h = hs[d, 0]
+            continue
+        kidx[d] = k + 1
+        m = moves.succ[row, k]
+        nb = moves.nb[m]
+        t = tiles[nb]
+        hc = h + md[t, blank] - md[t, nb]
+        gen += 1
+        if use_lc:
+            # Slide the tile, then re-count the two lines it left and entered.
+            tiles[blank] = t
+            tiles[nb] = BLANK
+            if (m & 3) < 2:
+                a, b = nb // cols, blank // cols
+                oa, ob = rowc[a], rowc[b]
+                na = line_conflicts(tiles, a * cols, 1, cols, a, grow, gcol, scratch)
+                nb2 = line_conflicts(tiles, b * cols, 1, cols, b, grow, gcol, scratch)
+            else:
+                a, b = nb % cols, blank % cols
+                oa, ob = colc[a], colc[b]
+                na = line_conflicts(tiles, a, cols, rows, a, gcol, grow, scratch)
+                nb2 = line_conflicts(tiles, b, cols, rows, b, gcol, grow, scratch)
+            hc += 2 * (na + nb2 - oa - ob)
+            f = _f(d + 1, hc, fcost)
+            if f > bound:
+                tiles[nb] = t
+                tiles[blank] = BLANK
+                if f < nxt:
+                    nxt = f
+                continue
+            saved[d, 0] = oa
+            saved[d, 1] = ob
+            if (m & 3) < 2:
+                rowc[a] = na
+                rowc[b] = nb2
+            else:
+                colc[a] = na
+                colc[b] = nb2
+        else:
+            f = _f(d + 1, hc, fcost)
+            if f > bound:
+                if f < nxt:
+                    nxt = f
+                continue
+            tiles[blank] = t
+            tiles[nb] = BLANK
+        path[d] = m
+        blank = nb
+        d += 1
+        h = hc
+        hs[d, 0] = h
+        kidx[d] = 0
+        if h == 0:
+            status = FOUND
+            break
+        if d == cut:
+            status = FRONTIER
+            break
+        exp += 1
+        if gen >= budget:
+            status = BUDGET_SPENT
+            break
+    st[S_DEPTH] = d
+    st[S_BLANK] = blank
+    st[S_NEXT] = nxt
+    st[S_GEN] += gen
+    st[S_EXP] += exp
+    return status

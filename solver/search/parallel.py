@@ -1,0 +1,181 @@
+"""Every core on one puzzle: the work units of one IDA* iteration searched by N threads that
+share one copy of the tables (layer 3: search; :mod:`solver.search.driver` decides when).
+
+* **Threads, not processes.**  The kernels release the GIL (``nogil=True``), so N threads run
+  N walks at full speed, all reading the same memory-mapped tables: nothing is copied, pickled
+  or started per process.
+* **Units in search order.**  Each iteration is split into about ``UNITS_PER_JOB * jobs`` units
+  (:func:`solver.search.units.split`), which workers take in the order the serial search
+  would visit them -- so the last iteration reaches the solution's unit about as early as the
+  serial search does, and the nodes stay close to the serial count.
+* **Work sharing at the end.**  When the queue is empty and a worker is idle, a busy worker
+  hands over the untried children of the shallowest node on its path
+  (:meth:`~solver.search.walk.Walk.give_away`): one huge subtree does not leave cores idle.
+* **First solution wins.**  All units of an iteration share its bound and the previous
+  iteration found nothing within a smaller one, so any solution found is a shortest one (at
+  most W times the shortest with ``--weight W``); the worker that finds it stops the others.
+
+Imports: the standard library's threading, and the search's walk and units.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+
+from . import kernels as K
+from .units import SLICE_NODES, WorkUnit, run_unit, split
+from .walk import Limits, Outcome, Problem, Walk
+
+UNITS_PER_JOB = 32  # units an iteration is split into, per worker
+JOIN_SECONDS = 0.05  # how often the coordinating thread looks at the clock and the caps
+
+
+class _Iteration:
+    """The state the workers of one iteration share, guarded by ``cond``."""
+
+    def __init__(self, bound: int, units: list, limits: Limits, nodes_before: int, jobs: int):
+        self.cond = threading.Condition()
+        self.bound = bound
+        self.queue = deque(units)
+        self.limits = limits
+        self.nodes_before = nodes_before
+        self.jobs = jobs
+        self.active = 0  # workers inside a unit
+        self.hungry = 0  # workers waiting for one
+        self.found = None
+        self.stopped = None
+        self.error = None  # what a worker raised: the coordinating thread raises it again
+        self.next_f = K.INFINITE_F
+        self.generated = 0
+        self.expanded = 0
+        self.units = 0
+
+    def take(self) -> WorkUnit | None:
+        """The next unit, waiting while busy workers may still give some; None when the
+        iteration is over."""
+        with self.cond:
+            while not self.queue and self.active and not self.over:
+                self.hungry += 1
+                self.cond.wait()
+                self.hungry -= 1
+            if self.over or not self.queue:
+                self.cond.notify_all()
+                return None
+            self.active += 1
+            self.units += 1
+            return self.queue.popleft()
+
+    @property
+    def over(self) -> bool:
+        """A solution was found or a limit reached."""
+        return self.found is not None or self.stopped is not None
+
+
+class Pool:
+    """``jobs`` walks that search the iterations of one problem together."""
+
+    def __init__(self, problem: Problem, jobs: int, units_per_job: int | None = None):
+        self.problem = problem
+        self.jobs = jobs
+        self.want = (units_per_job or UNITS_PER_JOB) * jobs
+        self.walks = [Walk(problem) for _ in range(jobs)]
+        self.depth = 1  # the frontier depth of the last split: the next one starts there
+
+    def iteration(self, bound: int, limits: Limits, nodes_before: int = 0, tick=None
+                  ) -> Outcome:
+        """Search the iteration with ``bound`` on the pool's threads.  ``tick(nodes)`` is
+        called by this (coordinating) thread every ``JOIN_SECONDS`` with the nodes so far;
+        a KeyboardInterrupt here stops the workers and propagates."""
+        sp = split(self.problem, bound, self.want, self.depth, self.walks[0])
+        if len(sp.units) >= self.want:
+            # The next iteration's tree is bigger: start from this depth, or one above it
+            # when this one gave many more units than wanted.
+            self.depth = max(1, sp.depth - (len(sp.units) >= 4 * self.want))
+        if sp.moves is not None:
+            path = self.problem.path_of(sp.moves)
+            return Outcome(path, sp.next_f, sp.generated, sp.expanded)
+        it = _Iteration(bound, sp.units, limits, nodes_before + sp.generated, self.jobs)
+        it.next_f, it.generated, it.expanded = sp.next_f, sp.generated, sp.expanded
+        threads = [threading.Thread(target=self._work, args=(walk, it), daemon=True)
+                   for walk in self.walks]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(JOIN_SECONDS)
+                    if tick is not None:
+                        tick(nodes_before + it.generated)
+                    reason = limits.reason(nodes_before + it.generated, time.perf_counter())
+                    if reason and not it.over:
+                        with it.cond:
+                            it.stopped = reason
+                            it.cond.notify_all()
+        except BaseException:  # KeyboardInterrupt above all: stop the workers first
+            with it.cond:
+                it.stopped = "interrupted"
+                it.cond.notify_all()
+            for t in threads:
+                t.join()
+            raise
+        if it.error is not None:
+            raise it.error
+        stopped = None if it.found is not None else it.stopped
+        return Outcome(it.found, it.next_f, it.generated, it.expanded, stopped, it.units)
+
+    def _work(self, walk: Walk, it: _Iteration) -> None:
+        """A worker thread: take units until the iteration is over; anything it raises stops
+        the iteration and is raised again by the coordinating thread."""
+        try:
+            self._take_units(walk, it)
+        except BaseException as e:  # noqa: BLE001 - handed over, not swallowed
+            with it.cond:
+                it.error = e
+                it.stopped = "error"
+                it.active = 0
+                it.cond.notify_all()
+
+    def _take_units(self, walk: Walk, it: _Iteration) -> None:
+        while True:
+            unit = it.take()
+            if unit is None:
+                return
+            spent = [0, 0]  # nodes of this unit already added to the shared counts
+
+            def between(w: Walk) -> bool:
+                with it.cond:
+                    _count(it, w, spent)
+                    reason = it.limits.reason(it.nodes_before + it.generated,
+                                              time.perf_counter())
+                    if reason and not it.over:
+                        it.stopped = reason
+                        it.cond.notify_all()
+                    if it.over:
+                        return False
+                    if it.hungry and not it.queue:
+                        given = w.give_away()
+                        _count(it, w, spent)  # a linear-conflict walk counts what it gives
+                        if given:
+                            it.queue.extend(WorkUnit(Problem.letters(p)) for p in given)
+                            it.cond.notify_all()
+                return True
+
+            cap = it.limits.budget(it.nodes_before + it.generated, SLICE_NODES, it.jobs)
+            result = run_unit(self.problem, unit, it.bound, between=between, walk=walk,
+                              slice_nodes=max(1, cap))
+            with it.cond:
+                _count(it, walk, spent)
+                if result.moves is not None and it.found is None:
+                    it.found = self.problem.path_of(result.moves)
+                elif result.complete:
+                    it.next_f = min(it.next_f, result.next_f)
+                it.active -= 1
+                it.cond.notify_all()
+
+
+def _count(it: _Iteration, walk: Walk, spent: list) -> None:
+    """Add the walk's nodes since the last call to the iteration's counts (under it.cond)."""
+    it.generated += walk.generated - spent[0]
+    it.expanded += walk.expanded - spent[1]
+    spent[0], spent[1] = walk.generated, walk.expanded

@@ -1,0 +1,197 @@
+"""Work units: one IDA* iteration cut into subtrees that any worker -- a thread here, a process,
+another machine -- can search on its own (layer 3: search).
+
+Everything that crosses a worker boundary is plain data: a :class:`WorkUnit` is the blank's
+moves from the start to the subtree's root, a bound is an int, a :class:`UnitResult` is a
+solution (or None), the smallest cost that went over the bound, and node counts.  The tables
+never travel: each worker opens them itself with :func:`prepare` (memory-mapped, so every
+process on a machine shares one copy in the page cache).
+
+The protocol, as :func:`search_units` runs it (any ``map`` will do, e.g. a Dask client's)::
+
+    problem, reduction = prepare(start, goal, opts)   # on every worker too: cheap, cached
+    bound = problem.first_bound()
+    while True:
+        sp = split(problem, bound, want=256)         # the top of the tree, in search order
+        if sp.moves is not None: break               # met the goal above the frontier
+        results = map(lambda u: run_unit(problem, u, bound), sp.units)
+        found = [r.moves for r in results if r.moves is not None]
+        if found: break                              # any of them: see below
+        bound = problem.next_bound(min([sp.next_f] + [r.next_f for r in results]))
+    moves = reduction.moves_back(found[0])           # back to the caller's goal
+
+Every unit of an iteration shares its bound, and the iteration before found nothing within a
+smaller one, so *any* solution found within the bound is a shortest one (with ``--weight W``:
+at most W times the shortest); a worker that finds one may tell the others to stop.  The units
+come in the order the serial search would take them; running them in that order keeps the
+nodes of the last iteration close to the serial count.  Moves are in the frame of the plan's
+target (``problem.plan.target``); ``reduction.moves_back`` maps them to the caller's goal.
+
+Imports: :mod:`solver.core`, the search's plans, weights and walk.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..core.board import Board, BoardError
+from ..core.symmetry import Reduction
+from . import kernels as K
+from .plans import plan_for
+from .walk import READY, Problem, Walk
+from .weights import Weighting
+
+SLICE_NODES = 1 << 16  # nodes per kernel call in a unit: how often `between` is asked
+SPLIT_BUDGET = 1 << 30  # a split's walk never stops for its budget: it stops at the frontier
+
+
+@dataclass(frozen=True)
+class WorkUnit:
+    """The subtree of an iteration below the node the blank's ``moves`` reach from the
+    start (in the plan's frame); ``g`` = its depth."""
+
+    moves: str
+
+    @property
+    def g(self) -> int:
+        """The depth of the unit's root."""
+        return len(self.moves)
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """What searching one unit found: a solution from the start (``moves``, plan frame) or
+    None; the smallest cost over the bound (``next_f``, :data:`INFINITE_F` when nothing went
+    over); the nodes generated and expanded; ``complete`` False when it was stopped early."""
+
+    moves: str | None
+    next_f: int
+    generated: int
+    expanded: int
+    complete: bool = True
+
+
+@dataclass(frozen=True)
+class Split:
+    """The top of one iteration's tree: the ``units`` below its frontier at ``depth`` (in search
+    order), a solution met above the frontier (``moves``), the smallest cost pruned above
+    the frontier and the nodes the split generated and expanded."""
+
+    units: list
+    moves: str | None
+    next_f: int
+    generated: int
+    expanded: int
+    depth: int
+
+
+INFINITE_F = K.INFINITE_F
+
+
+def prepare(start: Board, goal: Board, opts) -> tuple[Problem, Reduction]:
+    """The :class:`~solver.search.walk.Problem` of solving ``start`` -> ``goal`` with the
+    heuristic, database and ``weight`` of ``opts`` (a :class:`solver.api.SearchOptions`), and
+    the reduction whose ``moves_back`` maps its moves to ``goal``.  Opens the tables (raises
+    :class:`~solver.tables.store.DatabaseMissing` where there are none)."""
+    if start.shape != goal.shape:
+        raise BoardError(f"start is {start.shape} but goal is {goal.shape}")
+    plan, red = plan_for(goal, opts)
+    weighting = Weighting.of(getattr(opts, "weight", 1))
+    return Problem(plan, red.board(start).tiles, weighting), red
+
+
+def split(problem: Problem, bound: int, want: int = 64, depth: int = 1,
+          walk: Walk | None = None) -> Split:
+    """Cut the iteration with ``bound`` into at least ``want`` units (when the tree has
+    them): the nodes within the bound at the shallowest depth (from ``depth`` on) that has
+    that many."""
+    walk = walk or Walk(problem)
+    limit = max(1, problem.depth_limit(bound))
+    generated = expanded = 0
+    while True:
+        paths = []
+        status = walk.enter((), bound, cut=depth)
+        while status in (READY, K.FRONTIER, K.BUDGET_SPENT):
+            if status == K.FRONTIER:
+                paths.append(walk.path)
+            status = walk.run(SPLIT_BUDGET)
+        generated += walk.generated
+        expanded += walk.expanded
+        if status == K.FOUND:
+            return Split([], Problem.letters(walk.path), walk.next_f, generated, expanded, depth)
+        if len(paths) >= want or depth >= limit or not paths:
+            units = [WorkUnit(Problem.letters(p)) for p in paths]
+            return Split(units, None, walk.next_f, generated, expanded, depth)
+        depth += 1
+
+
+def run_unit(problem: Problem, unit: WorkUnit, bound: int, *,
+             between: Callable[[Walk], bool] | None = None, walk: Walk | None = None,
+             slice_nodes: int = SLICE_NODES) -> UnitResult:
+    """Search ``unit`` within ``bound``.  ``between(walk)`` is called every ``slice_nodes``
+    nodes and stops the unit when it returns False (it may also take work away from the walk
+    with ``walk.give_away()``)."""
+    walk = walk or Walk(problem)
+    status = walk.enter(problem.path_of(unit.moves), bound)
+    while status in (READY, K.BUDGET_SPENT):
+        if status == K.BUDGET_SPENT and between is not None and not between(walk):
+            return UnitResult(None, walk.next_f, walk.generated, walk.expanded, False)
+        status = walk.run(slice_nodes)
+    moves = Problem.letters(walk.path) if status == K.FOUND else None
+    return UnitResult(moves, walk.next_f, walk.generated, walk.expanded)
+
+
+def search_units(start: Board, goal: Board, opts, mapper=map, want: int = 64,
+                 max_iterations: int = 10_000) -> tuple[str, int, int]:
+    """IDA* by the unit protocol above, each iteration's units run by ``mapper(fn, units)``
+    (``map``, a process pool's ``map``, a Dask client's ``map`` + ``gather``...; ``fn`` is a
+    picklable :class:`UnitTask`).  Returns ``(moves, nodes generated, units run)``, the moves
+    towards ``goal``.  A reference for other engines; :mod:`solver.search.parallel` runs the
+    same units on threads, with early stops and work sharing."""
+    problem, red = prepare(start, goal, opts)
+    bound = problem.first_bound()
+    generated = units = 0
+    depth = 1
+    if problem.root_h == 0:
+        return "", 0, 0
+    for _ in range(max_iterations):
+        sp = split(problem, bound, want, depth)
+        depth = sp.depth
+        generated += sp.generated
+        if sp.moves is not None:
+            return red.moves_back(sp.moves), generated, units
+        results = list(mapper(UnitTask(start, goal, opts, bound), sp.units))
+        units += len(sp.units)
+        generated += sum(r.generated for r in results)
+        found = [r.moves for r in results if r.moves is not None]
+        if found:
+            return red.moves_back(found[0]), generated, units
+        nxt = min([sp.next_f] + [r.next_f for r in results])
+        if nxt >= INFINITE_F:
+            problem.exhausted()
+        bound = problem.next_bound(nxt)
+    raise AssertionError(f"no solution after {max_iterations} iterations")
+
+
+@dataclass(frozen=True)
+class UnitTask:
+    """``run_unit`` for one iteration as plain data -- the problem (start, goal, options) and
+    the bound -- to send to another process or machine; calling it with a unit there opens
+    the tables (once per process) and searches the unit."""
+
+    start: Board
+    goal: Board
+    opts: object
+    bound: int
+
+    def __call__(self, unit: WorkUnit) -> UnitResult:
+        key = (self.start, self.goal, self.opts)
+        problem = _PROBLEMS.get(key)
+        if problem is None:
+            if len(_PROBLEMS) >= 8:
+                _PROBLEMS.clear()
+            problem = _PROBLEMS[key] = prepare(self.start, self.goal, self.opts)[0]
+        return run_unit(problem, unit, self.bound)
+
+
+_PROBLEMS: dict = {}  # this process's prepared problems, by (start, goal, options)

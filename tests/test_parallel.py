@@ -1,0 +1,245 @@
+"""Parallel IDA* and the work-unit API (solver.search.units, solver.search.parallel).
+
+Truth is the serial search.  The units of an iteration must search exactly the serial tree --
+the same nodes, the same next bound -- and a walk that gives work away must lose or repeat
+none of it; the parallel search must return a solution of the serial length (every unit of
+an iteration shares the bound, so any solution found in it is a shortest one) that replays to
+the goal.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import random
+import threading
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from solver import api
+from solver.api import SearchOptions
+from solver.core.board import Board, Shape, goal_board
+from solver.core.solution import SearchLimitReached
+from solver.search import driver, kernels as K, parallel, units
+from solver.search.walk import READY, Walk
+
+SHAPE3, SHAPE4 = Shape(3, 3), Shape(4, 4)
+SETTINGS = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def random_walk(goal: Board, steps: int, seed: int) -> Board:
+    """A board ``steps`` random moves from ``goal`` (never undoing the previous one)."""
+    rng = random.Random(seed)
+    board, last = goal, None
+    undo = {"U": "D", "D": "U", "L": "R", "R": "L"}
+    for _ in range(steps):
+        last = rng.choice([m for m in board.legal_moves() if m != undo.get(last)])
+        board = board.move(last)
+    return board
+
+
+def problem_of(board: Board, opts: SearchOptions):
+    return units.prepare(board, goal_board(board.shape), opts)[0]
+
+
+def whole_iteration(problem, bound: int) -> tuple[int, int, int, int]:
+    """(status, generated, expanded, next_f) of one serial iteration."""
+    w = Walk(problem)
+    status = w.enter((), bound)
+    while status in (READY, K.BUDGET_SPENT):
+        status = w.run(1 << 30)
+    return status, w.generated, w.expanded, w.next_f
+
+
+def options(kind: str, pdb_dir) -> SearchOptions:
+    if kind == "3x3 linear-conflict":
+        return SearchOptions(algorithm="idastar", heuristic="linear-conflict")
+    if kind == "3x3 manhattan":
+        return SearchOptions(algorithm="idastar", heuristic="manhattan")
+    return SearchOptions(algorithm="idastar", partition="5-5-5", data_dir=pdb_dir)
+
+
+KINDS = ["3x3 linear-conflict", "3x3 manhattan", "4x4 5-5-5 + reflection"]
+
+
+def board_for(kind: str, seed: int) -> Board:
+    shape = SHAPE4 if kind.startswith("4x4") else SHAPE3
+    return random_walk(goal_board(shape), 40 if shape == SHAPE4 else 30, seed)
+
+
+@pytest.fixture
+def eager(monkeypatch):
+    """Parallel from the first iteration, with tiny slices and few units up front, so that
+    small boards exercise the splitting and the work sharing."""
+    monkeypatch.setattr(driver, "PARALLEL_AFTER", 0.0)
+    monkeypatch.setattr(parallel, "SLICE_NODES", 50)
+    monkeypatch.setattr(parallel, "UNITS_PER_JOB", 2)
+
+
+# --- the units of an iteration are the iteration ---------------------------------------------
+
+
+@SETTINGS
+@given(kind=st.sampled_from(KINDS), seed=st.integers(0, 10**6), depth=st.integers(1, 5),
+       extra=st.integers(0, 3))
+def test_units_search_exactly_the_serial_tree(pdb_dir, kind, seed, depth, extra):
+    problem = problem_of(board_for(kind, seed), options(kind, pdb_dir))
+    if problem.root_h == 0:
+        return
+    bound = problem.first_bound() + 2 * extra
+    status, gen, exp, nxt = whole_iteration(problem, bound)
+    sp = units.split(problem, bound, want=1, depth=depth)  # one pass at this depth
+    results = [units.run_unit(problem, u, bound) for u in sp.units]
+    found = [r.moves for r in results if r.moves] + ([sp.moves] if sp.moves else [])
+    if status == K.FOUND:
+        assert found and all(len(m) <= bound for m in found)
+        return
+    assert not found
+    assert sp.generated + sum(r.generated for r in results) == gen
+    assert sp.expanded + sum(r.expanded for r in results) == exp
+    assert min([sp.next_f] + [r.next_f for r in results]) == nxt
+
+
+@SETTINGS
+@given(kind=st.sampled_from(KINDS), seed=st.integers(0, 10**6),
+       slices=st.lists(st.integers(1, 400), min_size=1, max_size=6))
+def test_give_away_loses_and_repeats_nothing(pdb_dir, kind, seed, slices):
+    problem = problem_of(board_for(kind, seed), options(kind, pdb_dir))
+    if problem.root_h == 0:
+        return
+    bound = problem.first_bound() + 4
+    status, gen, exp, nxt = whole_iteration(problem, bound)
+    w = Walk(problem)
+    given_away, state = [], w.enter((), bound)
+    for budget in slices:  # run a little, give some away, again
+        if state not in (READY, K.BUDGET_SPENT):
+            break
+        state = w.run(budget)
+        if state == K.BUDGET_SPENT:
+            given_away += w.give_away()
+    while state in (READY, K.BUDGET_SPENT):
+        state = w.run(1 << 30)
+    results = [units.run_unit(problem, units.WorkUnit(problem.letters(p)), bound)
+               for p in given_away]
+    found = [r.moves for r in results if r.moves] + ([1] if state == K.FOUND else [])
+    if status == K.FOUND:
+        assert found
+        return
+    assert not found
+    assert w.generated + sum(r.generated for r in results) == gen
+    assert w.expanded + sum(r.expanded for r in results) == exp
+    assert min([w.next_f] + [r.next_f for r in results]) == nxt
+
+
+# --- the parallel search ---------------------------------------------------------------------
+
+
+@SETTINGS
+@given(kind=st.sampled_from(KINDS), seed=st.integers(0, 10**6), jobs=st.integers(2, 4))
+def test_parallel_length_equals_serial(pdb_dir, eager, kind, seed, jobs):
+    board = board_for(kind, seed)
+    opts = options(kind, pdb_dir)
+    serial = api.solve(board, options=opts)  # api.solve replays every answer
+    par = api.solve(board, options=replace(opts, jobs=jobs))
+    assert par.length == serial.length and par.optimal
+    assert par.extra["jobs"] == jobs
+    if serial.nodes_generated > 2000:  # smaller trees may be searched by the split alone
+        assert par.extra["work_units"] > 0
+
+
+def test_parallel_on_korf_instances(pdb_dir):
+    """Real parallel runs (default policy) on hard enough 4x4 boards: Korf's first three."""
+    from test_idastar import korf_instances
+
+    for _, tiles, length in korf_instances(3):
+        sol = api.solve(tiles, "blank-first", algorithm="idastar", partition="5-5-5",
+                        data_dir=pdb_dir, jobs=2)
+        assert sol.length == length and sol.optimal
+        assert sol.nodes_generated > 0 and sol.extra["jobs"] == 2
+
+
+def test_work_units_travel_to_other_processes(pdb_dir):
+    """The unit protocol with a process pool: units, bounds and results are plain data."""
+    ctx = multiprocessing.get_context("fork")
+    goal = goal_board(SHAPE4)
+    opts = options("4x4", pdb_dir)
+    boards = [random_walk(goal, 44, s) for s in (1, 2, 3)]
+    with ctx.Pool(2) as pool:
+        for board in boards:
+            moves, nodes, count = units.search_units(board, goal, opts, mapper=pool.map,
+                                                     want=8)
+            assert board.apply(moves) == goal
+            assert len(moves) == api.solve(board, options=opts).length
+            assert nodes > 0
+
+
+def test_a_unit_is_plain_data():
+    import pickle
+
+    unit = units.WorkUnit("ULDR")
+    assert pickle.loads(pickle.dumps(unit)) == unit and unit.g == 4
+    res = units.UnitResult(None, 57, 10, 4)
+    assert pickle.loads(pickle.dumps(res)) == res
+
+
+HARD = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # Korf #1, 57 moves to blank-first
+
+
+def test_parallel_limits(eager):
+    with pytest.raises(SearchLimitReached) as info:
+        api.solve(HARD, "blank-first", algorithm="idastar", heuristic="manhattan",
+                  max_nodes=300_000, jobs=2)
+    part = info.value.partial
+    assert 41 <= part.lower_bound <= 57 and (57 - part.lower_bound) % 2 == 0
+    assert 300_000 <= part.nodes_generated < 400_000
+    with pytest.raises(SearchLimitReached) as info:
+        api.solve(HARD, "blank-first", algorithm="idastar", heuristic="manhattan",
+                  timeout=0.3, jobs=2)
+    assert "time limit" in str(info.value)
+
+
+def test_a_failing_worker_stops_the_search(eager, monkeypatch):
+    calls = []
+    run = Walk.run
+
+    def broken(self, budget):  # fails in the worker threads only
+        if threading.current_thread() is threading.main_thread():
+            return run(self, budget)
+        calls.append(budget)
+        raise RuntimeError("boom")
+
+    board = random_walk(goal_board(SHAPE3), 30, 5)
+    monkeypatch.setattr(Walk, "run", broken)
+    with pytest.raises(RuntimeError, match="boom"):
+        api.solve(board, algorithm="idastar", heuristic="manhattan", jobs=2)
+    assert calls
+
+
+def test_keyboard_interrupt_stops_every_thread():
+    """Ctrl-C during a parallel iteration: the coordinating thread stops the workers and the
+    KeyboardInterrupt arrives promptly."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    code = (
+        "from solver import api; from solver.search import driver\n"
+        "driver.PARALLEL_AFTER = 0.0\n"
+        "api.solve('1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 0', '0 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1',"
+        " algorithm='idastar', heuristic='manhattan', jobs=2)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    time.sleep(4.0)  # imports and kernel load, then deep in the search
+    assert proc.poll() is None
+    t0 = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    assert time.perf_counter() - t0 < 2.0
+    assert "KeyboardInterrupt" in err
