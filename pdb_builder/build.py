@@ -7,6 +7,7 @@ directory.
 """
 from __future__ import annotations
 
+import os
 import resource
 import time
 from pathlib import Path
@@ -15,9 +16,11 @@ import numpy as np
 from tqdm import tqdm
 
 from solver.core import config
-from solver.core.board import Shape
-from solver.tables import catalog, exact, store
+from solver.core.board import Board, Shape, goal_board
+from solver.tables import audit, catalog, exact, store
+from solver.tables.partitions import parse_partition
 
+from . import budget
 from .exact_bfs import bfs_exact, check_exact_shape, table_size
 
 DEFAULT_EXACT_SHAPES = tuple(Shape.parse(s) for s in config.DEFAULT_EXACT_SHAPES)
@@ -48,8 +51,9 @@ def build_exact(shape: Shape, data_dir=None, force: bool = False, progress: bool
     store.remove_stale_temporaries(directory)
     path = directory / f"exact-{shape}.h5"
     row = {"file": path.name, "kind": "exact", "entries": table_size(shape) * shape.size}
-    if path.exists() and not force:
-        return {**row, "skipped": True, "mb": path.stat().st_size / 2**20}
+    if os.path.lexists(path) and not force:
+        return {**row, "skipped": True, "mb": _mb(path)}
+    preflight(shape, None, None, data_dir, force)
     t0 = time.perf_counter()
     default_goal = exact.canonical_goal(shape, shape.size - 1)
     attrs = {"kind": catalog.EXACT, "shape": str(shape), "goal": default_goal.flat(),
@@ -66,43 +70,104 @@ def build_exact(shape: Shape, data_dir=None, force: bool = False, progress: bool
             max_d = max(max_d, len(counts) - 1)
             total_d += int(np.dot(np.arange(len(counts)), counts))
             states += int(counts.sum())
-    return {**row, "skipped": False, "mb": path.stat().st_size / 2**20, "max_h": max_d,
+    return {**row, "skipped": False, "mb": _mb(path), "max_h": max_d,
             "mean_h": total_d / states, "seconds": time.perf_counter() - t0,
             "peak_mb": peak_rss_mb()}
+
+
+def _mb(path: Path) -> float:
+    try:
+        return os.lstat(path).st_size / 2**20
+    except OSError:
+        return 0.0
 
 
 def build_partition(shape: Shape, partition: str, goal=None, data_dir=None, force=False,
                     progress=True) -> dict:
     """Build the additive pattern database of ``partition`` (a preset such as ``6-6-3`` or
-    tiles like ``1,2,3,4/5,6,7,8``) for ``shape`` and ``goal``."""
-    from solver.core.board import goal_board
-
+    tiles like ``1,2,3,4/5,6,7,8``) for ``shape`` and ``goal``, once its memory and disk
+    needs are known to fit (:mod:`pdb_builder.budget`)."""
     from .build_apdb import build_apdb
 
-    return build_apdb(shape, partition, goal_board(shape, goal), data_dir, force=force,
-                      progress=progress)
+    goal_b = goal if isinstance(goal, Board) else goal_board(shape, goal)
+    preflight(shape, partition, goal_b, data_dir, force)
+    return build_apdb(shape, partition, goal_b, data_dir, force=force, progress=progress)
+
+
+def preflight(shape: Shape, partition: str | None, goal=None, data_dir=None,
+              force: bool = False) -> None:
+    """Refuse, before any work, a build that would not fit in memory or on disk
+    (:class:`pdb_builder.budget.BudgetError`); ``partition`` None means the exact tables.
+    Nothing is checked for a file that exists and will be kept (no ``force``)."""
+    directory = store.data_dir(data_dir)
+    probe = directory if directory.is_dir() else Path(os.path.dirname(directory) or ".")
+    if partition is None:
+        if catalog.exact_layout(shape) != catalog.FULL:
+            return  # compact tables (10 to 12 cells): a known, fixed cost (pdb_builder.compact_bfs)
+        check_exact_shape(shape)
+        path, what = directory / catalog.exact_file_name(shape), f"the exact tables of {shape}"
+        cost = budget.exact_cost(shape.size)
+    else:
+        goal_b = goal if isinstance(goal, Board) else goal_board(shape, goal)
+        parsed = parse_partition(partition, shape, goal_b)
+        path = directory / catalog.apdb_file_name(shape, parsed, goal_b)
+        what = f"partition {parsed.name} of {shape}"
+        cost = budget.pattern_cost(shape.size, [len(p) for p in parsed])
+    if force or not os.path.lexists(path):
+        while not probe.exists() and probe != probe.parent:
+            probe = probe.parent  # the disk the directory will be created on
+        budget.check(what, cost, probe)
+
+
+def database_files(data_dir=None) -> list[Path]:
+    """The files of the data directory whose names are databases' (any kind of file: a FIFO
+    or a directory under such a name is reported, never opened).  Raises DataDirError when
+    the directory does not exist."""
+    directory = store.data_dir(data_dir)
+    if not directory.is_dir():
+        raise store.DataDirError(f"data directory {directory} does not exist"
+                                 if not os.path.lexists(directory)
+                                 else f"data directory {directory} is not a directory")
+    names = sorted(os.listdir(directory))
+    return [directory / n for n in names
+            if store.TMP_MARK not in n and catalog.parse_name(directory / n) is not None]
 
 
 def list_built(data_dir=None) -> list[dict]:
-    """One row per database file in the data directory."""
+    """One row per database file in the data directory: what its name says, its size, and
+    whether it is sound (its digest proven; only then are its attributes read)."""
     rows = []
-    directory = store.data_dir(data_dir)
-    for path in sorted(directory.glob("*.h5")) if directory.is_dir() else []:
+    for path in database_files(data_dir):
+        entry = catalog.parse_name(path)
+        row = {"file": path.name, "kind": entry.kind, "shape": str(entry.shape),
+               "partition": entry.partition_name or "", "goal": entry.tag,
+               "mb": _mb(path), "created_by": "", "status": "ok"}
         try:
-            a = store.read_root_attrs(path)
-        except OSError:
-            a = {"kind": "unreadable"}
-        rows.append({"file": path.name, "kind": a.get("kind", "?"), "shape": a.get("shape", "?"),
-                     "partition": a.get("partition", ""), "goal": a.get("goal", ""),
-                     "mb": path.stat().st_size / 2**20, "created_by": a.get("created_by", "")})
+            attrs = store.read_root_attrs(path)
+            row["created_by"] = attrs.get("created_by", "")
+        except store.DatabaseError as e:
+            row["status"] = "damaged: " + _short(e)
+        rows.append(row)
     return rows
 
 
-def verify_all(data_dir=None) -> tuple[list[Path], list[str]]:
-    """Recompute every checksum in the data directory: (files checked, problems found)."""
-    directory = store.data_dir(data_dir)
-    files = sorted(directory.glob("*.h5")) if directory.is_dir() else []
-    problems = []
-    for path in tqdm(files, desc="verify", unit="file", disable=len(files) < 2):
-        problems += store.verify(path)
-    return files, problems
+def _short(e: store.DatabaseError) -> str:
+    text = e.args[0]
+    for marker in ("(", "does not match", "is not a regular file", "has no npuzzle digest"):
+        if marker in text:
+            return text[text.index(marker):].strip("()") if marker == "(" else marker
+    return "unreadable"
+
+
+def verify_all(data_dir=None) -> tuple[list[Path], list[str], list[str]]:
+    """Audit every database file in the data directory (:func:`solver.tables.audit.audit`):
+    (files checked, problems found, the commands that rebuild the damaged files)."""
+    files = database_files(data_dir)
+    problems, fixes = [], []
+    for path in tqdm(files, desc="verify", unit="file", disable=None if len(files) > 1 else True,
+                     leave=False):
+        found = audit.audit(path)
+        problems += found
+        if found:
+            fixes.append(catalog.parse_name(path).fix(data_dir))
+    return files, problems, fixes

@@ -1,23 +1,34 @@
-"""``build-pdb``: build the databases npuzzle searches with (a thin layer over build.py)."""
+"""``build-pdb``: build the databases npuzzle searches with (a thin layer over build.py).
+
+Exit status: 0 done · 2 bad request (an unknown partition, a build that would not fit in
+memory or on disk, a data directory that cannot be used) · 3 ``--verify`` found a damaged or
+missing database (the message names the command that rebuilds it) · 130 interrupted (SIGINT)
+· 143 terminated (SIGTERM) · 141 the reader of the output went away.  Always one line on
+stderr for a failure.
+"""
 from __future__ import annotations
 
-import sys
+from solver.core import interrupts
 
-import click
+# First, before click, numpy or h5py load: Ctrl-C during start-up is one line too.
+interrupts.install_if_program("build-pdb", "; no partial file was left behind")
 
-from solver.cli.common import Command
-from solver.core import config
-from solver.core.board import BoardError, Shape
-from solver.tables import store
+import sys  # noqa: E402
 
-from . import build
+import click  # noqa: E402
+
+from solver.cli.common import DATA_DIR, Command, fail_as  # noqa: E402
+from solver.core import config  # noqa: E402
+from solver.core.board import BoardError, Shape  # noqa: E402
+from solver.tables import store  # noqa: E402
+
+from . import build  # noqa: E402
 
 EXIT_USAGE, EXIT_DATABASE, EXIT_INTERRUPTED = 2, 3, 130
 
 
 def _fail(message: str, code: int) -> None:
-    click.echo(f"build-pdb: error: {message}", err=True)
-    sys.exit(code)
+    fail_as("build-pdb", f"error: {message}", code)
 
 
 def _print_rows(rows: list[dict], columns: list[tuple[str, str, str]]) -> None:
@@ -34,7 +45,8 @@ SUMMARY = [("file", "file", ""), ("entries", "entries", ",d"), ("mb", "MB", ".1f
            ("max_h", "max h", "d"), ("mean_h", "mean h", ".2f"), ("seconds", "seconds", ".2f"),
            ("peak_mb", "peak MB", ".0f"), ("status", "status", "")]
 LISTING = [("file", "file", ""), ("kind", "kind", ""), ("shape", "shape", ""),
-           ("partition", "partition", ""), ("mb", "MB", ".1f"), ("created_by", "by", "")]
+           ("partition", "partition", ""), ("mb", "MB", ".1f"), ("created_by", "by", ""),
+           ("status", "status", "")]
 
 
 def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Shape, str | None]]:
@@ -73,25 +85,27 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
               help="Goal: blank-last (default), blank-first, snake, spiral or a board.  "
                    "Pattern databases are built for it; on 10- to 12-cell boards the exact "
                    "table of its blank cell is (every corner shares the default one).")
-@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+@click.option("--data-dir", type=DATA_DIR, default=None,
               help="Where databases go (default: $NPUZZLE_DATA, else data/ of a source "
                    "checkout, else ~/.local/share/npuzzle).")
 @click.option("--force", is_flag=True, help="Rebuild even when the file exists.")
-@click.option("--list", "list_", is_flag=True, help="Show the databases already built.")
-@click.option("--verify", is_flag=True, help="Recompute every checksum and check metadata.")
+@click.option("--list", "list_", is_flag=True,
+              help="Show the databases already built, and whether each is sound.")
+@click.option("--verify", is_flag=True,
+              help="Check every database completely: digest, checksums, every dataset and "
+                   "attribute against the file's name, histograms recomputed from the tables "
+                   "(exit 3 with the rebuild command when one is damaged).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet):
     """Build the databases that npuzzle answers from, once, offline.
 
     \b
-    With no options: exact tables of every 2x3, 3x3, 2x4, 4x2, 2x5 and 5x2 state (seconds)
+    With no options: exact tables of every 2x3 and 3x3 state (all goals; about a second)
     and the 4x4 6-6-3 additive pattern database (seconds).
     \b
     Examples:
       build-pdb                                  # the default set
       build-pdb --shape 3x3                      # exact 8-puzzle tables only
-      build-pdb --shape 3x4                      # every 11-puzzle distance (a minute)
-      build-pdb --shape 3x4 --goal "1 2 3 4/5 0 6 7/8 9 10 11"   # a goal's own table
       build-pdb --shape 4x4 --partition 7-8      # the strongest 15-puzzle heuristic (minutes)
       build-pdb --shape 5x5                      # the 24-puzzle's 6-6-6-6 (minutes, 486 MB)
       build-pdb --shape 3x3 --partition 1,2,3,4/5,6,7,8
@@ -102,20 +116,14 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet):
     """
     try:
         if list_:
-            rows = build.list_built(data_dir)
-            click.echo(f"data directory: {store.data_dir(data_dir)}", err=True)
-            _print_rows(rows, LISTING) if rows else click.echo("no databases built yet", err=True)
+            _list(data_dir)
             return
         if verify:
-            files, problems = build.verify_all(data_dir)
-            for p in problems:
-                click.echo(p)
-            if problems:
-                _fail(f"{len(problems)} problem(s) in {len(files)} file(s); rebuild with --force",
-                      EXIT_DATABASE)
-            click.echo(f"{len(files)} file(s) verified, checksums match")
+            _verify(data_dir)
             return
         plan = _plan(shapes, partitions)
+        for shape, partition in plan:  # refuse what cannot fit before building anything
+            build.preflight(shape, partition, goal, data_dir, force)
         directory = store.ensure_writable(store.data_dir(data_dir))
         click.echo(f"building into {directory}", err=True)
         rows = []
@@ -135,7 +143,40 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet):
         _fail(str(e), EXIT_USAGE)
     except store.DataDirError as e:
         _fail(str(e), EXIT_USAGE)
+    except BrokenPipeError:
+        raise  # the reader went away: Command.invoke ends it quietly (status 141)
     except OSError as e:
         _fail(f"{e.strerror or e} ({getattr(e, 'filename', '') or 'data directory'})", EXIT_USAGE)
+    except MemoryError:
+        _fail("out of memory", EXIT_USAGE)
     except KeyboardInterrupt:
         _fail("interrupted; no partial file was left behind", EXIT_INTERRUPTED)
+
+
+def _list(data_dir) -> None:
+    directory = store.data_dir(data_dir)
+    click.echo(f"data directory: {directory}", err=True)
+    rows = build.list_built(data_dir) if directory.is_dir() else []
+    if not rows:
+        click.echo("no databases built yet", err=True)
+        return
+    _print_rows(rows, LISTING)
+    damaged = [r for r in rows if r["status"] != "ok"]
+    if damaged:
+        click.echo(f"build-pdb: note: {len(damaged)} damaged file(s): 'build-pdb --verify' "
+                   f"says how to rebuild them", err=True)
+
+
+def _verify(data_dir) -> None:
+    directory = store.data_dir(data_dir)
+    files, problems, fixes = build.verify_all(data_dir)
+    for p in problems:
+        click.echo(p)
+    if problems:
+        _fail(f"{len(problems)} problem(s) in {len(fixes)} of {len(files)} file(s) in "
+              f"{directory}; fix: {' && '.join(fixes)}", EXIT_DATABASE)
+    if not files:
+        _fail(f"no databases in {directory}; fix: "
+              f"{build.catalog.default_build_command(data_dir)}", EXIT_DATABASE)
+    click.echo(f"{len(files)} file(s) verified: digests, checksums, datasets, attributes and "
+               f"histograms match")

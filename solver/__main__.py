@@ -1,4 +1,14 @@
 """``python -m solver`` runs the ``npuzzle`` command."""
-from .cli import main
+import signal as _signal
 
-main()
+# Until the handlers below are in place, Ctrl-C simply ends the process (no traceback from the
+# imports in between); solver.core.interrupts then takes over.
+_signal.signal(_signal.SIGINT, _signal.SIG_DFL)
+
+from .core import interrupts  # noqa: E402
+
+interrupts.install("npuzzle")  # before the CLI's imports: Ctrl-C at start-up is one line too
+
+from .cli import main  # noqa: E402
+
+main(prog_name="npuzzle")

@@ -126,14 +126,23 @@ def generate_records(shape="3x3", count: int = 1, *, goal=None, method: str = "s
     """``count`` random solvable positions, each ``{board, rows, shape, goal, solvable,
     distance, method}``; the keyword arguments are those of
     :func:`solver.workloads.generate.generate` (``distance``, ``min_distance``, ``seed``...)."""
+    return list(iter_generate_records(shape, count, goal=goal, method=method,
+                                      progress=progress, **kw))
+
+
+def iter_generate_records(shape="3x3", count: int = 1, *, goal=None, method: str = "shuffle",
+                          progress: bool = False, **kw):
+    """:func:`generate_records` one record at a time, in flat memory however large the count
+    (:func:`solver.workloads.generate.iter_generate`); a request that cannot be met raises
+    on the first ``next()``."""
     from .workloads import generate as gen  # numpy-heavy: imported only when asked
 
     shape_ = Shape.parse(shape)
     goal_b = goal_board(shape_, goal)
-    rows = gen.generate(shape_, count, goal=goal_b, method=method, progress=progress, **kw)
-    return [{"board": board.flat(), "rows": str(board), "shape": str(shape_),
-             "goal": goal_b.flat(), "solvable": True, "distance": d, "method": method}
-            for board, d in rows]
+    for board, d in gen.iter_generate(shape_, count, goal=goal_b, method=method,
+                                      progress=progress, **kw):
+        yield {"board": board.flat(), "rows": str(board), "shape": str(shape_),
+               "goal": goal_b.flat(), "solvable": True, "distance": d, "method": method}
 
 
 def describe(exc: BaseException) -> tuple[str, str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from .core.board import Board, BoardError, Shape, goal_board, parse_board, solvability
-from .core.solution import Solution, Unsolvable
+from .core.solution import InvalidSolution, Solution, Unsolvable
 
 # name -> (module, function); 'auto' picks 'table' or 'idastar'.
 ALGORITHMS = {
@@ -113,7 +113,22 @@ def solve(board, goal=None, *, shape=None, options: SearchOptions | None = None,
     sol = algorithm_function(name)(start, goal_b, opts)
     if not sol.seconds:
         sol.seconds = time.perf_counter() - t0
-    return sol.check()
+    return checked(sol, opts.data_dir)
+
+
+def checked(sol: Solution, data_dir=None) -> Solution:
+    """``sol`` once its moves are replayed onto the start and found to reach the goal.  Moves
+    read from a database that do not are the database's fault: :class:`DatabaseCorrupt`
+    naming the file and the command that rebuilds it (a bug otherwise: InvalidSolution)."""
+    try:
+        return sol.check()
+    except InvalidSolution as e:
+        if not e.database:
+            raise
+        from .tables import catalog
+
+        raise catalog.damaged(e.database, "gave moves that do not reach the goal",
+                              data_dir) from None
 
 
 def measure(start: Board, goal: Board, opts: SearchOptions) -> tuple[int, Solution | None]:
@@ -125,7 +140,8 @@ def measure(start: Board, goal: Board, opts: SearchOptions) -> tuple[int, Soluti
         return exact.distance(start, goal, data_dir=opts.data_dir), None  # the table knows parity
     check_solvable(start, goal)
     algorithm = "idastar" if opts.algorithm in ("auto", "table") else opts.algorithm
-    sol = algorithm_function(algorithm)(start, goal, replace(opts, algorithm=algorithm)).check()
+    sol = checked(algorithm_function(algorithm)(start, goal, replace(opts, algorithm=algorithm)),
+                  opts.data_dir)
     if not sol.optimal:
         raise BoardError(f"{algorithm} does not guarantee an optimal distance: use auto, "
                          f"idastar, astar, bfs or iddfs")

@@ -4,10 +4,16 @@ The group lives in :mod:`.common`; each command lives in its own module and regi
 on the group when it is imported -- which happens only when the command runs (or its help is
 shown), so one command never pays for another's imports.  :data:`COMMANDS` names them, with
 the opening of each one's help for ``npuzzle --help`` (a test checks it against the command).
+Signal handling comes first, before any heavy import, so Ctrl-C during start-up is one line
+too (:mod:`solver.core.interrupts`).
 """
 from __future__ import annotations
 
-from .common import main_group as main
+from ..core import interrupts
+
+interrupts.install_if_program("npuzzle")
+
+from .common import main_group as main  # noqa: E402
 
 # name -> (module, the first sentence of the command's help)
 COMMANDS = {

@@ -1,17 +1,22 @@
 """Shared pieces of the ``npuzzle`` commands: board arguments, options, errors and exit codes.
 
 Exit status (DESIGN §3): 0 answered · 1 unsolvable · 2 bad input or usage · 3 a database is
-missing, stale or corrupt · 4 a search limit was reached · 130 interrupted.  Every failure is
-one line on stderr, never a traceback.
+missing, stale or corrupt · 4 a search limit was reached (memory included) · 130 interrupted
+(SIGINT) · 143 terminated (SIGTERM) · 141 the reader of the output went away · 70 an internal
+error (a bug: please report it).  Every failure is one line on stderr, never a traceback
+(``NPUZZLE_DEBUG=1`` shows the traceback of an internal error).
 """
 from __future__ import annotations
 
 import functools
 import json
+import math
+import os
 import sys
 
 import click
 
+from ..core import interrupts
 from ..core.solution import Unsolvable
 from .. import __version__ as package_version
 from .. import answers
@@ -22,7 +27,10 @@ EXIT_UNSOLVABLE = 1
 EXIT_USAGE = 2
 EXIT_DATABASE = 3
 EXIT_LIMIT = 4
-EXIT_INTERRUPTED = 130
+EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug, not the user's doing
+EXIT_INTERRUPTED = interrupts.EXIT_INTERRUPTED
+EXIT_TERMINATED = interrupts.EXIT_TERMINATED
+EXIT_BROKEN_PIPE = interrupts.EXIT_BROKEN_PIPE
 
 # what went wrong (solver.answers.describe) -> exit status
 EXIT_OF_KIND = {
@@ -35,8 +43,23 @@ EXIT_OF_KIND = {
 
 def classify(exc: BaseException) -> tuple[int, str]:
     """(exit status, one-line message) for an exception a command may meet."""
-    kind, message = answers.describe(exc)
-    return EXIT_OF_KIND[kind], message
+    if isinstance(exc, tuple(cls for cls, _, _ in answers.ERROR_KINDS)):
+        kind, message = answers.describe(exc)
+        return EXIT_OF_KIND[kind], message
+    # What only a command-line run meets (the service answers these with a 500): the disk,
+    # a file named on the command line, memory.
+    if isinstance(exc, MemoryError):
+        return EXIT_LIMIT, "limit: out of memory"
+    if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
+        where = f" ({exc.filename})" if exc.filename else ""
+        return EXIT_USAGE, f"error: {one_line(exc.strerror or exc)}{where}"
+    raise exc
+
+
+def one_line(text) -> str:
+    """``text`` with every run of whitespace (newlines included) folded into one space: a
+    library's message over several lines still makes one line of ours."""
+    return " ".join(str(text).split())
 
 
 def fail(message: str, code: int):
@@ -55,7 +78,8 @@ def notice(message: str | None) -> None:
 
 
 def guarded(command):
-    """Wrap a command body so known errors become one line and an exit status."""
+    """Wrap a command body so known errors become one line and an exit status (anything
+    else reaches :meth:`OneLineUsage.main`, which says it in one line too)."""
 
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
@@ -64,8 +88,7 @@ def guarded(command):
         except KeyboardInterrupt:
             fail("interrupted", EXIT_INTERRUPTED)
         except BrokenPipeError:
-            sys.stderr.close()  # the reader went away (e.g. `| head`): not an error
-            sys.exit(EXIT_OK)
+            raise  # OneLineUsage.invoke ends it quietly
         except Exception as e:  # noqa: BLE001 - classify re-raises anything unexpected
             code, message = classify(e)
             fail(message, code)
@@ -143,21 +166,81 @@ def json_line(obj) -> str:
 
 
 class OneLineUsage:
-    """Mixin for click commands: usage errors become one line on stderr and exit status 2
-    (click's default is a usage block over several lines)."""
+    """Mixin for the programs' click commands: whatever happens ends in at most one line on
+    stderr and a documented exit status -- usage errors (click's default is a block over
+    several lines), signals (:mod:`solver.core.interrupts`), a closed output pipe, running out
+    of memory and, as a last resort, a bug."""
 
     def main(self, args=None, prog_name=None, **extra):
         extra["standalone_mode"] = False
+        program = prog_name or self.name
+        try:
+            with interrupts.command():
+                code = self._status(args, prog_name, extra, program)
+                interrupts.check()  # a signal whose exception a finaliser swallowed
+        except interrupts.Interrupted as e:
+            say(interrupts.message(e.signum))
+            code = e.code
+        sys.exit(code)
+
+    def invoke(self, ctx):
+        """Run the command; the reader of our output going away (``| head -1``) ends it
+        quietly with status 141 (click would say nothing and exit 1)."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            sys.exit(interrupts.quiet_broken_pipe())
+
+    def _status(self, args, prog_name, extra, program) -> int:
         try:
             rv = super().main(args, prog_name, **extra)
+            sys.stdout.flush()  # a closed pipe is noticed here, not at the interpreter's exit
+            return rv if isinstance(rv, int) else EXIT_OK
+        except SystemExit as e:
+            try:
+                sys.stdout.flush()
+            except BrokenPipeError:
+                return interrupts.quiet_broken_pipe()
+            return exit_status(e.code)
         except click.UsageError as e:
-            where = e.ctx.command_path if e.ctx else (prog_name or self.name)
-            fail_as(where, f"error: {e.format_message()} (see '{where} --help')", EXIT_USAGE)
+            where = e.ctx.command_path if e.ctx else program
+            say(f"{where.split()[0]}: error: {e.format_message()} (see '{where} --help')")
+            return EXIT_USAGE
         except click.ClickException as e:
-            fail_as(prog_name or self.name, f"error: {e.format_message()}", e.exit_code)
-        except click.Abort:
-            fail_as(prog_name or self.name, "interrupted", EXIT_INTERRUPTED)
-        sys.exit(rv if isinstance(rv, int) else EXIT_OK)
+            say(f"{program}: error: {e.format_message()}")
+            return e.exit_code
+        except (click.Abort, KeyboardInterrupt):
+            say(f"{program}: interrupted")
+            return EXIT_INTERRUPTED
+        except BrokenPipeError:
+            return interrupts.quiet_broken_pipe()
+        except MemoryError:
+            say(f"{program}: limit: out of memory")
+            return EXIT_LIMIT
+        except Exception as e:  # noqa: BLE001 - a bug: still one line, the traceback on demand
+            if os.environ.get("NPUZZLE_DEBUG") == "1":
+                raise
+            say(f"{program}: internal error: {type(e).__name__}: {one_line(e)} (a bug: "
+                f"please report it; NPUZZLE_DEBUG=1 shows the traceback)")
+            return EXIT_INTERNAL
+
+
+def exit_status(code) -> int:
+    """The exit status a ``SystemExit`` code stands for (None: 0; text: said, then 1)."""
+    if code is None:
+        return EXIT_OK
+    if isinstance(code, int):
+        return code
+    say(one_line(code))
+    return 1
+
+
+def say(line: str) -> None:
+    """Write one line to stderr; a stderr that cannot be written is not worth a traceback."""
+    try:
+        click.echo(one_line(line), err=True)
+    except (OSError, ValueError):
+        pass
 
 
 class Group(OneLineUsage, click.Group):
@@ -196,8 +279,9 @@ class Command(OneLineUsage, click.Command):
 
 
 def fail_as(program: str, message: str, code: int):
-    """Print ``program: message`` on stderr and exit with ``code``."""
-    click.echo(f"{program.split()[0]}: {message}", err=True)
+    """Print ``program: message`` on stderr (one line, whatever ``message`` holds) and exit
+    with ``code``."""
+    say(f"{program.split()[0]}: {message}")
     sys.exit(code)
 
 
@@ -219,6 +303,59 @@ def main_group():
     """
 
 
+class DataDirType(click.Path):
+    """A data directory: any path but the empty one (``--data-dir ""`` would silently mean
+    "the default directory" -- more likely a shell variable that was never set)."""
+
+    def __init__(self):
+        super().__init__(file_okay=False)
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():
+            self.fail("the data directory is empty (leave the option out for the default)",
+                      param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class SecondsType(click.ParamType):
+    """A time limit in seconds: a finite number, zero or more (``nan``, ``inf`` and negative
+    values are refused rather than meaning "no limit")."""
+
+    name = "seconds"
+
+    def __init__(self, positive: bool = False):
+        self.positive = positive
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or seconds < 0 or (self.positive and seconds == 0):
+            least = "> 0" if self.positive else ">= 0"
+            self.fail(f"{value!r} is not a finite number of seconds {least}", param, ctx)
+        return seconds
+
+
+DATA_DIR = DataDirType()
+SECONDS = SecondsType()
+POSITIVE_SECONDS = SecondsType(positive=True)
+
+
+def usable_jobs(requested: int | None) -> int:
+    """The processes to use for ``--jobs``: the request capped at the cores this process may
+    use (a larger request is said once on stderr), the cores when not given."""
+    from ..workloads.batch import default_jobs
+
+    cores = default_jobs()
+    if requested is None:
+        return cores
+    if requested > cores:
+        notice(f"--jobs {requested} is more than the {cores} usable core(s): using {cores}")
+        return cores
+    return requested
+
+
 def problem_options(command):
     """The options every board-answering command shares: --goal, --shape, --data-dir, --json."""
     for decorator in reversed(
@@ -229,7 +366,7 @@ def problem_options(command):
             click.option("--shape", "-s", default=None, metavar="RxC",
                          help="Board shape when it cannot be inferred from a flat list "
                               "(6, 9, 16, 25 tiles are 2x3, 3x3, 4x4, 5x5)."),
-            click.option("--data-dir", default=None, type=click.Path(file_okay=False),
+            click.option("--data-dir", default=None, type=DATA_DIR,
                          help="Database directory (default: $NPUZZLE_DATA, the checkout's "
                               "data/, or ~/.local/share/npuzzle)."),
             click.option("--json", "as_json", is_flag=True,
@@ -258,7 +395,7 @@ def _options(*decorators):
 
 # Options several commands take, declared once so their names and help agree everywhere.
 limit_options = _options(
-    click.option("--timeout", type=click.FloatRange(min=0), default=None, metavar="S",
+    click.option("--timeout", type=SECONDS, default=None, metavar="S",
                  help="Give up a search after S seconds (exit 4, with the lower bound proven "
                       "so far)."),
     click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",

@@ -1,11 +1,16 @@
 """``npuzzle generate``: random solvable positions, each with its exact optimal distance."""
 from __future__ import annotations
 
+import sys
+import time
+
 import click
 
 from .. import answers
 from . import common
 from .common import main_group as main
+
+FLUSH_SECONDS = 0.2  # rows written to a pipe reach it at least this often
 
 
 @main.command()
@@ -30,7 +35,7 @@ from .common import main_group as main
 @click.option("--seed", type=int, default=None, help="Random seed: the same seed, the same "
                                                      "positions.")
 @click.option("--unique", is_flag=True, help="Never repeat a position.")
-@click.option("--data-dir", default=None, type=click.Path(file_okay=False),
+@click.option("--data-dir", default=None, type=common.DATA_DIR,
               help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
                    "~/.local/share/npuzzle).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
@@ -50,9 +55,13 @@ def generate(shape, count, distance, min_distance, max_distance, goal, method, w
       npuzzle generate --shape 4x4 --count 3 --min 40 --max 45 --json
       npuzzle generate --shape 2x3 --method walk --length 12 --goal blank-first
     """
-    records = answers.generate_records(
+    records = answers.iter_generate_records(
         shape, count, goal=goal, method=method, distance=distance, min_distance=min_distance,
         max_distance=max_distance, seed=seed, data_dir=data_dir, progress=True,
         walk_length=walk_length, unique=unique)
-    for rec in records:
+    flushed = time.monotonic()
+    for rec in records:  # streamed: the first lines come at once, memory stays flat
         click.echo(common.json_line(rec) if as_json else f"{rec['rows']}\t{rec['distance']}")
+        if time.monotonic() - flushed > FLUSH_SECONDS:  # slow rows reach a pipe promptly
+            sys.stdout.flush()
+            flushed = time.monotonic()

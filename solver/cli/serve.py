@@ -6,10 +6,12 @@ The service (FastAPI, uvicorn) is an optional extra, imported only when this com
 from __future__ import annotations
 
 import logging
+import signal
 import socket
 
 import click
 
+from ..core import interrupts
 from ..workloads.batch import default_jobs
 from . import common
 from .common import main_group as main
@@ -24,13 +26,13 @@ GRACEFUL_SECONDS = 3
               help="Address to listen on; anything but loopback makes the service reachable "
                    "from other machines.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--data-dir", default=None, type=click.Path(file_okay=False),
+@click.option("--data-dir", default=None, type=common.DATA_DIR,
               help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
                    "~/.local/share/npuzzle).")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Search processes (default: the number of cores).  Lookups are answered "
                    "by the server process itself.")
-@click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=60.0,
+@click.option("--max-seconds", type=common.POSITIVE_SECONDS, default=60.0,
               show_default=True, help="Cap on one search's time; a client may ask for less.")
 @click.option("--max-nodes", type=click.IntRange(min=1), default=2_000_000_000,
               show_default=True, help="Cap on one IDA* search's nodes.")
@@ -75,8 +77,12 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, access_log):
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])
-    except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C once it has shut down
-        pass  # stopping is how a server's work ends: exit status 0
+    except (KeyboardInterrupt, interrupts.Interrupted) as e:
+        # uvicorn re-raises the signal once it has shut down.  Ctrl-C is how a server's work
+        # ends: exit status 0; SIGTERM stays 143, as for every command.
+        if getattr(e, "signum", signal.SIGINT) != signal.SIGINT:
+            raise
+        interrupts.handled()
     if not server.started:
         common.fail("the server did not start (see the message above)", common.EXIT_USAGE)
 

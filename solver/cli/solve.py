@@ -172,9 +172,9 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
                    "(weighted IDA*; 1.5 is a good start on 5x5).  The JSON then says "
                    "\"optimal\": false and \"bound\": W.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Cores to use (default: all this process may use).  One board: IDA* "
-                   "shares its long iterations among J threads.  '-': J processes solve "
-                   "the boards.")
+              help="Cores to use (default, and at most: all this process may use).  One "
+                   "board: IDA* shares its long iterations among J threads.  '-': J "
+                   "processes solve the boards.")
 @cluster.scheduler_option
 @click.option("--verbose", "-v", is_flag=True,
               help="Statistics on stderr, and the iterations of a long search even when "
@@ -210,7 +210,9 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, fast, h
                              reflect=not no_reflect, depth_limit=depth_limit,
                              cycle_check=cycle_check, timeout=timeout, max_nodes=max_nodes,
                              data_dir=data_dir, weight=weight)
-    jobs = jobs or batch.default_jobs()
+    # On this machine --jobs is capped at its cores (said once); a Dask scheduler's workers
+    # are elsewhere, and take what they are given.
+    jobs = (jobs or batch.default_jobs()) if scheduler else common.usable_jobs(jobs)
     if common.is_stdin(board):
         raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs, scheduler))
     text = common.board_text(board)

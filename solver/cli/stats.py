@@ -73,7 +73,7 @@ def write_plot(dc, path: str, plt, title: str | None = None) -> None:
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also write a histogram to FILE.png (needs matplotlib: "
                    f"{PLOT_HINT}).")
-@click.option("--data-dir", default=None, type=click.Path(file_okay=False),
+@click.option("--data-dir", default=None, type=common.DATA_DIR,
               help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
                    "~/.local/share/npuzzle).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

@@ -22,6 +22,15 @@ class Unsolvable(ValueError):
         self.solvability = solvability
 
 
+class InvalidSolution(RuntimeError):
+    """A solver returned moves that do not take the start to the goal: a bug, or a damaged
+    database (``database`` names the file the moves were read from, if any)."""
+
+    def __init__(self, message: str, database: str | None = None):
+        super().__init__(message)
+        self.database = database
+
+
 class SearchLimitReached(Exception):
     """A node or time cap stopped the search; ``partial`` holds the statistics so far and
     ``partial.lower_bound`` the distance proven so far (the last completed threshold)."""
@@ -66,12 +75,18 @@ class Solution:
         return None if self.moves is None else len(self.moves)
 
     def check(self) -> "Solution":
-        """Replay the moves on the start; raise if they do not reach the goal.  Returns self."""
-        if self.moves is not None and self.start.apply(self.moves) != self.goal:
-            raise AssertionError(
-                f"internal error: {self.algorithm} returned {self.moves!r}, which does not "
-                f"take {self.start} to {self.goal}"
-            )
+        """Replay the moves on the start; raise :class:`InvalidSolution` if they do not reach
+        the goal (or are not moves at all).  Returns self."""
+        if self.moves is None:
+            return self
+        try:
+            reached = self.start.apply(self.moves)
+        except (BoardError, ValueError, IndexError):
+            reached = None
+        if reached != self.goal:
+            raise InvalidSolution(
+                f"{self.algorithm} returned {len(self.moves)} moves that do not take "
+                f"{self.start} to {self.goal}", self.database)
         return self
 
     def boards(self) -> list[Board]:
@@ -114,6 +129,7 @@ class Solution:
 
 __all__ = [
     "Solution",
+    "InvalidSolution",
     "Unsolvable",
     "SearchLimitReached",
     "BoardError",

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..core import config
 from ..core.board import BLANK, MOVES
+from ..tables.catalog import damaged
 from . import kernels as K
 from .plans import Plan, move_tables
 from .weights import NO_WEIGHTING, Weighting
@@ -92,7 +93,7 @@ class Problem:
     def exhausted(self):
         """Raise: every iteration ran out of nodes on a solvable puzzle, which only a wrong
         table can make happen (the one place that says so)."""
-        raise AssertionError("internal error: IDA* exhausted a solvable puzzle")
+        raise damaged(self.plan.database or self.plan.name, "gave IDA* no path to the goal")
 
     # --- paths -------------------------------------------------------------------------------
 

@@ -152,6 +152,12 @@ def build_command(shape: Shape, partition: str | None = None, goal: Board | None
     return " ".join(shlex.quote(word) for word in cmd)
 
 
+def default_build_command(data_dir=None) -> str:
+    """``build-pdb`` with no choice made: the default set of databases (ready to paste)."""
+    words = ["build-pdb"] + (["--data-dir", str(data_dir)] if data_dir else [])
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def _default_exact_goal(goal: Board) -> bool:
     """True when a bare ``build-pdb --shape S`` builds the exact table serving ``goal``."""
     shape = goal.shape
@@ -234,7 +240,30 @@ def _entry(path, kind, shape_text, tag="", partition=None, cell=None) -> Entry |
         entry.goal  # a tag that is no goal of this shape: not one of ours
     except ValueError:
         return None
+    if kind == ADDITIVE and entry.partition is None:
+        return None  # no partition of this shape: not a file build-pdb could have written
     return entry
+
+
+def fix_for(database: str | os.PathLike, data_dir=None) -> str | None:
+    """The command that rebuilds the database file ``database`` (a path, or a bare file name
+    looked up among the files scanned so far), or None when the name is not one of ours.
+    For a search that finds a table inconsistent long after the catalog chose it."""
+    path = Path(database)
+    if path.parent == Path("."):
+        scanned = [e for _, found in _SCANS.values() for e in found if e.path.name == path.name]
+        if data_dir is None and scanned:
+            return scanned[0].fix(scanned[0].path.parent)
+        path = store.data_dir(data_dir) / path.name
+    entry = parse_name(path)
+    return entry.fix(data_dir if data_dir is not None else path.parent) if entry else None
+
+
+def damaged(database: str | os.PathLike, why: str, data_dir=None) -> store.DatabaseCorrupt:
+    """The error for a database found inconsistent while it was used (a search that cannot
+    reach its bound, a walk that does not descend), naming the file and its fix."""
+    return store.DatabaseCorrupt(f"{Path(database).name} {why}: the database is damaged",
+                                 fix_for(database, data_dir))
 
 
 _SCANS: dict = {}
@@ -383,7 +412,9 @@ def exact_missing(shape: Shape, data_dir, goal: Board | None = None) -> store.Da
 
 
 
-__all__ = ["Entry", "scan", "entries", "exact_entry", "exact_candidates", "resolve_exact",
-           "exact_layout", "canonical_goal", "table_cell", "FULL", "COMPACT", "candidates", "resolve", "missing",
-           "exact_missing", "build_command", "apdb_file_name", "exact_file_name", "goal_tag",
+__all__ = ["Entry", "scan", "fix_for", "damaged", "parse_name", "entries", "exact_entry",
+           "exact_candidates", "resolve_exact", "exact_layout", "canonical_goal", "table_cell",
+           "FULL", "COMPACT", "candidates", "resolve", "missing", "exact_missing",
+           "build_command", "default_build_command", "apdb_file_name", "exact_file_name",
+           "goal_tag",
            "goal_from_tag", "clear_cache", "EXACT", "ADDITIVE"]

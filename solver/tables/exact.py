@@ -74,10 +74,33 @@ def _open(entry: catalog.Entry, data_dir) -> store.TableFile:
         check(compact.OVERFLOW_INDEX, np.uint32, None)
         check(compact.OVERFLOW_DISTANCE, np.uint8, len(tf.tables[compact.OVERFLOW_INDEX]))
         check(compact.RARE_INDEX, np.uint32, None)
+        _check_counts(tf, compact.NIBBLES, fix)
     else:
         for cell in range(shape.size):
             check(table_name(cell), np.uint8, math.factorial(shape.size))
+        key = (str(tf.path.absolute()), tf.stamp)
+        if key not in _CHECKED:  # once per version of the file
+            for cell in range(shape.size):
+                _check_counts(tf, table_name(cell), fix)
+                goal = list(canonical_goal(shape, cell).tiles)
+                if int(tf.tables[table_name(cell)][_rank(goal)]) != 0:
+                    raise store.DatabaseCorrupt(f"{tf.path}: table {table_name(cell)} does not "
+                                                f"put its goal at distance 0", fix)
+            _CHECKED.add(key)
     return tf
+
+
+_CHECKED: set = set()  # (path, stamp) of full files whose goals and counts were checked
+
+
+def _check_counts(tf: store.TableFile, name: str, fix: str) -> None:
+    counts = tf.table_attrs.get(name, {}).get("counts")
+    if not isinstance(counts, list) or not counts or len(counts) >= UNREACHABLE:
+        raise store.DatabaseCorrupt(f"{tf.path}: table {name} has no valid counts", fix)
+
+
+def _rank(tiles: list[int]) -> int:
+    return int(rank(np.array(tiles, dtype=np.int64), len(tiles)))
 
 
 def tables(shape: Shape, data_dir=None, goal: Board | None = None) -> store.TableFile:
@@ -101,6 +124,7 @@ class GoalTable:
     file: store.TableFile
     full: np.ndarray | None = None  # full layout: the blank cell's table
     compact: compact.CompactTable | None = None
+    data_dir: object = None  # where it was found (for the fix of a damaged table)
 
     @property
     def target(self) -> Board:
@@ -112,6 +136,21 @@ class GoalTable:
         """Number of states at each distance (renaming and symmetry keep them)."""
         name = compact.NIBBLES if self.compact is not None else table_name(self.target.blank)
         return [int(c) for c in self.file.table_attrs[name]["counts"]]
+
+    @property
+    def max_distance(self) -> int:
+        """The largest distance the table holds: an entry beyond it is damage."""
+        return len(self.file.table_attrs[compact.NIBBLES if self.compact is not None
+                                         else table_name(self.target.blank)]["counts"]) - 1
+
+    def _in_range(self, d: np.ndarray | int):
+        """``d`` (distances read from the table) when none exceeds :attr:`max_distance`;
+        else the table is damaged in a way no digest saw (a builder bug)."""
+        top = int(np.max(d)) if np.size(d) else -1
+        if top > self.max_distance:
+            raise self.corrupt(f"holds distance {top}, beyond its largest "
+                               f"({self.max_distance})", self.data_dir)
+        return d
 
     def reduce_many(self, boards: np.ndarray) -> np.ndarray:
         """Rows of ``boards`` (the user's labels) seen in the table's problem."""
@@ -125,11 +164,11 @@ class GoalTable:
     def reduced_distances(self, boards: np.ndarray) -> np.ndarray:
         """int16 distances of boards already reduced (-1: cannot reach the goal)."""
         if self.compact is not None:
-            return self.compact.distances(boards)
+            return self._in_range(self.compact.distances(boards))
         n = boards.shape[1]
         d = np.asarray(self.full)[rank_many(boards, n)].astype(np.int16)
         d[d == UNREACHABLE] = -1
-        return d
+        return self._in_range(d)
 
     def distances(self, boards: np.ndarray) -> np.ndarray:
         """int16 distances of the rows of ``boards`` to the user's goal (-1: unreachable)."""
@@ -175,9 +214,11 @@ class GoalTable:
         """Distance of one reduced board (a list of tiles), None when unreachable: a scalar
         path with no array work for the full layout, a one-row lookup for compact."""
         if self.compact is not None:
-            return self.compact.distance_of(tiles)
-        d = int(self.full[rank(np.array(tiles, dtype=np.int64), len(tiles))])
-        return None if d == UNREACHABLE else d
+            d = self.compact.distance_of(tiles)
+        else:
+            d = int(self.full[rank(np.array(tiles, dtype=np.int64), len(tiles))])
+            d = None if d == UNREACHABLE else d
+        return d if d is None else self._in_range(d)
 
     def corrupt(self, what: str, data_dir=None) -> store.DatabaseCorrupt:
         """The error for a table that contradicts itself (damaged in a way no digest saw)."""
@@ -195,8 +236,9 @@ def goal_table(goal: Board, data_dir=None) -> GoalTable:
                                      tf.tables[compact.BLOCK_BASE],
                                      tf.tables[compact.OVERFLOW_INDEX],
                                      tf.tables[compact.OVERFLOW_DISTANCE])
-        return GoalTable(entry, red, tf, compact=table)
-    return GoalTable(entry, red, tf, full=tf.tables[table_name(red.target.blank)])
+        return GoalTable(entry, red, tf, compact=table, data_dir=data_dir)
+    return GoalTable(entry, red, tf, full=tf.tables[table_name(red.target.blank)],
+                     data_dir=data_dir)
 
 
 def _reduced_start(start: Board, goal: Board, data_dir) -> tuple[GoalTable, list[int]]:
@@ -265,7 +307,8 @@ def optimal_moves(start: Board, goal: Board, data_dir=None) -> str | None:
                 break
             tiles[nb], tiles[blank] = tiles[blank], 0
         else:  # a consistent table always has such a neighbour
-            raise gt.corrupt(f"is inconsistent at distance {d}", data_dir)
+            raise gt.corrupt(f"is inconsistent at distance {d}: no neighbour is one move "
+                             f"closer", data_dir)
     return gt.reduction.moves_back("".join(moves))
 
 
@@ -302,7 +345,16 @@ def table_solution(start: Board, goal: Board, moves: str, database: str,
 def count_at_distances(shape: Shape, goal=None, data_dir=None) -> list[int]:
     """Number of states at each distance from ``goal`` (default: blank last)."""
     # Renaming tiles and board symmetries do not change distances: the table's counts hold.
-    return goal_table(goal_board(shape, goal), data_dir).counts
+    gt = goal_table(goal_board(shape, goal), data_dir)
+    if gt.full is not None:
+        # A full table is recounted (milliseconds: at most 10! entries) and must agree with
+        # the histogram stored beside it: the answer never rests on an attribute alone.
+        hist = np.bincount(np.asarray(gt.full), minlength=256)[:UNREACHABLE]
+        top = int(np.flatnonzero(hist).max()) if hist.any() else -1
+        if hist[: top + 1].tolist() != gt.counts:
+            raise gt.corrupt(f"stores counts for {table_name(gt.target.blank)} that do not "
+                             f"match its table", data_dir)
+    return gt.counts
 
 
 __all__ = [

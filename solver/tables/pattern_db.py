@@ -151,10 +151,34 @@ def open_entry(entry: catalog.Entry, data_dir=None) -> AdditivePDB:
     if covered != list(range(1, shape.size)):
         raise store.DatabaseCorrupt(f"{entry.path.name}: its patterns do not cover tiles "
                                     f"1..{shape.size - 1} once each", fix)
+    _check_partition(entry, opened.attrs, tables, fix)
     name = opened.attrs.get("partition", entry.partition_name)
     pdb = AdditivePDB(shape, goal, name, entry.path, tuple(t.tiles for t in tables), tables)
     _OPENED[key] = pdb
     return pdb
+
+
+def _check_partition(entry: catalog.Entry, attrs: dict, tables: list[PatternTable],
+                     fix: str) -> None:
+    """The file holds the partition its name says, and each table belongs to its tiles: the
+    entry of the goal placement is 0 (a table stored under another pattern's tiles fails
+    this, as does an edited ``tiles`` attribute).  A few lookups, once per opened file."""
+    where = entry.path.name
+    if attrs.get("partition", entry.partition_name) != entry.partition_name:
+        raise store.DatabaseCorrupt(f"{where} holds partition {attrs.get('partition')!r}, its "
+                                    f"name says {entry.partition_name!r}", fix)
+    want = sorted(tuple(p) for p in entry.partition.patterns)
+    if sorted(pt.tiles for pt in tables) != want:
+        raise store.DatabaseCorrupt(f"{where}: its patterns are not those of partition "
+                                    f"{entry.partition_name}", fix)
+    home = [0] * entry.shape.size
+    for cell, t in enumerate(entry.goal.tiles):
+        home[t] = cell
+    for pt in tables:
+        if pt.value(home) != 0:
+            raise store.DatabaseCorrupt(f"{where}: the table of tiles "
+                                        f"{','.join(map(str, pt.tiles))} does not put their "
+                                        f"goal at 0", fix)
 
 
 def _dataset_order(name: str) -> int:

@@ -7,15 +7,11 @@ Every file carries root attributes ``format``, ``format_version``, ``kind``, ``s
 ``checksum`` attribute, so the whole file is brought into memory as one byte array -- mapped or
 read, as :mod:`.loading` decides -- and each table is a view into it at its dataset's offset.
 
-**Trust.** A file is proven before h5py parses a byte of it: its first :data:`HEADER_SIZE`
-bytes are an HDF5 *user block* (bytes the HDF5 library skips) in which the builder writes a
-digest of everything after it.  A reader hashes the file on its first use after the file's
-identity (device, inode, size, mtime, ctime) changes and remembers the identity of files that
-matched -- in this process and in a small record in the user's cache directory -- so a warm
-start pays one ``stat``.  The builder records the files it writes, so even the first use after
-a build is free.  Damaged bytes, a truncation, another file under the name, a FIFO or a
-directory are refused with :class:`DatabaseCorrupt` before any parsing: damaged HDF5 metadata
-can make the HDF5 library hang or crash, so it must never see them.
+**Trust.** A file is proven (:func:`prove`, from :mod:`.trust`) before h5py parses a byte of
+it: a digest in its HDF5 user block covers every byte after it, and damaged bytes, a
+truncation, a FIFO or a directory under the name are refused with :class:`DatabaseCorrupt`
+before any parsing.  Opening then checks the metadata against what the caller expects, and
+:mod:`.exact`, :mod:`.pattern_db` check the tables cheaply; :mod:`.audit` checks everything.
 
 Files are written under a temporary name in the same directory and renamed into place only
 when complete, so an interrupted or killed build never leaves a partial file under the final
@@ -23,32 +19,41 @@ name (and never destroys the previous one).
 
 One identity rule for every cache: :func:`file_stamp`.
 
-Imports: numpy, h5py (only when a file is opened or written), the standard library.
+Imports: numpy, h5py (only when a file is opened or written), the standard library,
+:mod:`.trust`, :mod:`.errors`, :mod:`.layouts`, :mod:`.loading`.
 """
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..core import config
-from . import layouts, loading
+from ..core import config, interrupts
+from . import layouts, loading, trust
 from .errors import DatabaseCorrupt, DatabaseError, DatabaseMissing, DataDirError  # noqa: F401
+from .trust import DIGEST, HEADER_MAGIC, HEADER_SIZE, prove  # noqa: F401 - part of the API
+from .trust import TRUSTED as _TRUSTED  # noqa: F401 - tests reach the record through it
+from .trust import user_dir as _user_dir
 
 FORMAT = "npuzzle"
 FORMAT_VERSION = 2  # 2: a digest of the file in its user block
 RANKING = "kperm-lex"  # solver.core.ranking.rank: lexicographic rank of a k-permutation
 TMP_MARK = ".tmp-"
-HEADER_SIZE = 512  # the HDF5 user block: a power of two of at least 512 bytes
-HEADER_MAGIC = "npuzzle-digest"
-DIGEST = "sha256"  # about 2 GB/s here (SHA extensions): the 550 MB 7-8 file in 0.3 s
-_READ_STEP = 1 << 24
+
+
+def _seal(path: Path) -> None:
+    """Write the digest of the finished HDF5 file into its user block (see
+    :func:`solver.tables.trust.seal`)."""
+    trust.seal(path, FORMAT_VERSION)
+
+
+_hash_after_header = trust.hash_after_header
 
 
 def package_version() -> str:
@@ -80,11 +85,6 @@ def _source_checkout_data() -> Path | None:
     if (root / "pyproject.toml").is_file() and (root / "solver").is_dir():
         return root / "data"
     return None
-
-
-def _user_dir(env: str, default: str) -> Path:
-    base = os.environ.get(env) or os.path.join(os.path.expanduser("~"), *default.split("/"))
-    return Path(base) / "npuzzle"
 
 
 def data_dir(explicit: str | os.PathLike | None = None) -> Path:
@@ -137,126 +137,6 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-# --- digests: a file is proven before it is parsed -------------------------------------------
-
-
-def _hash_after_header(path: Path) -> str:
-    h = hashlib.new(DIGEST)
-    with open(path, "rb") as fh:
-        fh.seek(HEADER_SIZE)
-        while chunk := fh.read(_READ_STEP):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def _header_line(digest: str, size: int) -> bytes:
-    line = f"{HEADER_MAGIC} {FORMAT_VERSION} {DIGEST} {digest} {size}\n".encode()
-    return line + b"\0" * (HEADER_SIZE - len(line))
-
-
-def _seal(path: Path) -> None:
-    """Write the digest of the finished HDF5 file into its user block."""
-    digest = _hash_after_header(path)
-    with open(path, "r+b") as fh:
-        fh.write(_header_line(digest, os.path.getsize(path)))
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def _read_header(path: Path) -> tuple[str, int] | None:
-    with open(path, "rb") as fh:
-        head = fh.read(HEADER_SIZE)
-    words = head.split(b"\n", 1)[0].decode("ascii", "replace").split(" ")
-    if len(words) != 5 or words[0] != HEADER_MAGIC or words[2] != DIGEST:
-        return None
-    if not (words[1].isdigit() and words[4].isdigit()):
-        return None
-    return words[3], int(words[4])
-
-
-class _Trusted:
-    """The identities of files whose digest matched: in this process and, across processes,
-    in ``verified.json`` of the npuzzle cache directory (best effort: an unwritable cache only
-    means hashing again)."""
-
-    def __init__(self):
-        self.seen: dict[str, tuple] = {}
-
-    @staticmethod
-    def record_path() -> Path:
-        env = os.environ.get(config.ENV_CACHE_DIR)
-        base = Path(env) if env else _user_dir("XDG_CACHE_HOME", ".cache")
-        return base / "verified.json"
-
-    def _load(self) -> dict:
-        try:
-            with open(self.record_path(), encoding="utf-8") as fh:
-                data = json.load(fh)
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            return {}
-
-    def known(self, key: str, stamp: tuple) -> bool:
-        if self.seen.get(key) == stamp:
-            return True
-        if self._load().get(key) == list(stamp):
-            self.seen[key] = stamp
-            return True
-        return False
-
-    def remember(self, key: str, stamp: tuple) -> None:
-        self.seen[key] = stamp
-        record = self.record_path()
-        data = {k: v for k, v in self._load().items() if os.path.exists(k)}
-        data[key] = list(stamp)
-        tmp = record.with_name(f"{record.name}{TMP_MARK}{os.getpid()}")
-        with contextlib.suppress(OSError):
-            record.parent.mkdir(parents=True, exist_ok=True)
-            with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(data, fh)
-            os.replace(tmp, record)
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-
-
-_TRUSTED = _Trusted()
-
-
-def prove(path: Path, fix: str | None = None) -> tuple:
-    """Check that ``path`` is a regular file whose bytes match the digest in its header;
-    return its :func:`file_stamp`.  Hashes only on the first use after the file changed.
-
-    Raises :class:`DatabaseMissing` (no file) or :class:`DatabaseCorrupt` (anything else)."""
-    path = Path(path)
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise DatabaseMissing(f"no database {path}", fix) from None
-    except OSError as e:
-        raise DatabaseCorrupt(f"cannot read database {path} ({e.strerror})", fix) from None
-    if not stat.S_ISREG(st.st_mode):
-        raise DatabaseCorrupt(f"database {path} is not a regular file", fix)
-    stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    key = str(path.absolute())
-    if _TRUSTED.known(key, stamp):
-        return stamp
-    try:
-        header = _read_header(path)
-        if header is None:
-            raise DatabaseCorrupt(f"{path} has no npuzzle digest header (damaged, or built by "
-                                  f"an older npuzzle)", fix)
-        digest, size = header
-        if size != st.st_size:
-            raise DatabaseCorrupt(f"{path} is {st.st_size:,} bytes, its header says {size:,} "
-                                  f"(truncated or extended)", fix)
-        if _hash_after_header(path) != digest:
-            raise DatabaseCorrupt(f"{path} does not match its digest (damaged)", fix)
-    except OSError as e:
-        raise DatabaseCorrupt(f"cannot read database {path} ({e.strerror or e})", fix) from None
-    _TRUSTED.remember(key, stamp)
-    return stamp
-
-
 # --- writing ---------------------------------------------------------------------------------
 
 
@@ -277,34 +157,54 @@ def atomic_h5(path: Path, attrs: dict):
 
     The root attributes of DESIGN §4 are set from ``attrs`` (plus format, version, ranking,
     created_by).  On any exception, including KeyboardInterrupt, the temporary file is removed
-    and ``path`` is left as it was.
+    and ``path`` is left as it was.  A directory standing under ``path`` is moved aside (see
+    :func:`make_way`) only once the new file is complete.
     """
     import h5py
 
     path = Path(path)
     ensure_writable(path.parent)
     tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
-    try:
-        f = h5py.File(tmp, "w", userblock_size=HEADER_SIZE)
-    except OSError as e:
-        raise DataDirError(f"cannot write {tmp}: {e}") from None
-    try:
-        with f:
-            f.attrs["format"] = FORMAT
-            f.attrs["format_version"] = FORMAT_VERSION
-            f.attrs["ranking"] = RANKING
-            f.attrs["created_by"] = f"npuzzle {package_version()}"
-            for k, v in attrs.items():
-                f.attrs[k] = v
-            yield f
-        _seal(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+    with interrupts.temporary(tmp):
+        try:
+            f = h5py.File(tmp, "w", userblock_size=HEADER_SIZE)
+        except OSError as e:
+            raise DataDirError(f"cannot write {tmp}: {e}") from None
+        try:
+            with f:
+                f.attrs["format"] = FORMAT
+                f.attrs["format_version"] = FORMAT_VERSION
+                f.attrs["ranking"] = RANKING
+                f.attrs["created_by"] = f"npuzzle {package_version()}"
+                for k, v in attrs.items():
+                    f.attrs[k] = v
+                yield f
+            _seal(tmp)
+            interrupts.check()  # a Ctrl-C that a finaliser swallowed still stops the rename
+            make_way(path)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
     with contextlib.suppress(DatabaseError):
         prove(path)  # the file we just sealed: record it, so its first use hashes nothing
+
+
+def make_way(path: Path) -> Path | None:
+    """Move a directory standing under a database's name aside (to ``<name>.moved-<time>``)
+    so that the new file can take its place; return where it went (None when nothing was in
+    the way).  Other non-regular files (a FIFO, a link) are simply replaced by the rename;
+    a directory cannot be, and its contents are not ours to delete."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return None
+    aside = path.with_name(f"{path.name}.moved-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+    os.rename(path, aside)
+    return aside
 
 
 def write_table(f, name: str, table: np.ndarray, **attrs):
@@ -396,6 +296,11 @@ def open_tables(path: Path, expect: dict, fix: str, load: str | None = None) -> 
         buffer = loading.load(path, stamp[2], mode)
     except (OSError, ValueError) as e:
         raise DatabaseCorrupt(f"cannot read database {path} ({e})", fix) from None
+    if file_stamp(path) != stamp:
+        # Replaced between the proof and the loading (a rebuild racing with us): what was
+        # loaded may not be what was proven.
+        raise DatabaseCorrupt(f"{path} changed while it was being opened; run the command "
+                              f"again", fix)
     out = TableFile(path, layout["attrs"], stamp, buffer=buffer, load=mode)
     for name, d in layout["datasets"].items():
         out.table_attrs[name] = d["attrs"]
@@ -473,30 +378,41 @@ def _check_attrs(path: Path, attrs: dict, expect: dict, fix: str) -> None:
             raise DatabaseCorrupt(f"{path} has {k}={attrs.get(k)!r}, expected {v!r}", fix)
 
 
-def read_root_attrs(path: Path) -> dict:
-    """The root attributes of a proven database file, decoded to Python values."""
+def read_root_attrs(path: Path, fix: str | None = None) -> dict:
+    """The root attributes of a proven database file, decoded to Python values (raises
+    :class:`DatabaseError` when the file cannot be proven; h5py never sees an unproven
+    file)."""
     import h5py
 
-    prove(path)
-    with h5py.File(path, "r") as f:
-        return {k: _decode(v) for k, v in f.attrs.items()}
+    prove(path, fix)
+    try:
+        with h5py.File(path, "r") as f:
+            return {k: _decode(v) for k, v in f.attrs.items()}
+    except Exception as e:  # noqa: BLE001 - a proven file that h5py cannot read
+        raise DatabaseCorrupt(f"cannot read database {path} ({type(e).__name__}: {e})",
+                              fix) from None
 
 
 def verify(path: Path) -> list[str]:
-    """Prove the file's digest, then recompute every dataset's checksum; return a list of
-    problems (empty when sound)."""
+    """Prove the file's digest afresh (never from the record of verified files), then
+    recompute every dataset's checksum; return a list of problems (empty when sound).
+    :mod:`solver.tables.audit` checks the rest of what a reader relies on."""
     import h5py
 
+    path = Path(path)
     try:
-        prove(path)
+        prove(path, fresh=True)
     except DatabaseError as e:
-        return [f"{Path(path).name}: {e.args[0]}"]
+        return [f"{path.name}: {e.args[0]}"]
     problems = []
     try:
         with h5py.File(path, "r") as f:
             if f.attrs.get("format") != FORMAT:
                 return [f"{path.name}: not an npuzzle database"]
             for name, ds in f.items():
+                if not isinstance(ds, h5py.Dataset):
+                    problems.append(f"{path.name}/{name}: not a dataset")
+                    continue
                 want = ds.attrs.get("checksum")
                 if want is None:
                     problems.append(f"{path.name}/{name}: no checksum attribute")

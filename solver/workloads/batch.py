@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from typing import Iterable, Iterator
 
 from .. import api
@@ -171,6 +172,11 @@ def _init_worker(options) -> None:
     global _WORKER_OPTIONS
     # Ctrl-C goes to the whole process group; the parent alone handles it and stops the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A worker has nothing to say on stderr (every answer, error included, goes back to the
+    # parent), but one still sending a result when the parent stops the pool early (a
+    # missing database ends the stream) would print multiprocessing's traceback of the
+    # broken pipe under the parent's one-line message.
+    sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the worker's whole life
     _WORKER_OPTIONS = options
     from ..tables import store
 

@@ -51,6 +51,9 @@ WALK_STEPS_PER_CELL = 20
 # A walk whose length is adapted to a target distance never grows beyond this many steps per
 # cell: by then its end is spread over the positions almost like a shuffle.
 MAX_WALK_STEPS_PER_CELL = 40
+# The longest walk anyone may ask for: hundreds of times the plateau (about 300 steps on 4x4);
+# a longer one would only keep the machine busy (--length 10**21 never ends).
+MAX_WALK_LENGTH = 100_000
 # Below the mean distance, shuffle rejection gives way to the walk when fewer than this share
 # of the positions lie in the wanted range (over ~100 optimal solves per position kept); above
 # the mean, where walks do no better, it is refused below the second share (~200 solves).
@@ -65,6 +68,9 @@ MAX_REJECTION_BATCHES = 2000
 # Walkers moved together when walking to a distance on a board with exact tables.
 WALKERS = 4096
 MAX_WALK_BATCH_STEPS = 100_000
+# Positions drawn at a time: rows stream out in chunks of this many, so memory stays flat
+# however large the count (--count 10**9 prints its first lines at once).
+CHUNK = 1 << 14
 PROGRESS_DELAY = 0.5  # seconds before a progress bar appears (quick runs show none)
 class GenerateError(BoardError):
     """A generation request that cannot be met (distance out of range, nothing found)."""
@@ -226,30 +232,43 @@ class _ExactTable:
         raise GenerateError(f"found only {len(out)} of {count} positions at {_span(lo, hi)}")
 
 
-def _sample_level(tab: _ExactTable, lo, hi, count, rng, unique) -> np.ndarray:
-    return tab.sample(lo, hi, count, rng, unique)
+def _sample_level(tab: _ExactTable, lo, hi, count, rng, unique):
+    """Yield ``count`` boards drawn uniformly from the positions at ``lo..hi``, in chunks of
+    :data:`CHUNK` (distinct ones, bounded by the level's size, in one draw)."""
+    if unique:
+        boards = tab.sample(lo, hi, count, rng, unique)
+        for i in range(0, count, CHUNK):
+            yield boards[i : i + CHUNK]
+        return
+    left = count
+    while left:
+        n = min(left, CHUNK)
+        yield tab.sample(lo, hi, n, rng, unique)
+        left -= n
 
 
-def _walk_to_level(tab: _ExactTable, goal: Board, lo, hi, count, rng, unique, bar) -> list:
+def _walk_to_level(tab: _ExactTable, goal: Board, lo, hi, count, rng, unique, bar):
     """Walk many walkers from the goal; each one that first stands at a wanted distance is
-    kept and starts again from the goal."""
+    yielded and starts again from the goal."""
     walkers = _Walkers(goal, min(WALKERS, max(count, 64)), rng)
-    out, seen = [], set()
+    found, seen = 0, set()
     for _ in range(MAX_WALK_BATCH_STEPS):
         d = tab.distances(walkers.boards)
         hit = np.flatnonzero((d >= lo) & (d <= hi))
         for i in hit:
             key = tuple(walkers.boards[i].tolist())
-            if unique and key in seen:
-                continue
-            seen.add(key)
-            out.append((key, int(d[i])))
+            if unique:
+                if key in seen:
+                    continue
+                seen.add(key)
+            yield key, int(d[i])
+            found += 1
             bar.update(1)
-            if len(out) == count:
-                return out
+            if found == count:
+                return
         walkers.restart(hit)
         walkers.step()
-    raise GenerateError(f"random walks found only {len(out)} of {count} positions at "
+    raise GenerateError(f"random walks found only {found} of {count} positions at "
                         f"{_span(lo, hi)}; try --method shuffle")
 
 
@@ -287,8 +306,17 @@ def search(goal: Board, count: int, lo: int, hi: int, method: str, rng: np.rando
 
     A ``walk`` starts ``max(lo, walk_length or 0)`` steps long (same parity as ``lo`` when one
     distance is asked for) and grows by one step — two to keep the parity — while it lands
-    too close, shrinking when it lands too far.  Returns ``[(tiles, distance), ...]``.
+    too close, shrinking when it lands too far.  Returns ``[(tiles, distance), ...]``
+    (:func:`iter_search` yields them as they are found).
     """
+    return list(iter_search(goal, count, lo, hi, method, rng, solve_distance, unique=unique,
+                            walk_length=walk_length, max_tries=max_tries, bar=bar))
+
+
+def iter_search(goal: Board, count: int, lo: int, hi: int, method: str,
+                rng: np.random.Generator, solve_distance, *, unique=False, walk_length=None,
+                max_tries=None, bar=None):
+    """:func:`search`, yielding each ``(tiles, distance)`` as soon as it is found."""
     shape = goal.shape
     exact_one = lo == hi
     step = 2 if exact_one else 1
@@ -297,8 +325,8 @@ def search(goal: Board, count: int, lo: int, hi: int, method: str, rng: np.rando
         length += 1
     longest = max(MAX_WALK_STEPS_PER_CELL * shape.size, lo)
     max_tries = max_tries or MAX_TRIES_PER_POSITION * count
-    out, seen, tries = [], set(), 0
-    while len(out) < count:
+    found, seen, tries = 0, set(), 0
+    while found < count:
         if method == "walk":
             tiles = walked(goal, 1, length, rng)[0]
         else:
@@ -315,20 +343,23 @@ def search(goal: Board, count: int, lo: int, hi: int, method: str, rng: np.rando
         tries += 1
         if tries > max_tries:
             raise GenerateError(
-                f"gave up after {max_tries:,} optimal solves: found {len(out)} of {count} "
+                f"gave up after {max_tries:,} optimal solves: found {found} of {count} "
                 f"positions at {_span(lo, hi)}" + ("" if method == "walk" else
                                                     "; try --method walk"))
         d = solve_distance(tiles)
         if lo <= d <= hi:
-            seen.add(key)
-            out.append((key, d))
+            if unique:
+                seen.add(key)
+            found += 1
             if bar is not None:
                 bar.update(1)
-        elif method == "walk":
+                bar.set_postfix(solved=tries, refresh=False)
+            yield key, d
+            continue
+        if method == "walk":
             length = min(longest, length + step) if d < lo else max(lo, length - step)
         if bar is not None:
             bar.set_postfix(solved=tries, refresh=False)
-    return out
 
 
 # --- the public entry point ------------------------------------------------------------------
@@ -378,7 +409,8 @@ def generate(shape, count: int, *, distance=None, min_distance=None, max_distanc
              progress: bool = False, walk_length: int | None = None, unique: bool = False,
              max_tries: int | None = None, timeout: float | None = None
              ) -> list[tuple[Board, int]]:
-    """``count`` random positions that can reach ``goal``, each with its optimal distance.
+    """``count`` random positions that can reach ``goal``, each with its optimal distance
+    (a list; :func:`iter_generate` yields them one by one in flat memory).
 
     ``method`` is ``"shuffle"`` (uniform over the solvable positions) or ``"walk"`` (random
     walks from the goal that never undo a move; ``walk_length`` steps, default
@@ -398,6 +430,21 @@ def generate(shape, count: int, *, distance=None, min_distance=None, max_distanc
     distance beyond the largest one, and :class:`~solver.store.DatabaseMissing` when a table
     or database must be built first.
     """
+    return list(iter_generate(shape, count, distance=distance, min_distance=min_distance,
+                              max_distance=max_distance, goal=goal, method=method, seed=seed,
+                              data_dir=data_dir, progress=progress, walk_length=walk_length,
+                              unique=unique, max_tries=max_tries, timeout=timeout))
+
+
+def iter_generate(shape, count: int, *, distance=None, min_distance=None, max_distance=None,
+                  goal=None, method: str = "shuffle", seed=None, data_dir=None,
+                  progress: bool = False, walk_length: int | None = None,
+                  unique: bool = False, max_tries: int | None = None,
+                  timeout: float | None = None):
+    """:func:`generate`, yielding ``(Board, distance)`` rows as they are made: positions are
+    drawn :data:`CHUNK` at a time, so the first rows come at once and memory does not grow
+    with ``count`` (except for ``unique``, which remembers what it gave).  The request is
+    checked on the first ``next()``, before any row."""
     shape = Shape.parse(shape)
     g = goal_board(shape, goal)
     if method not in METHODS:
@@ -409,6 +456,10 @@ def generate(shape, count: int, *, distance=None, min_distance=None, max_distanc
         raise GenerateError("the seed cannot be negative")
     if walk_length is not None and int(walk_length) < 0:
         raise GenerateError("the walk length cannot be negative")
+    if walk_length is not None and int(walk_length) > MAX_WALK_LENGTH:
+        raise GenerateError(f"a walk of {int(walk_length):,} steps is longer than the "
+                            f"{MAX_WALK_LENGTH:,} allowed (the distance stops growing after "
+                            f"about {WALK_STEPS_PER_CELL} steps per cell)")
     target = _target(distance, min_distance, max_distance)
     rng = np.random.default_rng(seed)
     from tqdm import tqdm
@@ -423,31 +474,41 @@ def generate(shape, count: int, *, distance=None, min_distance=None, max_distanc
         _check_reachable(counts, *target)
         if counts is not None:
             target = (target[0], min(target[1], counts.max_distance))
+    if unique and has_table and target is None and count > counts.total:
+        raise GenerateError(f"only {counts.total:,} {shape} positions can reach the goal, "
+                            f"fewer than the {count:,} distinct ones asked for")
     if count == 0:
-        return []
+        return
     desc = f"generate {shape}" + (f" at {_span(*target)}" if target else "")
-    with tqdm(total=count, desc=desc, unit="pos", file=sys.stderr, disable=not progress,
-              leave=False, delay=PROGRESS_DELAY) as bar:
-        rows = _generate_rows(g, count, target, method, rng, data_dir, has_table, counts,
-                              walk_length, unique, max_tries, progress, bar, timeout)
-    return [(Board(shape, tuple(int(t) for t in tiles)), int(d)) for tiles, d in rows]
+    # The bar only on a terminal: in a log its redraws would bury the rows' one-line errors.
+    with tqdm(total=count, desc=desc, unit="pos", file=sys.stderr,
+              disable=None if progress else True, leave=False, delay=PROGRESS_DELAY) as bar:
+        for tiles, d in _generate_rows(g, count, target, method, rng, data_dir, has_table,
+                                       counts, walk_length, unique, max_tries, progress, bar,
+                                       timeout):
+            yield Board(shape, tuple(int(t) for t in tiles)), int(d)
 
 
 def _generate_rows(g, count, target, method, rng, data_dir, has_table, counts, walk_length,
-                   unique, max_tries, progress, bar, timeout=None) -> list:
+                   unique, max_tries, progress, bar, timeout=None):
     shape = g.shape
     if has_table:
         tab = _ExactTable(g, data_dir)
         if target is not None and method == "shuffle":
-            boards = _sample_level(tab, *target, count, rng, unique)
-            bar.update(count)
-            return list(zip(boards.tolist(), tab.distances(boards).tolist()))
+            for boards in _sample_level(tab, *target, count, rng, unique):
+                bar.update(len(boards))
+                yield from zip(boards.tolist(), tab.distances(boards).tolist())
+            return
         if target is not None:
-            return _walk_to_level(tab, g, *target, count, rng, unique, bar)
-        return _draw_with_table(tab, g, count, method, rng, walk_length, unique, bar)
+            yield from _walk_to_level(tab, g, *target, count, rng, unique, bar)
+            return
+        yield from _draw_with_table(tab, g, count, method, rng, walk_length, unique, bar)
+        return
     solve_distance = _solver(g, data_dir, timeout)
     if target is None:
-        return _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, bar)
+        yield from _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance,
+                                   bar)
+        return
     lo, hi = target
     share = counts.share(lo, hi) if counts is not None else 1.0
     if share < MIN_SHARE_ABOVE_MEAN and lo >= counts.mean:
@@ -459,8 +520,8 @@ def _generate_rows(g, count, target, method, rng, data_dir, has_table, counts, w
         _note(progress, f"only {share:.2g} of the {shape} positions are at {_span(lo, hi)}; "
                         f"searching random walks instead")
         method = "walk"
-    return search(g, count, lo, hi, method, rng, solve_distance, unique=unique,
-                  walk_length=walk_length, max_tries=max_tries, bar=bar)
+    yield from iter_search(g, count, lo, hi, method, rng, solve_distance, unique=unique,
+                           walk_length=walk_length, max_tries=max_tries, bar=bar)
 
 
 def _draw(g, count, method, rng, walk_length) -> np.ndarray:
@@ -470,37 +531,45 @@ def _draw(g, count, method, rng, walk_length) -> np.ndarray:
     return shuffled(g, count, rng)
 
 
-def _draw_with_table(tab, g, count, method, rng, walk_length, unique, bar) -> list:
-    out, seen = [], set()
-    for _ in range(MAX_TRIES_PER_POSITION):
-        boards = _draw(g, count - len(out), method, rng, walk_length)
+def _draw_with_table(tab, g, count, method, rng, walk_length, unique, bar):
+    """Draw up to :data:`CHUNK` positions at a time and look their distances up; with
+    ``unique``, give up after :data:`MAX_TRIES_PER_POSITION` draws in a row bring nothing
+    new."""
+    found, seen, stale = 0, set(), 0
+    while found < count:
+        boards = _draw(g, min(CHUNK, count - found), method, rng, walk_length)
+        before = found
         for tiles, d in zip(boards.tolist(), tab.distances(boards).tolist()):
             key = tuple(tiles)
-            if unique and key in seen:
-                continue
-            seen.add(key)
-            out.append((key, d))
+            if unique:
+                if key in seen:
+                    continue
+                seen.add(key)
+            found += 1
             bar.update(1)
-        if len(out) == count:
-            return out
-    raise GenerateError(f"found only {len(out)} distinct positions of the {count} asked for")
+            yield key, d
+        stale = stale + 1 if found == before else 0
+        if stale >= MAX_TRIES_PER_POSITION:
+            raise GenerateError(f"found only {found} distinct positions of the {count} "
+                                f"asked for")
 
 
-def _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, bar) -> list:
-    out, seen, repeats = [], set(), 0
-    while len(out) < count:
+def _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, bar):
+    found, seen, repeats = 0, set(), 0
+    while found < count:
         tiles = _draw(g, 1, method, rng, walk_length)[0]
         key = tuple(tiles.tolist())
-        if unique and key in seen:
-            repeats += 1
-            if repeats > MAX_TRIES_PER_POSITION * count:
-                raise GenerateError(f"found only {len(out)} distinct positions of the "
-                                    f"{count} asked for")
-            continue
-        seen.add(key)
-        out.append((key, solve_distance(tiles)))
+        if unique:
+            if key in seen:
+                repeats += 1
+                if repeats > MAX_TRIES_PER_POSITION * count:
+                    raise GenerateError(f"found only {found} distinct positions of the "
+                                        f"{count} asked for")
+                continue
+            seen.add(key)
+        found += 1
         bar.update(1)
-    return out
+        yield key, solve_distance(tiles)
 
 
 __all__ = [
@@ -508,7 +577,9 @@ __all__ = [
     "GenerateError",
     "GenerateTimeout",
     "generate",
+    "iter_generate",
     "search",
+    "iter_search",
     "shuffled",
     "walked",
     "default_walk_length",

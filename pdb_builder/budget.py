@@ -1,0 +1,103 @@
+"""What a build will cost in memory and disk, checked before it starts (builder layer).
+
+A build that cannot fit must be refused in one line before any work, not die of a
+``MemoryError`` (or the kernel's OOM killer) an hour in: a 15-tile pattern on 4x4 would need
+a table of 16!/1! = 21 trillion entries.  The memory model of each builder lives here, next to
+the numbers it is checked against:
+
+* exact tables (:mod:`.exact_bfs`): per goal cell a uint8 table of ``N!`` entries and an int64
+  queue of half of them; one cell's search is alive at a time;
+* pattern tables (:mod:`.pattern_bfs`): per pattern of k tiles, ``N!/(N-k)!`` placements, each
+  with a uint8 distance and a 32-bit (boards of up to 16 cells) or 64-bit word of blank
+  regions; one pattern's search is alive at a time, its finished table written straight away.
+
+Memory available is the smallest of ``MemAvailable`` (``/proc/meminfo``), the cgroup's limit
+less its usage, and the address-space limit (``ulimit -v``); disk is the free space of the data
+directory, all of the new file (the old one stays until the new one is renamed over it).
+
+Imports: the standard library only.
+"""
+from __future__ import annotations
+
+import math
+import resource
+import shutil
+from pathlib import Path
+
+SLACK = 1.25  # allocator and library overhead on top of the arrays counted
+FIXED = 200 << 20  # the interpreter, numpy, numba and h5py themselves
+FILE_OVERHEAD = 1 << 20  # HDF5 metadata per file, generously
+
+
+class BudgetError(ValueError):
+    """A build that would not fit in memory or on disk (bad request: exit 2)."""
+
+
+def exact_cost(n: int) -> tuple[int, int]:
+    """(peak memory, disk) in bytes for the exact tables of a board of ``n`` cells."""
+    entries = math.factorial(n)
+    memory = entries + 8 * (entries // 2 + 1)
+    return FIXED + int(SLACK * memory), n * entries + FILE_OVERHEAD
+
+
+def pattern_cost(n: int, sizes: list[int]) -> tuple[int, int]:
+    """(peak memory, disk) in bytes for pattern tables of ``sizes`` tiles on ``n`` cells."""
+    word = 4 if n <= 16 else 8
+    entries = [math.perm(n, k) for k in sizes]
+    memory = max(entries) * (1 + word)
+    return FIXED + int(SLACK * memory), sum(entries) + FILE_OVERHEAD
+
+
+def available_memory() -> int | None:
+    """Bytes this process can still allocate (None when nothing says)."""
+    limits = []
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    limits.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    limits += _cgroup_room()
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        limits.append(soft)
+    return min(limits) if limits else None
+
+
+def _cgroup_room() -> list[int]:
+    base = Path("/sys/fs/cgroup")
+    try:
+        limit = (base / "memory.max").read_text().strip()
+        used = int((base / "memory.current").read_text().strip())
+    except (OSError, ValueError):
+        return []
+    return [] if limit == "max" else [int(limit) - used]
+
+
+def _size(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1000
+    return f"{n:,.1f} PB"
+
+
+def check(what: str, cost: tuple[int, int], directory: Path) -> None:
+    """Raise :class:`BudgetError` when ``cost`` (peak memory, disk) will not fit."""
+    memory, disk = cost
+    room = available_memory()
+    if room is not None and memory > room:
+        raise BudgetError(f"{what} needs about {_size(memory)} of memory, only {_size(room)} "
+                          f"is available: use smaller patterns")
+    try:
+        free = shutil.disk_usage(directory).free
+    except OSError:
+        return
+    if disk > free:
+        raise BudgetError(f"{what} needs about {_size(disk)} of disk, only {_size(free)} is "
+                          f"free in {directory}")
+
+
+__all__ = ["BudgetError", "check", "exact_cost", "pattern_cost", "available_memory"]
+
