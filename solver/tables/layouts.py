@@ -48,13 +48,15 @@ def remember(directory: Path, key: str, stamp: tuple, layout: dict) -> None:
     data[key] = {"stamp": list(stamp), "layout": json.loads(text)}
     record = directory / FILE_NAME
     tmp = record.with_name(f"{record.name}.tmp-{os.getpid()}")
-    with contextlib.suppress(OSError):
-        directory.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh)
-        os.replace(tmp, record)
-    with contextlib.suppress(OSError):
-        tmp.unlink()
+    try:
+        with contextlib.suppress(OSError):
+            directory.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump(data, fh)
+            os.replace(tmp, record)
+    finally:  # also when a signal stops us half-way
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 def forget() -> None:

@@ -165,12 +165,14 @@ def atomic_h5(path: Path, attrs: dict):
     path = Path(path)
     ensure_writable(path.parent)
     tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
+    # One try around everything from the file's creation on: a signal may land just after
+    # h5py created the file and before it returned the handle.
     with interrupts.temporary(tmp):
         try:
-            f = h5py.File(tmp, "w", userblock_size=HEADER_SIZE)
-        except OSError as e:
-            raise DataDirError(f"cannot write {tmp}: {e}") from None
-        try:
+            try:
+                f = h5py.File(tmp, "w", userblock_size=HEADER_SIZE)
+            except OSError as e:
+                raise DataDirError(f"cannot write {tmp}: {e}") from None
             with f:
                 f.attrs["format"] = FORMAT
                 f.attrs["format_version"] = FORMAT_VERSION

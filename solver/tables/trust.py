@@ -123,13 +123,15 @@ class Trusted:
         data = {k: v for k, v in self._load().items() if os.path.exists(k)}
         data[key] = list(stamp)
         tmp = record.with_name(f"{record.name}.tmp-{os.getpid()}")
-        with contextlib.suppress(OSError), interrupts.temporary(tmp):
-            record.parent.mkdir(parents=True, exist_ok=True)
-            with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(data, fh)
-            os.replace(tmp, record)
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        try:
+            with contextlib.suppress(OSError), interrupts.temporary(tmp):
+                record.parent.mkdir(parents=True, exist_ok=True)
+                with open(tmp, "w", encoding="utf-8") as fh:
+                    json.dump(data, fh)
+                os.replace(tmp, record)
+        finally:  # also when a signal stops us half-way
+            with contextlib.suppress(OSError):
+                tmp.unlink()
 
 
 TRUSTED = Trusted()
