@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from solver.api import SearchOptions  # noqa: E402
 from solver.core.board import Board, Shape, goal_board  # noqa: E402
-from solver.search import idastar, units  # noqa: E402
+from solver.search import driver, idastar, units  # noqa: E402
 
 SHAPE = Shape(4, 4)
 
@@ -118,10 +118,15 @@ def main(argv=None) -> int:
     ap.add_argument("--data-dir", type=Path, default=None)
     ap.add_argument("--processes", action="store_true",
                     help="also run the units on a process pool of the largest job count")
+    ap.add_argument("--parallel-after", type=float, default=None,
+                    help="seconds an iteration takes before the next goes parallel (default: "
+                         "solver.search.driver.PARALLEL_AFTER)")
     ap.add_argument("--simulate", default=None,
                     help="job counts to simulate instead of measuring, e.g. 2,4,8,16")
     args = ap.parse_args(argv)
 
+    if args.parallel_after is not None:
+        driver.PARALLEL_AFTER = args.parallel_after
     rows = read_boards(args.boards)
     if args.instances:
         a, _, b = args.instances.partition("-")
@@ -165,11 +170,12 @@ def main(argv=None) -> int:
     if procs:
         head += f" {max(jobs)} processes s | speed-up |"
     print(f"\n{args.boards.name}, {args.partition}{'' if args.no_reflect else ' + reflection'}"
-          f", best of {args.runs}; load average before {before}, after {after}\n")
+          f", best of {args.runs}, parallel after {driver.PARALLEL_AFTER:g} s; load average "
+          f"before {before}, after {after}\n")
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     n = len(rows)
-    for i, (ident, _, length) in enumerate(rows):
+    for i, (ident, _, length) in enumerate(rows if n <= 20 else []):  # totals only for more
         one = results[base_j][i]
         cells = [ident, str(length), f"{one['s']:.3f}", f"{one['nodes']:,}"]
         for j in jobs[1:]:

@@ -12,8 +12,8 @@ never undoing the previous move, for about ``budget`` generated nodes; it return
 * ``FRONTIER`` -- it reached depth ``st[S_CUT]`` (used to split an iteration into work units);
   calling again skips that node's subtree.
 
-``f`` is ``g + h`` for an optimal search; a bounded-suboptimal search passes a table
-``fcost[g, h]`` (see :mod:`solver.search.weights`).
+``f`` is ``g + h`` for an optimal search (``fcost`` None: numba compiles that kernel without
+any test) and ``fcost[g, h]`` for a bounded-suboptimal one (see :mod:`solver.search.weights`).
 
 Heuristics, each updated in O(1)-ish per move because a move slides exactly one tile:
 
@@ -32,7 +32,7 @@ the grouping costs nothing inside the loop and about 10 us to unpack per call, w
 makes once per slice of 10^5-10^7 nodes.  Why one long loop rather than more helpers: numba
 increfs and decrefs the arrays an inlined helper receives wherever its body branches, and the
 refcount traffic of ``_push``/``_pop``/``_expand`` helpers made the loop 3-7 times slower
-(measured); ``_slid`` and ``_f`` are straight-line code and cost nothing.  Imports: numpy, numba, :mod:`solver.core.board`.
+(measured); ``_slid`` is straight-line code and costs nothing, ``_f`` is chosen by type.  Imports: numpy, numba, :mod:`solver.core.board`.
 """
 from __future__ import annotations
 
@@ -43,7 +43,8 @@ import numpy as np
 from ..core.numba_start import import_numba
 
 import_numba()  # without scipy: numba imports it only to check its version
-from numba import njit  # noqa: E402
+from numba import njit, types  # noqa: E402
+from numba.extending import overload  # noqa: E402
 
 from ..core.board import BLANK  # noqa: E402
 from .plans import Frame, Lines, Moves  # noqa: F401,E402 - the kernels' argument types
@@ -99,14 +100,22 @@ def new_stack(depth: int) -> Stack:
 # --- pieces shared by the kernels ------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
 def _f(g, h, fcost):
-    """The cost that is compared with the bound: ``g + h``, or ``fcost[g, h]`` for a
-    bounded-suboptimal search (h beyond the table's last column reads that column, which only
-    prunes less)."""
-    if fcost.shape[0] == 0:
+    """The cost that is compared with the bound: ``g + h`` for an optimal search (``fcost``
+    None), ``fcost[g, h]`` for a bounded-suboptimal one (h beyond the table's last column reads
+    that column, which only prunes less)."""
+    if fcost is None:
         return g + h
     return fcost[g, min(h, fcost.shape[1] - 1)]
+
+
+@overload(_f, inline="always")
+def _f_typed(g, h, fcost):
+    # Chosen by the type of fcost when the kernel is compiled: the optimal kernel is plain
+    # `g + h`, with no test in the loop.
+    if isinstance(fcost, types.NoneType):
+        return lambda g, h, fcost: g + h
+    return lambda g, h, fcost: fcost[g, min(h, fcost.shape[1] - 1)]
 
 
 @njit(cache=True, inline="always")

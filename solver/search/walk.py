@@ -42,15 +42,18 @@ class Problem:
     def __post_init__(self):
         self.start = tuple(int(t) for t in self.start)
         self.moves = move_tables(self.plan.shape)
-        self.root_h = self.h(np.array(self.start, dtype=np.int64))
+        self.root = self.lookups(np.array(self.start, dtype=np.int64))  # every iteration's
+        self.root_h = self.root[-1]
         cols, b, g = self.plan.shape.cols, self.start.index(BLANK), self.plan.target.blank
         self.parity = (abs(b // cols - g // cols) + abs(b % cols - g % cols)) & 1
 
-    def h(self, tiles: np.ndarray) -> int:
-        """The heuristic value of a board."""
+    def lookups(self, tiles: np.ndarray) -> tuple:
+        """What a walk needs to start at the board ``tiles``, the heuristic value last:
+        ``(ranks, vals, h)`` for pattern databases, ``(conflicts, h)`` for linear conflict."""
         if self.plan.kind == "pdb":
-            return self.plan.h(tiles)
-        return line_values(self.plan, tiles)[1]
+            ranks, vals = self.plan.ranks(tiles)
+            return ranks, vals, int(vals.sum(axis=1).max())
+        return line_values(self.plan, tiles)
 
     # --- bounds ------------------------------------------------------------------------------
 
@@ -172,14 +175,17 @@ class Walk:
         s.kidx[g] = 0
         st = self.st
         st[:] = (g, blank, bound, K.INFINITE_F, 0, 0, g, cut)
+        # The start's lookups are made once per search (and copied: the kernel updates them in
+        # place); a deeper node's when a walk enters it.
+        *arrays, h = pb.lookups(tiles) if path else pb.root
+        arrays = [np.copy(a) for a in arrays]
         if plan.kind == "pdb":
-            ranks, vals = plan.ranks(tiles)
+            ranks, vals = arrays
             self.node = K.Node(tiles, ranks, vals)
             s.h[g] = vals.sum(axis=1)
-            h = int(s.h[g].max())
             done = s.h[g, 0] == 0
         else:
-            self.conflicts, h = line_values(plan, tiles)
+            self.conflicts = arrays[0]
             s.h[g] = h
             done = h == 0
             st[K.S_EXP] = 1  # the lc kernel counts a node when it enters it: the root is entered

@@ -124,5 +124,4 @@ class Weighting:
         return bound / self.scale
 
 
-NO_WEIGHTING = np.zeros((0, 0), dtype=np.int64)  # the kernels' "f = g + h"
-NO_WEIGHTING.setflags(write=False)  # read-only like every weighted table: one kernel signature
+NO_WEIGHTING = None  # the kernels' "f = g + h" (a kernel compiled for it tests nothing)
