@@ -116,19 +116,37 @@ def _index_among(free, c):
 
 
 @numba.njit(cache=True, inline="always")
-def _decode_prefix(block, geo, weights, cells, order, wat):
-    """Cells of the first k - inner tiles of the block's placements (``cells``), the tile on
-    each cell (``order``, k if none) and its rank weight (``wat``, 0 if none); returns the
-    mask of those cells.  Rank digit j counts the free cells below tile j's cell."""
-    n, k, full = geo[N], geo[K], geo[FULL]
+def _first_digits(block, geo, weights, digits):
+    """Rank digits of the decoded tiles of the block's placements (``digits[j]`` = how many
+    cells not taken by tiles 0..j-1 lie below tile j's cell)."""
     first = block * geo[BS]
+    for j in range(geo[K] - geo[INNER]):
+        digits[j] = (first // weights[j]) % (geo[N] - j)
+
+
+@numba.njit(cache=True, inline="always")
+def _next_digits(geo, digits):
+    """Step the digits to the next block: a counter whose digit j counts up to n - j."""
+    j = geo[K] - geo[INNER] - 1
+    while j >= 0:
+        digits[j] += 1
+        if digits[j] < geo[N] - j:
+            return
+        digits[j] = 0
+        j -= 1
+
+
+@numba.njit(cache=True, inline="always")
+def _decode_prefix(digits, geo, weights, cells, order, wat):
+    """Cells of the decoded tiles (``cells``), the tile on each cell (``order``, k if none) and
+    its rank weight (``wat``, 0 if none); returns the mask of those cells."""
+    n, k, full = geo[N], geo[K], geo[FULL]
     for c in range(n):
         order[c] = k
         wat[c] = 0
     used = np.int64(0)
     for j in range(k - geo[INNER]):
-        digit = (first // weights[j]) % (n - j)
-        c = lowest_bit_index(pdep(np.int64(1) << digit, full & ~used))
+        c = lowest_bit_index(pdep(np.int64(1) << digits[j], full & ~used))
         cells[j] = c
         order[c] = j
         wat[c] = weights[j]
@@ -273,10 +291,12 @@ def _candidates(block, used, nbusy, busy, pm, inner_moves, geo, weights, moves, 
 
 @numba.njit(cache=True, inline="always")
 def _scratch(geo):
-    """Working arrays of one kernel call: cells, order, wat (see :func:`_decode_prefix`), the
-    decoded tiles' moves, the busy placements and the candidate moves of one block."""
+    """Working arrays of one kernel call: digits, cells, order, wat (see
+    :func:`_decode_prefix`), the decoded tiles' moves, the busy placements and the candidate
+    moves of one block."""
     n, k, bs = geo[N], geo[K], geo[BS]
-    return (np.zeros(k, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+    return (np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(n, np.int64),
+            np.zeros(n, np.int64),
             np.zeros((5, 4 * k), np.int64), np.zeros((7, bs), np.int64),
             np.zeros((7, 4 * k * bs), np.int64))
 
@@ -297,12 +317,15 @@ def push_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
     shift, cols, keep_l, keep_r, bs = geo[SHIFT], geo[COLS], geo[KEEP_L], geo[KEEP_R], geo[BS]
     cur, new = d % 3 + 1, (d + 1) % 3 + 1
     curbit, newbit = 2 << (d & 1), 2 << ((d + 1) & 1)
-    cells, order, wat, pm, busy, cand = _scratch(geo)
+    digits, cells, order, wat, pm, busy, cand = _scratch(geo)
+    _first_digits(first, geo, weights, digits)
     states = placements = 0
     for block in range(first, last):
+        if block > first:
+            _next_digits(geo, digits)
         if not blk[block] & curbit:
             continue
-        used = _decode_prefix(block, geo, weights, cells, order, wat)
+        used = _decode_prefix(digits, geo, weights, cells, order, wat)
         nbusy, left = _scan_block(words, block, used, WANT_FRONTIER, cur, geo, busy)
         if not left:
             atomic_or(blk, block, DONE)
@@ -351,13 +374,16 @@ def pull_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
     shift, cols, keep_l, keep_r, bs = geo[SHIFT], geo[COLS], geo[KEEP_L], geo[KEEP_R], geo[BS]
     cur, new = d % 3 + 1, (d + 1) % 3 + 1
     curbit, newbit = 2 << (d & 1), 2 << ((d + 1) & 1)
-    cells, order, wat, pm, busy, cand = _scratch(geo)
+    digits, cells, order, wat, pm, busy, cand = _scratch(geo)
+    _first_digits(first, geo, weights, digits)
     states = placements = 0
     for block in range(first, last):
+        if block > first:
+            _next_digits(geo, digits)
         flags = blk[block]
         if flags & DONE:
             continue
-        used = _decode_prefix(block, geo, weights, cells, order, wat)
+        used = _decode_prefix(digits, geo, weights, cells, order, wat)
         _prefix_moves(used, geo, weights, moves, cells, order, wat, pm)
         own_front = (flags & curbit) != 0
         live = own_front
@@ -409,10 +435,13 @@ def trace_moves(first, last, geo, moves, weights, trace_cells, trace_q):
     direction t (``trace_q[p, 4*i + t]``; impossible moves are left alone)."""
     k, inner, bs = geo[K], geo[INNER], geo[BS]
     prefix = k - inner
-    cells, order, wat, pm, busy, cand = _scratch(geo)
+    digits, cells, order, wat, pm, busy, cand = _scratch(geo)
+    _first_digits(first, geo, weights, digits)
     words = np.zeros(bs * last, np.uint64)  # contents unused: WANT_ALL lists every placement
     for block in range(first, last):
-        used = _decode_prefix(block, geo, weights, cells, order, wat)
+        if block > first:
+            _next_digits(geo, digits)
+        used = _decode_prefix(digits, geo, weights, cells, order, wat)
         _prefix_moves(used, geo, weights, moves, cells, order, wat, pm)
         nbusy, _ = _scan_block(words, block, used, WANT_ALL, 0, geo, busy)
         nc = _candidates(block, used, nbusy, busy, pm, True, geo, weights, moves, cand)
