@@ -46,12 +46,14 @@ THREADS_ENV = "NPUZZLE_THREADS"
 MAX_CELLS = 31  # cell masks are 32-bit (pext/pdep) and a word holds two bits per free cell
 BLOCKS_PER_ITEM = 16384  # work handed to a thread at a time, at most
 ITEMS_PER_THREAD = 8  # at least, where the table is large enough: threads finish together
+NEAR_WEIGHT = 1 << 14  # a pull looks at the moves of tiles of rank weight up to this first
 
 
 class Geometry(NamedTuple):
     """The integer constants and tables the kernels take for k tiles on a board."""
 
-    geo: np.ndarray  # see pattern_kernels: N, K, COLS, SHIFT, FULL, KEEP_L, KEEP_R, INNER, BS
+    geo: np.ndarray  # see pattern_kernels: N, K, COLS, SHIFT, FULL, KEEP_L, KEEP_R, INNER, BS,
+    #                  NEAR
     moves: np.ndarray  # [4*c + t] = (cell reached from c in direction t or DEAD, cells passed
     #                     over, +1/-1 as the move goes up or down the cell order)
     weights: np.ndarray  # rank digit weights: rank = sum(digit_j * weights[j])
@@ -107,7 +109,9 @@ def geometry(shape: Shape, k: int) -> Geometry:
     full = (1 << n) - 1
     col0 = sum(1 << c for c in range(0, n, cols))
     last = sum(1 << c for c in range(cols - 1, n, cols))
-    geo = np.array([n, k, cols, shift, full, full & ~col0, full & ~last, inner, bs], np.int64)
+    near = min(i for i in range(k) if weights[i] <= NEAR_WEIGHT or i == k - inner)  # see pull_layer
+    geo = np.array([n, k, cols, shift, full, full & ~col0, full & ~last, inner, bs, near],
+                   np.int64)
     nbr = shape.neighbour_table()
     moves = np.zeros((4 * n, 3), np.int64)
     for c in range(n):

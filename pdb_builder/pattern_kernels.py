@@ -45,7 +45,7 @@ import numpy as np
 from .bitops import atomic_or, lowest_bit_index, pdep, pext, popcount
 
 # geo: the integer constants of a (board, k) pair, see pattern_bfs.geometry.
-N, K, COLS, SHIFT, FULL, KEEP_L, KEEP_R, INNER, BS = range(9)
+N, K, COLS, SHIFT, FULL, KEEP_L, KEEP_R, INNER, BS, NEAR = range(10)
 DEAD = 63  # target of a move off the board: no cell mask has bit 63
 DONE = 1  # blk bit 0
 
@@ -53,8 +53,9 @@ DONE = 1  # blk bit 0
 M_FROM, M_TO, M_DQ, M_BM, M_SG = range(5)  # tile's cell, target cell or DEAD, rank change,
 # cells passed over, +1/-1 as the move goes up or down the cell order
 # Per placement of the block that has work:
-B_E, B_C1, B_C2, B_FREE, B_WORD, B_TARGET, B_HIT = range(7)  # offset, inner cells, free cells,
-# word, cells its moves may enter, cells found next to the frontier (pull)
+B_E, B_C1, B_C2, B_FREE, B_WORD, B_TARGET, B_HIT, B_MARK = range(8)  # offset, inner cells, free
+# cells, word, cells its moves may enter; (pull) target cells found next to the frontier, and
+# the regions they belong to
 # Per candidate move:
 C_Q, C_FROM, C_TO, C_JB, C_SLOT, C_WORD, C_FRESH = range(7)  # placement reached, cell the tile
 # leaves, cell it enters, busy index, 4 * tile + direction, word of the placement reached; and
@@ -230,25 +231,28 @@ def _scan_block(words, block, used, want, cur, geo, busy):
             busy[B_WORD, nbusy] = w
             busy[B_TARGET, nbusy] = target
             busy[B_HIT, nbusy] = 0
+            busy[B_MARK, nbusy] = 0
             nbusy += target != 0
             e += 1
     return nbusy, left
 
 
 @numba.njit(cache=True, inline="always")
-def _candidates(block, used, nbusy, busy, pm, inner_moves, geo, weights, moves, cand):
+def _candidates(block, used, nbusy, busy, pm, tile_lo, tile_hi, inner_moves, geo, weights,
+                moves, cand):
     """Write to ``cand`` every move of a busy placement whose tile enters one of the
     placement's target cells: the placement it leads to, the cells the tile leaves and enters,
-    the busy index and the slot (4 * tile + direction).  Moves of decoded tiles whose slot in
-    ``pm`` is DEAD are left out, moves of the inner tiles unless ``inner_moves``.  Branch-free:
-    each move is written and the count advances only for real ones.  Returns the count."""
+    the busy index and the slot (4 * tile + direction).  Only moves of the decoded tiles
+    ``tile_lo..tile_hi-1`` whose slot in ``pm`` is not DEAD, and of the inner tiles if
+    ``inner_moves``.  Branch-free: each move is written and the count advances only for real
+    ones.  Returns the count."""
     k, inner = geo[K], geo[INNER]
     prefix = k - inner
     w1 = weights[prefix] if inner >= 1 else 0
     w2 = weights[prefix + 1] if inner == 2 else 0
     base = block * geo[BS]
     nc = 0
-    for j in range(4 * prefix):  # one move of a decoded tile, across the whole block
+    for j in range(4 * tile_lo, 4 * tile_hi):  # one decoded tile's move, across the block
         b = pm[M_TO, j]
         if b == DEAD:
             continue
@@ -297,7 +301,7 @@ def _scratch(geo):
     n, k, bs = geo[N], geo[K], geo[BS]
     return (np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(n, np.int64),
             np.zeros(n, np.int64),
-            np.zeros((5, 4 * k), np.int64), np.zeros((7, bs), np.int64),
+            np.zeros((5, 4 * k), np.int64), np.zeros((8, bs), np.int64),
             np.zeros((7, 4 * k * bs), np.int64))
 
 
@@ -332,7 +336,8 @@ def push_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
         if nbusy == 0:
             continue
         _prefix_moves(used, geo, weights, moves, cells, order, wat, pm)
-        nc = _candidates(block, used, nbusy, busy, pm, True, geo, weights, moves, cand)
+        nc = _candidates(block, used, nbusy, busy, pm, 0, geo[K] - geo[INNER], True, geo,
+                         weights, moves, cand)
         for jc in range(nc):  # independent loads first
             cand[C_WORD, jc] = words[cand[C_Q, jc]]
         nfresh = 0
@@ -360,6 +365,37 @@ def push_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
     out[1] += placements
 
 
+@numba.njit(cache=True, inline="always")
+def _find_frontier(nc, words, cand, busy, cur, shift):
+    """Load the words of the candidates (independent loads, overlapped) and set, in the busy
+    placement's B_HIT, the target cell of every candidate that leads to a frontier state."""
+    for jc in range(nc):
+        cand[C_WORD, jc] = words[cand[C_Q, jc]]
+    for jc in range(nc):
+        c, b, jb = cand[C_FROM, jc], cand[C_TO, jc], cand[C_JB, jc]
+        free_q = busy[B_FREE, jb] ^ (np.int64(1) << b) ^ (np.int64(1) << c)
+        hit = _code_of(cand[C_WORD, jc], _index_among(free_q, c), shift) == cur
+        busy[B_HIT, jb] |= np.int64(hit) << b
+
+
+@numba.njit(cache=True, inline="always")
+def _mark_regions(nbusy, busy, geo):
+    """Turn the hit cells of each busy placement into whole regions: add them to B_MARK, take
+    them out of B_TARGET (no more moves need checking there); return the regions marked."""
+    cols, keep_l, keep_r = geo[COLS], geo[KEEP_L], geo[KEEP_R]
+    found = 0
+    for jb in range(nbusy):
+        hit, free = busy[B_HIT, jb], busy[B_FREE, jb]
+        busy[B_HIT, jb] = 0
+        while hit != 0:
+            region = _flood(hit & -hit, free, cols, keep_l, keep_r)
+            busy[B_MARK, jb] |= region
+            busy[B_TARGET, jb] &= ~region
+            hit &= ~region
+            found += 1
+    return found
+
+
 @numba.njit(cache=True, nogil=True)
 def pull_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
     """Reach depth ``d + 1`` from the unreached side, for blocks ``first..last-1``: an unreached
@@ -368,10 +404,12 @@ def pull_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
     reached one is next to the frontier.)
 
     Moves of a decoded tile into a block that holds no frontier state are skipped, and so are
-    blocks where no move can reach one.  Each thread writes only the words of its own blocks;
-    the frontier codes it reads elsewhere do not change during the layer.  Adds (new states,
-    new placements) to ``out``."""
-    shift, cols, keep_l, keep_r, bs = geo[SHIFT], geo[COLS], geo[KEEP_L], geo[KEEP_R], geo[BS]
+    blocks where no move can reach one.  The moves whose targets lie near in the table (the
+    last tiles') are looked at first; the far ones only for regions still unresolved.  Each
+    thread writes only the words of its own blocks; the frontier codes it reads elsewhere do
+    not change during the layer.  Adds (new states, new placements) to ``out``."""
+    shift, bs, near = geo[SHIFT], geo[BS], geo[NEAR]
+    prefix = geo[K] - geo[INNER]
     cur, new = d % 3 + 1, (d + 1) % 3 + 1
     curbit, newbit = 2 << (d & 1), 2 << ((d + 1) & 1)
     digits, cells, order, wat, pm, busy, cand = _scratch(geo)
@@ -387,7 +425,7 @@ def pull_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
         _prefix_moves(used, geo, weights, moves, cells, order, wat, pm)
         own_front = (flags & curbit) != 0
         live = own_front
-        for j in range(4 * (geo[K] - geo[INNER])):
+        for j in range(4 * prefix):
             if pm[M_TO, j] != DEAD:
                 if blk[block + pm[M_DQ, j] // bs] & curbit:
                     live = True
@@ -396,28 +434,21 @@ def pull_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
         if not live:
             continue  # no move leads into a block holding frontier states
         nbusy, _ = _scan_block(words, block, used, WANT_UNREACHED, cur, geo, busy)
-        nc = _candidates(block, used, nbusy, busy, pm, own_front, geo, weights, moves, cand)
-        for jc in range(nc):  # independent loads first
-            cand[C_WORD, jc] = words[cand[C_Q, jc]]
-        for jc in range(nc):  # is the state the move leads to in the frontier?
-            c, b, jb = cand[C_FROM, jc], cand[C_TO, jc], cand[C_JB, jc]
-            free_q = busy[B_FREE, jb] ^ (np.int64(1) << b) ^ (np.int64(1) << c)
-            hit = _code_of(cand[C_WORD, jc], _index_among(free_q, c), shift) == cur
-            busy[B_HIT, jb] |= np.int64(hit) << b
+        nc = _candidates(block, used, nbusy, busy, pm, near, prefix, own_front, geo, weights,
+                         moves, cand)
+        _find_frontier(nc, words, cand, busy, cur, shift)
+        states += _mark_regions(nbusy, busy, geo)
+        nc = _candidates(block, used, nbusy, busy, pm, 0, near, False, geo, weights, moves, cand)
+        _find_frontier(nc, words, cand, busy, cur, shift)
+        states += _mark_regions(nbusy, busy, geo)
         left = False
         for jb in range(nbusy):
-            hit, free, w = busy[B_HIT, jb], busy[B_FREE, jb], busy[B_WORD, jb]
-            mark = 0
-            while hit != 0:
-                region = _flood(hit & -hit, free, cols, keep_l, keep_r)
-                mark |= region
-                hit &= ~region
-                states += 1
-            left |= (busy[B_TARGET, jb] & ~mark) != 0
+            left |= busy[B_TARGET, jb] != 0
+            mark, w = busy[B_MARK, jb], busy[B_WORD, jb]
             if mark == 0:
                 continue
             p = block * bs + busy[B_E, jb]
-            words[p] = w | _code_bits(pext(mark, free), new, shift)
+            words[p] = w | _code_bits(pext(mark, busy[B_FREE, jb]), new, shift)
             if w == 0:
                 dist[p] = d + 1
                 placements += 1
@@ -444,7 +475,8 @@ def trace_moves(first, last, geo, moves, weights, trace_cells, trace_q):
         used = _decode_prefix(digits, geo, weights, cells, order, wat)
         _prefix_moves(used, geo, weights, moves, cells, order, wat, pm)
         nbusy, _ = _scan_block(words, block, used, WANT_ALL, 0, geo, busy)
-        nc = _candidates(block, used, nbusy, busy, pm, True, geo, weights, moves, cand)
+        nc = _candidates(block, used, nbusy, busy, pm, 0, geo[K] - geo[INNER], True, geo,
+                         weights, moves, cand)
         for jc in range(nc):
             trace_q[block * bs + busy[B_E, cand[C_JB, jc]], cand[C_SLOT, jc]] = cand[C_Q, jc]
         for jb in range(nbusy):
