@@ -50,16 +50,15 @@ DEAD = 63  # target of a move off the board: no cell mask has bit 63
 DONE = 1  # blk bit 0
 
 # Rows of the scratch arrays.  Per move of a decoded tile (4 * tile + direction):
-M_FROM, M_TO, M_DQ, M_BM, M_SG = range(5)  # tile's cell, target cell or DEAD, rank change,
+M_FROM, M_TO, M_DB, M_BM, M_SG = range(5)  # tile's cell, target cell or DEAD, block change,
 # cells passed over, +1/-1 as the move goes up or down the cell order
 # Per placement of the block that has work:
 B_E, B_C1, B_C2, B_FREE, B_WORD, B_TARGET, B_HIT, B_MARK = range(8)  # offset, inner cells, free
 # cells, word, cells its moves may enter; (pull) target cells found next to the frontier, and
 # the regions they belong to
 # Per candidate move:
-C_Q, C_FROM, C_TO, C_JB, C_SLOT, C_WORD, C_FRESH = range(7)  # placement reached, cell the tile
-# leaves, cell it enters, busy index, 4 * tile + direction, word of the placement reached; and
-# the list of candidates that reach an uncoded cell (push)
+C_Q, C_MOVE, C_WORD, C_FRESH = range(4)  # placement reached, the move (see _pack_move), word of
+# the placement reached; and the list of candidates that reach an uncoded cell (push)
 
 WANT_FRONTIER, WANT_UNREACHED, WANT_ALL = 0, 1, 2  # what _scan_block collects
 
@@ -107,6 +106,22 @@ def _code_bits(m, code, shift):
     return (m if code & 1 else 0) | (m << shift if code & 2 else 0)
 
 
+JB_AT = 20  # where _pack_move's busy index starts (cells < 32, slots < 4 * 31)
+
+
+@numba.njit(cache=True, inline="always")
+def _pack_move(c, b, slot):
+    """One int for a candidate move: the cell the tile leaves, the cell it enters and its slot
+    (4 * tile + direction); the busy index is ORed in from bit JB_AT."""
+    return c | (b << 6) | (slot << 12)
+
+
+@numba.njit(cache=True, inline="always")
+def _unpack_move(m):
+    """(cell left, cell entered, busy index, slot) of a packed candidate move."""
+    return m & 31, (m >> 6) & 31, m >> JB_AT, (m >> 12) & 255
+
+
 @numba.njit(cache=True, inline="always")
 def _index_among(free, c):
     """Number of cell c among the free cells (how many free cells lie below it)."""
@@ -138,9 +153,9 @@ def _next_digits(geo, digits):
 
 
 @numba.njit(cache=True, inline="always")
-def _decode_prefix(digits, geo, weights, cells, order, wat):
+def _decode_prefix(digits, geo, bw, cells, order, wat):
     """Cells of the decoded tiles (``cells``), the tile on each cell (``order``, k if none) and
-    its rank weight (``wat``, 0 if none); returns the mask of those cells."""
+    its rank weight in blocks (``wat``, 0 if none); returns the mask of those cells."""
     n, k, full = geo[N], geo[K], geo[FULL]
     for c in range(n):
         order[c] = k
@@ -150,16 +165,17 @@ def _decode_prefix(digits, geo, weights, cells, order, wat):
         c = lowest_bit_index(pdep(np.int64(1) << digits[j], full & ~used))
         cells[j] = c
         order[c] = j
-        wat[c] = weights[j]
+        wat[c] = bw[j]
         used |= np.int64(1) << c
     return used
 
 
 @numba.njit(cache=True, inline="always")
-def _prefix_moves(used, geo, weights, moves, cells, order, wat, pm):
+def _prefix_moves(used, geo, bw, moves, cells, order, wat, pm):
     """For every move of a decoded tile i (slot 4*i + direction): its target cell (DEAD when off
-    the board or onto a decoded tile), the rank change it makes through the decoded tiles, the
-    cells it passes over and its direction in the cell order.
+    the board or onto a decoded tile), the change it makes to the block number (the rank
+    change is that times the block size), the cells it passes over and its direction in the
+    cell order.
 
     Rank digit j is cell_j less the earlier tiles on lower cells, so when tile i slides from c
     to b its digit changes by b - c less the earlier tiles it passes over (a vertical move
@@ -174,7 +190,7 @@ def _prefix_moves(used, geo, weights, moves, cells, order, wat, pm):
             if b == DEAD or (used >> b) & 1:
                 continue
             bm, s = moves[4 * c + t, 1], moves[4 * c + t, 2]
-            dd, dq = b - c, 0
+            dd, db = b - c, 0
             rest = bm & used
             while rest != 0:
                 x = lowest_bit_index(rest)
@@ -182,9 +198,9 @@ def _prefix_moves(used, geo, weights, moves, cells, order, wat, pm):
                 if order[x] < i:
                     dd -= s
                 else:
-                    dq += s * wat[x]
-            pm[M_FROM, j], pm[M_TO, j], pm[M_DQ, j], pm[M_BM, j], pm[M_SG, j] = (
-                c, b, dd * weights[i] + dq, bm, s)
+                    db += s * wat[x]
+            pm[M_FROM, j], pm[M_TO, j], pm[M_DB, j], pm[M_BM, j], pm[M_SG, j] = (
+                c, b, dd * bw[i] + db, bm, s)
 
 
 @numba.njit(cache=True, inline="always")
@@ -256,15 +272,14 @@ def _candidates(block, used, nbusy, busy, pm, tile_lo, tile_hi, inner_moves, geo
         b = pm[M_TO, j]
         if b == DEAD:
             continue
-        c, dq, bm, sg = pm[M_FROM, j], pm[M_DQ, j], pm[M_BM, j], pm[M_SG, j]
+        bm, sg = pm[M_BM, j], pm[M_SG, j]
+        dq = pm[M_DB, j] * geo[BS]
+        move = _pack_move(pm[M_FROM, j], b, j)
         for jb in range(nbusy):  # the inner tiles it passes over are later tiles
             cand[C_Q, nc] = (base + busy[B_E, jb] + dq
                              + sg * (w1 * ((bm >> busy[B_C1, jb]) & 1)
                                      + w2 * ((bm >> busy[B_C2, jb]) & 1)))
-            cand[C_FROM, nc] = c
-            cand[C_TO, nc] = b
-            cand[C_JB, nc] = jb
-            cand[C_SLOT, nc] = j
+            cand[C_MOVE, nc] = move | (jb << JB_AT)
             nc += (busy[B_TARGET, jb] >> b) & 1
     if not inner_moves or inner == 0:
         return nc
@@ -275,34 +290,29 @@ def _candidates(block, used, nbusy, busy, pm, tile_lo, tile_hi, inner_moves, geo
             b, bm, s = moves[4 * c1 + t, 0], moves[4 * c1 + t, 1], moves[4 * c1 + t, 2]
             cand[C_Q, nc] = (q0 + (b - c1 - s * popcount(bm & used)) * w1
                              + s * w2 * ((bm >> c2) & 1))
-            cand[C_FROM, nc] = c1
-            cand[C_TO, nc] = b
-            cand[C_JB, nc] = jb
-            cand[C_SLOT, nc] = 4 * prefix + t
+            cand[C_MOVE, nc] = _pack_move(c1, b, 4 * prefix + t) | (jb << JB_AT)
             nc += (target >> b) & 1
         if inner == 2:
             for t in range(4):  # tile k-1: every other tile is earlier
                 b, bm, s = moves[4 * c2 + t, 0], moves[4 * c2 + t, 1], moves[4 * c2 + t, 2]
                 earlier = popcount(bm & used) + ((bm >> c1) & 1)
                 cand[C_Q, nc] = q0 + (b - c2 - s * earlier) * w2
-                cand[C_FROM, nc] = c2
-                cand[C_TO, nc] = b
-                cand[C_JB, nc] = jb
-                cand[C_SLOT, nc] = 4 * (prefix + 1) + t
+                cand[C_MOVE, nc] = _pack_move(c2, b, 4 * (prefix + 1) + t) | (jb << JB_AT)
                 nc += (target >> b) & 1
     return nc
 
 
 @numba.njit(cache=True, inline="always")
-def _scratch(geo):
+def _scratch(geo, weights):
     """Working arrays of one kernel call: digits, cells, order, wat (see
     :func:`_decode_prefix`), the decoded tiles' moves, the busy placements and the candidate
-    moves of one block."""
+    moves of one block; and the decoded tiles' rank weights in blocks."""
     n, k, bs = geo[N], geo[K], geo[BS]
+    bw = weights // bs
     return (np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(n, np.int64),
             np.zeros(n, np.int64),
             np.zeros((5, 4 * k), np.int64), np.zeros((8, bs), np.int64),
-            np.zeros((7, 4 * k * bs), np.int64))
+            np.zeros((4, 4 * k * bs), np.int64), bw)
 
 
 # --- the kernels -------------------------------------------------------------------------------
@@ -319,9 +329,10 @@ def push_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
     the region still uncoded counts the state, and only the one that finds the whole word zero
     counts the placement and writes ``dist``.  Adds (new states, new placements) to ``out``."""
     shift, cols, keep_l, keep_r, bs = geo[SHIFT], geo[COLS], geo[KEEP_L], geo[KEEP_R], geo[BS]
+    prefix = geo[K] - geo[INNER]
     cur, new = d % 3 + 1, (d + 1) % 3 + 1
     curbit, newbit = 2 << (d & 1), 2 << ((d + 1) & 1)
-    digits, cells, order, wat, pm, busy, cand = _scratch(geo)
+    digits, cells, order, wat, pm, busy, cand, bw = _scratch(geo, weights)
     _first_digits(first, geo, weights, digits)
     states = placements = 0
     for block in range(first, last):
@@ -329,28 +340,29 @@ def push_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
             _next_digits(geo, digits)
         if not blk[block] & curbit:
             continue
-        used = _decode_prefix(digits, geo, weights, cells, order, wat)
+        used = _decode_prefix(digits, geo, bw, cells, order, wat)
         nbusy, left = _scan_block(words, block, used, WANT_FRONTIER, cur, geo, busy)
         if not left:
             atomic_or(blk, block, DONE)
         if nbusy == 0:
             continue
-        _prefix_moves(used, geo, weights, moves, cells, order, wat, pm)
+        _prefix_moves(used, geo, bw, moves, cells, order, wat, pm)
         nc = _candidates(block, used, nbusy, busy, pm, 0, geo[K] - geo[INNER], True, geo,
                          weights, moves, cand)
         for jc in range(nc):  # independent loads first
             cand[C_WORD, jc] = words[cand[C_Q, jc]]
         nfresh = 0
         for jc in range(nc):  # keep the candidates whose blank cell is uncoded
-            c, b = cand[C_FROM, jc], cand[C_TO, jc]
-            free_q = busy[B_FREE, cand[C_JB, jc]] ^ (np.int64(1) << b) ^ (np.int64(1) << c)
+            c, b, jb, _ = _unpack_move(cand[C_MOVE, jc])
+            free_q = busy[B_FREE, jb] ^ (np.int64(1) << b) ^ (np.int64(1) << c)
             i = _index_among(free_q, c)
             cand[C_FRESH, nfresh] = jc
             nfresh += np.int64(_code_of(cand[C_WORD, jc], i, shift) == 0)
         for jf in range(nfresh):
             jc = cand[C_FRESH, jf]
-            q, c, b = cand[C_Q, jc], cand[C_FROM, jc], cand[C_TO, jc]
-            free_q = busy[B_FREE, cand[C_JB, jc]] ^ (np.int64(1) << b) ^ (np.int64(1) << c)
+            q = cand[C_Q, jc]
+            c, b, jb, slot = _unpack_move(cand[C_MOVE, jc])
+            free_q = busy[B_FREE, jb] ^ (np.int64(1) << b) ^ (np.int64(1) << c)
             region = _flood(np.int64(1) << c, free_q, cols, keep_l, keep_r)
             old = atomic_or(words, q, _code_bits(pext(region, free_q), new, shift))
             if _code_of(old, _index_among(free_q, c), shift) != 0:
@@ -359,8 +371,9 @@ def push_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
             if old == 0:
                 dist[q] = d + 1
                 placements += 1
-            if not blk[q // bs] & newbit:
-                atomic_or(blk, q // bs, newbit)
+            qb = block + pm[M_DB, slot] if slot < 4 * prefix else block
+            if not blk[qb] & newbit:
+                atomic_or(blk, qb, newbit)
     out[0] += states
     out[1] += placements
 
@@ -372,7 +385,7 @@ def _find_frontier(nc, words, cand, busy, cur, shift):
     for jc in range(nc):
         cand[C_WORD, jc] = words[cand[C_Q, jc]]
     for jc in range(nc):
-        c, b, jb = cand[C_FROM, jc], cand[C_TO, jc], cand[C_JB, jc]
+        c, b, jb, _ = _unpack_move(cand[C_MOVE, jc])
         free_q = busy[B_FREE, jb] ^ (np.int64(1) << b) ^ (np.int64(1) << c)
         hit = _code_of(cand[C_WORD, jc], _index_among(free_q, c), shift) == cur
         busy[B_HIT, jb] |= np.int64(hit) << b
@@ -412,7 +425,7 @@ def pull_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
     prefix = geo[K] - geo[INNER]
     cur, new = d % 3 + 1, (d + 1) % 3 + 1
     curbit, newbit = 2 << (d & 1), 2 << ((d + 1) & 1)
-    digits, cells, order, wat, pm, busy, cand = _scratch(geo)
+    digits, cells, order, wat, pm, busy, cand, bw = _scratch(geo, weights)
     _first_digits(first, geo, weights, digits)
     states = placements = 0
     for block in range(first, last):
@@ -421,13 +434,13 @@ def pull_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
         flags = blk[block]
         if flags & DONE:
             continue
-        used = _decode_prefix(digits, geo, weights, cells, order, wat)
-        _prefix_moves(used, geo, weights, moves, cells, order, wat, pm)
+        used = _decode_prefix(digits, geo, bw, cells, order, wat)
+        _prefix_moves(used, geo, bw, moves, cells, order, wat, pm)
         own_front = (flags & curbit) != 0
         live = own_front
         for j in range(4 * prefix):
             if pm[M_TO, j] != DEAD:
-                if blk[block + pm[M_DQ, j] // bs] & curbit:
+                if blk[block + pm[M_DB, j]] & curbit:
                     live = True
                 else:
                     pm[M_TO, j] = DEAD
@@ -466,19 +479,20 @@ def trace_moves(first, last, geo, moves, weights, trace_cells, trace_q):
     direction t (``trace_q[p, 4*i + t]``; impossible moves are left alone)."""
     k, inner, bs = geo[K], geo[INNER], geo[BS]
     prefix = k - inner
-    digits, cells, order, wat, pm, busy, cand = _scratch(geo)
+    digits, cells, order, wat, pm, busy, cand, bw = _scratch(geo, weights)
     _first_digits(first, geo, weights, digits)
     words = np.zeros(bs * last, np.uint64)  # contents unused: WANT_ALL lists every placement
     for block in range(first, last):
         if block > first:
             _next_digits(geo, digits)
-        used = _decode_prefix(digits, geo, weights, cells, order, wat)
-        _prefix_moves(used, geo, weights, moves, cells, order, wat, pm)
+        used = _decode_prefix(digits, geo, bw, cells, order, wat)
+        _prefix_moves(used, geo, bw, moves, cells, order, wat, pm)
         nbusy, _ = _scan_block(words, block, used, WANT_ALL, 0, geo, busy)
         nc = _candidates(block, used, nbusy, busy, pm, 0, geo[K] - geo[INNER], True, geo,
                          weights, moves, cand)
         for jc in range(nc):
-            trace_q[block * bs + busy[B_E, cand[C_JB, jc]], cand[C_SLOT, jc]] = cand[C_Q, jc]
+            _, _, jb, slot = _unpack_move(cand[C_MOVE, jc])
+            trace_q[block * bs + busy[B_E, jb], slot] = cand[C_Q, jc]
         for jb in range(nbusy):
             p = block * bs + busy[B_E, jb]
             trace_cells[p, :prefix] = cells[:prefix]
