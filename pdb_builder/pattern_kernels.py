@@ -204,52 +204,46 @@ def _prefix_moves(used, geo, bw, moves, cells, order, wat, pm):
 
 
 @numba.njit(cache=True, inline="always")
-def _scan_block(words, block, used, want, cur, geo, busy):
-    """Walk the block's placements (inner tiles on every pair of free cells, in rank order) and
-    list in ``busy`` those with work: with frontier cells (``WANT_FRONTIER``), unreached cells
-    (``WANT_UNREACHED``) or all of them (``WANT_ALL``); their target mask is those cells.
-    Returns (number listed, whether any cell of the block is unreached)."""
-    n, shift, full, inner = geo[N], geo[SHIFT], geo[FULL], geo[INNER]
-    nf = n - geo[K]  # free cells per placement
-    all_free = (np.int64(1) << nf) - 1
-    n1 = nf + 2 if inner == 2 else (nf + 1 if inner == 1 else 1)
-    base = block * geo[BS]
-    nbusy, e, left = 0, 0, False
-    c1 = -1
-    for _ in range(n1):
-        if inner >= 1:
-            c1 += 1
-            while (used >> c1) & 1:
-                c1 += 1
-        c2 = -1
-        for _ in range(nf + 1 if inner == 2 else 1):
-            if inner == 2:
-                c2 += 1
-                while (used >> c2) & 1 or c2 == c1:
-                    c2 += 1
-            occ = used | (np.int64(1) << c1 if inner >= 1 else 0) | (
-                np.int64(1) << c2 if inner == 2 else 0)
-            free = full & ~occ
-            w = np.int64(words[base + e])
-            unreached = all_free & ~(w | (w >> shift))
-            left |= unreached != 0
-            if want == WANT_FRONTIER:
-                target = _with_code(w, cur, shift)
-                target = pdep(target, free) if target != 0 else 0
-            elif want == WANT_UNREACHED:
-                target = pdep(unreached, free) if unreached != 0 else 0
-            else:
-                target = free
-            busy[B_E, nbusy] = e
-            busy[B_C1, nbusy] = c1 if inner >= 1 else DEAD
-            busy[B_C2, nbusy] = c2 if inner == 2 else DEAD
-            busy[B_FREE, nbusy] = free
-            busy[B_WORD, nbusy] = w
-            busy[B_TARGET, nbusy] = target
-            busy[B_HIT, nbusy] = 0
-            busy[B_MARK, nbusy] = 0
-            nbusy += target != 0
-            e += 1
+def _scan_block(words, block, used, want, cur, geo, inner_at, busy):
+    """List in ``busy`` the block's placements with work: with frontier cells
+    (``WANT_FRONTIER``), unreached cells (``WANT_UNREACHED``) or all of them (``WANT_ALL``);
+    their target mask is those cells.  Returns (number listed, whether any cell of the block is
+    unreached).
+
+    The block's words are read in one straight pass; cells are worked out for the busy
+    placements only: offset e puts the inner tiles on the ``inner_at[0, e]``-th and
+    ``inner_at[1, e]``-th cells not taken by the decoded tiles."""
+    n, shift, full, bs, inner = geo[N], geo[SHIFT], geo[FULL], geo[BS], geo[INNER]
+    all_free = (np.int64(1) << (n - geo[K])) - 1  # a free-cell mask of every free cell
+    base = block * bs
+    nbusy, left = 0, False
+    for e in range(bs):
+        w = np.int64(words[base + e])
+        unreached = all_free & ~(w | (w >> shift))
+        left |= unreached != 0
+        if want == WANT_FRONTIER:
+            m = _with_code(w, cur, shift)
+        elif want == WANT_UNREACHED:
+            m = unreached
+        else:
+            m = all_free
+        busy[B_E, nbusy] = e
+        busy[B_WORD, nbusy] = w
+        busy[B_TARGET, nbusy] = m
+        nbusy += m != 0
+    open_cells = full & ~used
+    for jb in range(nbusy):
+        e = busy[B_E, jb]
+        c1 = lowest_bit_index(pdep(np.int64(1) << inner_at[0, e], open_cells)) if inner else DEAD
+        c2 = lowest_bit_index(pdep(np.int64(1) << inner_at[1, e], open_cells)) if inner == 2 \
+            else DEAD
+        free = open_cells & ~(np.int64(1) << c1) & ~(np.int64(1) << c2)
+        busy[B_C1, jb] = c1
+        busy[B_C2, jb] = c2
+        busy[B_FREE, jb] = free
+        busy[B_TARGET, jb] = pdep(busy[B_TARGET, jb], free)
+        busy[B_HIT, jb] = 0
+        busy[B_MARK, jb] = 0
     return nbusy, left
 
 
@@ -306,13 +300,20 @@ def _candidates(block, used, nbusy, busy, pm, tile_lo, tile_hi, inner_moves, geo
 def _scratch(geo, weights):
     """Working arrays of one kernel call: digits, cells, order, wat (see
     :func:`_decode_prefix`), the decoded tiles' moves, the busy placements and the candidate
-    moves of one block; and the decoded tiles' rank weights in blocks."""
-    n, k, bs = geo[N], geo[K], geo[BS]
+    moves of one block; the decoded tiles' rank weights in blocks, and where the inner tiles
+    stand at each offset of a block (see :func:`_scan_block`)."""
+    n, k, bs, inner = geo[N], geo[K], geo[BS], geo[INNER]
     bw = weights // bs
+    inner_at = np.zeros((2, bs), np.int64)
+    for e in range(bs):
+        if inner == 2:
+            d1, d2 = e // (n - k + 1), e % (n - k + 1)
+            inner_at[0, e], inner_at[1, e] = d1, d2 + (d2 >= d1)
+        elif inner == 1:
+            inner_at[0, e] = e
     return (np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(n, np.int64),
-            np.zeros(n, np.int64),
-            np.zeros((5, 4 * k), np.int64), np.zeros((8, bs), np.int64),
-            np.zeros((4, 4 * k * bs), np.int64), bw)
+            np.zeros(n, np.int64), np.zeros((5, 4 * k), np.int64), np.zeros((8, bs), np.int64),
+            np.zeros((4, 4 * k * bs), np.int64), bw, inner_at)
 
 
 # --- the kernels -------------------------------------------------------------------------------
@@ -332,7 +333,7 @@ def push_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
     prefix = geo[K] - geo[INNER]
     cur, new = d % 3 + 1, (d + 1) % 3 + 1
     curbit, newbit = 2 << (d & 1), 2 << ((d + 1) & 1)
-    digits, cells, order, wat, pm, busy, cand, bw = _scratch(geo, weights)
+    digits, cells, order, wat, pm, busy, cand, bw, inner_at = _scratch(geo, weights)
     _first_digits(first, geo, weights, digits)
     states = placements = 0
     for block in range(first, last):
@@ -341,7 +342,7 @@ def push_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
         if not blk[block] & curbit:
             continue
         used = _decode_prefix(digits, geo, bw, cells, order, wat)
-        nbusy, left = _scan_block(words, block, used, WANT_FRONTIER, cur, geo, busy)
+        nbusy, left = _scan_block(words, block, used, WANT_FRONTIER, cur, geo, inner_at, busy)
         if not left:
             atomic_or(blk, block, DONE)
         if nbusy == 0:
@@ -425,7 +426,7 @@ def pull_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
     prefix = geo[K] - geo[INNER]
     cur, new = d % 3 + 1, (d + 1) % 3 + 1
     curbit, newbit = 2 << (d & 1), 2 << ((d + 1) & 1)
-    digits, cells, order, wat, pm, busy, cand, bw = _scratch(geo, weights)
+    digits, cells, order, wat, pm, busy, cand, bw, inner_at = _scratch(geo, weights)
     _first_digits(first, geo, weights, digits)
     states = placements = 0
     for block in range(first, last):
@@ -446,7 +447,7 @@ def pull_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
                     pm[M_TO, j] = DEAD
         if not live:
             continue  # no move leads into a block holding frontier states
-        nbusy, _ = _scan_block(words, block, used, WANT_UNREACHED, cur, geo, busy)
+        nbusy, _ = _scan_block(words, block, used, WANT_UNREACHED, cur, geo, inner_at, busy)
         nc = _candidates(block, used, nbusy, busy, pm, near, prefix, own_front, geo, weights,
                          moves, cand)
         _find_frontier(nc, words, cand, busy, cur, shift)
@@ -479,7 +480,7 @@ def trace_moves(first, last, geo, moves, weights, trace_cells, trace_q):
     direction t (``trace_q[p, 4*i + t]``; impossible moves are left alone)."""
     k, inner, bs = geo[K], geo[INNER], geo[BS]
     prefix = k - inner
-    digits, cells, order, wat, pm, busy, cand, bw = _scratch(geo, weights)
+    digits, cells, order, wat, pm, busy, cand, bw, inner_at = _scratch(geo, weights)
     _first_digits(first, geo, weights, digits)
     words = np.zeros(bs * last, np.uint64)  # contents unused: WANT_ALL lists every placement
     for block in range(first, last):
@@ -487,7 +488,7 @@ def trace_moves(first, last, geo, moves, weights, trace_cells, trace_q):
             _next_digits(geo, digits)
         used = _decode_prefix(digits, geo, bw, cells, order, wat)
         _prefix_moves(used, geo, bw, moves, cells, order, wat, pm)
-        nbusy, _ = _scan_block(words, block, used, WANT_ALL, 0, geo, busy)
+        nbusy, _ = _scan_block(words, block, used, WANT_ALL, 0, geo, inner_at, busy)
         nc = _candidates(block, used, nbusy, busy, pm, 0, geo[K] - geo[INNER], True, geo,
                          weights, moves, cand)
         for jc in range(nc):
