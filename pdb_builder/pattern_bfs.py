@@ -17,15 +17,19 @@ reversible) and a placement's value is the depth at which any of its regions is 
 This module is the driver: it lays out the tables, runs one layer after another and splits
 each layer over threads as ranges of blocks.  The data layout and the numba kernels are in
 :mod:`pdb_builder.pattern_kernels`.  A layer *pushes* (frontier states write their successors)
-while many placements are unreached and *pulls* (unreached states look for a frontier
-neighbour) once the unreached placements number fewer than ``pull_when`` times the frontier
-states: the late layers then look at the few states left instead of the many just reached.
+while many states are unreached and *pulls* (unreached states look for a frontier neighbour)
+once the unreached states number fewer than ``pull_when`` times the frontier: the late layers
+then look at the few states left instead of the many just reached.  How many states there are
+is counted beforehand from the regions of every set of occupied cells
+(:func:`state_count`).
 
 Imports: numpy, tqdm, :mod:`solver.board`, :mod:`solver.ranking`, :mod:`pdb_builder`
 (pattern_kernels).
 """
 from __future__ import annotations
 
+import itertools
+import math
 import os
 import threading
 import time
@@ -156,7 +160,7 @@ def work_items(nblocks: int, threads: int) -> list[tuple[int, int]]:
     count = max(-(-nblocks // BLOCKS_PER_ITEM), min(nblocks, ITEMS_PER_THREAD * threads)
                 if threads > 1 else 1)
     edges = [nblocks * i // count for i in range(count + 1)]
-    return [(a, b) for a, b in zip(edges, edges[1:]) if b > a]
+    return [(a, b) for a, b in itertools.pairwise(edges) if b > a]
 
 
 def _run(kernel, items, args, threads) -> np.ndarray:
@@ -210,6 +214,18 @@ def _run(kernel, items, args, threads) -> np.ndarray:
     if errors:
         raise errors[0]
     return out.sum(axis=0)
+
+
+def state_count(shape: Shape, k: int) -> int:
+    """The (placement, blank region) states of a k-tile pattern a search can reach: k! times
+    the regions of every set of k occupied cells; half of those when the pattern holds every
+    tile (only one parity class is reachable).
+
+    >>> state_count(Shape.parse("4x4"), 8), state_count(Shape.parse("3x3"), 8)
+    (1425191040, 181440)
+    """
+    regions = int(kern.count_regions(geometry(shape, k).geo))
+    return math.factorial(k) * regions // (2 if k == shape.size - 1 else 1)
 
 
 def trace_ranks(shape: Shape | str, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -268,6 +284,7 @@ def bfs_pattern(shape: Shape | str, tiles, goal: Board | None = None, progress: 
     items = work_items(total // bs, threads)
     t0 = time.perf_counter()
     reached, states, frontier = 1, 1, 1
+    all_states = state_count(shape, k)
     counts = [1]  # placements first reached at each depth: the table's histogram
     layers = []
     bar = tqdm(total=total, desc=label or f"pattern {','.join(map(str, tiles))}",
@@ -281,7 +298,7 @@ def bfs_pattern(shape: Shape | str, tiles, goal: Board | None = None, progress: 
                 raise ValueError(f"pattern {tiles} needs more than {MAX_DEPTH} moves: too many "
                                  f"for a uint8 table")
             np.bitwise_and(blk, np.uint8(0xFF ^ kern.depth_bit(d + 1)), out=blk)
-            pull = total - reached < pull_when * frontier
+            pull = all_states - states < pull_when * frontier
             t1 = time.perf_counter()
             kernel = kern.pull_layer if pull else kern.push_layer
             new_states, new_placements = (int(v) for v in _run(

@@ -34,7 +34,7 @@ def naive_pdep(x: int, mask: int) -> int:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _table(pext, pdep):
     """A compiled loop applying pext and pdep to every (x, mask) pair."""
     @numba.njit
@@ -87,7 +87,7 @@ def _counts(xs):
 def test_popcount_and_lowest_bit():
     xs = [1, 2, 3, 0b1011000, 2**31, 2**62 + 2**40, -1]
     got = _counts(np.array(xs, np.int64))
-    assert got[0].tolist() == [bin(x & (2**64 - 1)).count("1") for x in xs]
+    assert got[0].tolist() == [(x & (2**64 - 1)).bit_count() for x in xs]
     assert got[1].tolist() == [(x & -x).bit_length() - 1 for x in xs]
 
 

@@ -1,14 +1,22 @@
 """The pattern BFS kernel: its ranks agree with solver.ranking, its tables with a naive 0-1 BFS."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from naive_pdb import pattern_table
+
 from pdb_builder import pattern_kernels as kern
-from pdb_builder.pattern_bfs import UNREACHED, bfs_pattern, geometry, trace_ranks, work_items
+from pdb_builder.pattern_bfs import (
+    UNREACHED,
+    bfs_pattern,
+    geometry,
+    trace_ranks,
+    work_items,
+)
 from solver import ranking
 from solver.board import Board, Shape, goal_board
 
@@ -148,7 +156,7 @@ def test_work_items_cover_the_blocks_once():
         items = work_items(nblocks, threads)
         assert items[0][0] == 0 and items[-1][1] == nblocks
         assert all(a < b for a, b in items) and all(
-            b == a2 for (_, b), (a2, _) in zip(items, items[1:]))
+            b == a2 for (_, b), (a2, _) in itertools.pairwise(items))
         assert len(items) >= min(nblocks, 8 * threads) or threads == 1
 
 
