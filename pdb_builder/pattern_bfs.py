@@ -24,7 +24,7 @@ is counted beforehand from the regions of every set of occupied cells
 (:func:`state_count`).
 
 Imports: numpy, tqdm, :mod:`solver.board`, :mod:`solver.ranking`, :mod:`pdb_builder`
-(pattern_kernels).
+(pattern_blocks, pattern_kernels).
 """
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ from tqdm import tqdm
 from solver import ranking
 from solver.board import Board, Shape
 
+from . import pattern_blocks as blocks
 from . import pattern_kernels as kern
 
 UNREACHED = 255  # dist value of a placement no search reached (e.g. the other parity class)
@@ -51,17 +52,30 @@ MAX_CELLS = 31  # cell masks are 32-bit (pext/pdep) and a word holds two bits pe
 BLOCKS_PER_ITEM = 16384  # work handed to a thread at a time, at most
 ITEMS_PER_THREAD = 8  # at least, where the table is large enough: threads finish together
 NEAR_WEIGHT = 1 << 14  # a pull looks at the moves of tiles of rank weight up to this first
+# Pull once unreached states < PULL_WHEN x frontier states.  Measured per layer on the 4x4 7-tile
+# and 8-tile patterns (one thread, same snapshot): pushing is cheaper down to a ratio of about
+# 2.4 (8 tiles: push 12.7 s, pull 15.1 s), pulling from about 1.8-2.0 (10.6 s vs 11.7 s).
+PULL_WHEN = 2.0
 
 
 class Geometry(NamedTuple):
     """The integer constants and tables the kernels take for k tiles on a board."""
 
-    geo: np.ndarray  # see pattern_kernels: N, K, COLS, SHIFT, FULL, KEEP_L, KEEP_R, INNER, BS,
-    #                  NEAR
+    geo: np.ndarray  # see pattern_blocks: N, K, COLS, SHIFT, FULL, KEEP_L, KEEP_R, INNER, BS, NEAR
     moves: np.ndarray  # [4*c + t] = (cell reached from c in direction t or DEAD, cells passed
     #                     over, +1/-1 as the move goes up or down the cell order)
     weights: np.ndarray  # rank digit weights: rank = sum(digit_j * weights[j])
     word_type: type  # numpy dtype of a placement's word: two bits per free cell
+
+    @property
+    def block_size(self) -> int:
+        """Placements per block (the inner tiles' choices)."""
+        return int(self.geo[blocks.BS])
+
+    @property
+    def shift(self) -> int:
+        """Where a word's high code bits start."""
+        return int(self.geo[blocks.SHIFT])
 
 
 @dataclass
@@ -93,7 +107,7 @@ def geometry(shape: Shape, k: int) -> Geometry:
     share all but the last ``inner`` = min(2, k-1) tiles.
 
     >>> g = geometry(Shape.parse("4x4"), 8)
-    >>> g.word_type.__name__, int(g.geo[kern.SHIFT]), int(g.geo[kern.BS])  # 8 free cells
+    >>> g.word_type.__name__, g.shift, g.block_size  # 8 free cells: 16 bits
     ('uint16', 8, 90)
     """
     n, cols = shape.size, shape.cols
@@ -122,7 +136,7 @@ def geometry(shape: Shape, k: int) -> Geometry:
         for t in range(4):
             b = int(nbr[c][t])
             if b < 0:
-                moves[4 * c + t] = (kern.DEAD, 0, 0)
+                moves[4 * c + t] = (blocks.DEAD, 0, 0)
             else:
                 lo, hi = min(b, c), max(b, c)
                 passed = sum(1 << x for x in range(lo + 1, hi))
@@ -239,19 +253,20 @@ def trace_ranks(shape: Shape | str, k: int) -> tuple[np.ndarray, np.ndarray]:
     total = ranking.count_placements(shape.size, k)
     cells = np.full((total, k), -1, np.int64)
     moves = np.full((total, 4 * k), -1, np.int64)
-    kern.trace_moves(0, total // int(g.geo[kern.BS]), g.geo, g.moves, g.weights, cells, moves)
+    kern.trace_moves(0, total // g.block_size, g.geo, g.moves, g.weights, cells, moves)
     return cells, moves
 
 
 def bfs_pattern(shape: Shape | str, tiles, goal: Board | None = None, progress: bool = True,
                 label: str | None = None, threads: int | None = None,
-                pull_when: float = 1.0) -> PatternResult:
+                pull_when: float = PULL_WHEN) -> PatternResult:
     """Build the table of one pattern: for every placement of ``tiles`` (sorted), the fewest
     moves of those tiles that bring them to their cells in ``goal`` (default: blank-last),
     other tiles moving for free.
 
-    A layer pulls (instead of pushing) once the placements not yet reached number fewer than
-    ``pull_when`` times the frontier states.
+    A layer pulls (instead of pushing) once the states not yet reached number fewer than
+    ``pull_when`` times the frontier states (0: push every layer; a huge value: pull every
+    layer).
 
     >>> r = bfs_pattern("2x2", (1, 2, 3), progress=False)   # the whole 3-puzzle
     >>> r.table.tolist()[:8], r.unreached, r.counts.tolist()
@@ -267,7 +282,7 @@ def bfs_pattern(shape: Shape | str, tiles, goal: Board | None = None, progress: 
         raise ValueError(f"pattern {tiles} is not a set of tiles of a {shape} board "
                          f"(1..{shape.size - 1})")
     g = geometry(shape, k)
-    n, bs = shape.size, int(g.geo[kern.BS])
+    n, bs = shape.size, g.block_size
     total = ranking.count_placements(n, k)
     words = np.zeros(total, g.word_type)
     dist = np.full(total, UNREACHED, np.uint8)

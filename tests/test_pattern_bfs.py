@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive_pdb import pattern_table
 
-from pdb_builder import pattern_kernels as kern
 from pdb_builder.pattern_bfs import (
     UNREACHED,
     bfs_pattern,
@@ -148,7 +147,7 @@ def test_push_only_pull_only_and_mixed_layers_agree(shape, tiles):
 def test_words_hold_two_bits_per_free_cell(shape, k, word):
     g = geometry(Shape.parse(shape), k)
     free = Shape.parse(shape).size - k
-    assert g.word_type is word and 2 * free <= 2 * int(g.geo[kern.SHIFT])
+    assert g.word_type is word and free <= g.shift == np.dtype(word).itemsize * 4
 
 
 def test_work_items_cover_the_blocks_once():
