@@ -30,9 +30,13 @@ import numpy as np
 
 from .bitops import lowest_bit_index, pdep, popcount
 
+# geo, the integer constants of one (board, k) pair (pattern_bfs.geometry): cells, tiles,
+# columns, where a word's high code bits start, the mask of every cell, the cells with a
+# neighbour on the left / on the right, inner tiles, placements per block, and the first tile
+# whose moves land near in the table.
 N, K, COLS, SHIFT, FULL, KEEP_L, KEEP_R, INNER, BS, NEAR = range(10)
 DEAD = 63  # target of a move off the board: no cell mask has bit 63
-DONE = 1  # blk bit 0
+DONE = 1  # blk bit 0: every state of the block is reached
 
 # Rows of the scratch arrays.  Per move of a decoded tile (4 * tile + direction):
 M_FROM, M_TO, M_DB, M_BM, M_SG = range(5)  # tile's cell, target cell or DEAD, block change,
@@ -99,7 +103,7 @@ def pack_move(c, b, slot):
 @numba.njit(cache=True, inline="always")
 def unpack_move(m):
     """(cell left, cell entered, busy index, slot) of a packed candidate move."""
-    return m & 31, (m >> 6) & 31, m >> JB_AT, (m >> 12) & 255
+    return m & 63, (m >> 6) & 63, m >> JB_AT, (m >> 12) & 255
 
 
 @numba.njit(cache=True, inline="always")

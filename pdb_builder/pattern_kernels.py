@@ -18,11 +18,10 @@ k-permutation rank):
   = the block holds states reached at an even / odd depth -- the frontier of the layer or the
   layer after.  Blocks with nothing to do are skipped without being decoded.
 
-Work is handed out as ranges of blocks.  A block's first tiles are decoded once; the rank change
-of each move of those tiles is the same for every placement of the block, and the inner tiles'
-share is a few multiply-adds (:mod:`pdb_builder.pattern_blocks`).  Then every move of every busy placement is
-written to a candidate list, the words of all candidates are loaded in one loop (independent
-loads the memory system can overlap), and only then are the candidates decided.
+Work is handed out as ranges of blocks.  Per block with work, the kernels list every move of
+every busy placement into its target cells with the rank it leads to
+(:mod:`pdb_builder.pattern_blocks`), load the words of all those candidates in one loop
+(independent loads the memory system can overlap), and only then decide them:
 
 * :func:`push_layer`: frontier states write the states they reach.  Many threads may push into
   one word, so the write is an atomic OR whose old value tells who came first.
@@ -30,8 +29,8 @@ loads the memory system can overlap), and only then are the candidates decided.
   word.  The frontier codes they read are not changed by anyone during the layer.
 * :func:`trace_moves`: the same decoding and candidate code for every move of every placement,
   recorded for the tests (which compare them with :func:`solver.ranking.rank`).
-
-The block decoding and move listing the kernels share are in :mod:`pdb_builder.pattern_blocks`.
+* :func:`count_regions`: how many states there are, so that the driver knows how many are
+  still unreached (it pulls once they are few).
 
 Imports: numpy, numba, :mod:`pdb_builder` (bitops, pattern_blocks).
 """
