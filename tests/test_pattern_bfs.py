@@ -13,6 +13,7 @@ from pdb_builder.pattern_bfs import (
     UNREACHED,
     bfs_pattern,
     geometry,
+    state_count,
     trace_ranks,
     work_items,
 )
@@ -71,15 +72,18 @@ def test_tables_equal_a_naive_zero_one_bfs(shape, tiles, goal):
         np.array([g.tiles.index(t) for t in sorted(tiles)]), s.size)] == 0
 
 
-@pytest.mark.parametrize("threads", [1, 2, 3])
-@pytest.mark.parametrize("pull_when", [0.0, 1.0, 1e9])
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+@pytest.mark.parametrize("pull_when", [0.0, 2.0, 1e9])
 def test_threads_and_push_pull_switch_do_not_change_the_table(threads, pull_when):
-    """Push only, pull from the first layer on, the default switch; 1-3 threads (with k >= 4
-    the two-pass push splits the work by tile 0 and by tile 1)."""
+    """Push only, pull from the first layer on, a switch in between; 1 to 8 threads racing for
+    the same words (pushes claim them with an atomic OR)."""
     s, tiles = Shape.parse("3x4"), (2, 5, 7, 11)
     expected = expected_table(s, goal_board(s), tiles)
     result = bfs_pattern(s, tiles, progress=False, threads=threads, pull_when=pull_when)
     assert np.array_equal(result.table, expected)
+    # every state counted once however the threads raced (all are reachable with 4 of 11 tiles)
+    assert result.states == state_count(s, len(tiles))
+    assert result.counts.tolist() == np.bincount(expected).tolist()
 
 
 def test_all_tiles_as_one_pattern_give_the_exact_distances():
