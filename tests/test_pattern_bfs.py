@@ -1,13 +1,21 @@
 """The pattern BFS kernel: its ranks agree with solver.ranking, its tables with a naive 0-1 BFS."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from naive_pdb import pattern_table
-from pdb_builder.pattern_bfs import UNREACHED, bfs_pattern, geometry, trace_ranks
+from pdb_builder.pattern_bfs import (
+    UNREACHED,
+    bfs_pattern,
+    geometry,
+    state_count,
+    trace_ranks,
+    work_items,
+)
 from solver.core import ranking
 from solver.core.board import Board, Shape, goal_board
 
@@ -63,15 +71,18 @@ def test_tables_equal_a_naive_zero_one_bfs(shape, tiles, goal):
         np.array([g.tiles.index(t) for t in sorted(tiles)]), s.size)] == 0
 
 
-@pytest.mark.parametrize("threads", [1, 2, 3])
-@pytest.mark.parametrize("pull_when", [0.0, 1.0, 1e9])
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+@pytest.mark.parametrize("pull_when", [0.0, 2.0, 1e9])
 def test_threads_and_push_pull_switch_do_not_change_the_table(threads, pull_when):
-    """Push only, pull from the first layer on, the default switch; 1-3 threads (with k >= 4
-    the two-pass push splits the work by tile 0 and by tile 1)."""
+    """Push only, pull from the first layer on, a switch in between; 1 to 8 threads racing for
+    the same words (pushes claim them with an atomic OR)."""
     s, tiles = Shape.parse("3x4"), (2, 5, 7, 11)
     expected = expected_table(s, goal_board(s), tiles)
     result = bfs_pattern(s, tiles, progress=False, threads=threads, pull_when=pull_when)
     assert np.array_equal(result.table, expected)
+    # every state counted once however the threads raced (all are reachable with 4 of 11 tiles)
+    assert result.states == state_count(s, len(tiles))
+    assert result.counts.tolist() == np.bincount(expected).tolist()
 
 
 def test_all_tiles_as_one_pattern_give_the_exact_distances():
@@ -113,3 +124,72 @@ def test_random_patterns_and_goals_match_the_naive_search(data):
     tiles = data.draw(st.lists(st.integers(1, s.size - 1), min_size=k, max_size=k, unique=True))
     result = bfs_pattern(s, tiles, goal, progress=False, threads=data.draw(st.sampled_from([1, 2])))
     assert np.array_equal(result.table, expected_table(s, goal, tiles))
+
+
+@pytest.mark.parametrize("shape, tiles", [("3x3", (1, 2, 3, 4)), ("3x3", (2, 4, 6, 8)),
+                                          ("3x3", (1, 5, 8)), ("2x4", (1, 2, 3, 4, 5)),
+                                          ("2x4", (3, 6, 7))])
+def test_push_only_pull_only_and_mixed_layers_agree(shape, tiles):
+    """Every layer pushed, every layer pulled, and the default switch: the same table, the same
+    states, the same histogram (and the naive table)."""
+    s = Shape.parse(shape)
+    runs = [bfs_pattern(s, tiles, progress=False, threads=2, pull_when=pw)
+            for pw in (0.0, 1e9, 1.0)]
+    assert [r.layers[0][1] for r in runs[:2]] == ["push", "pull"]
+    assert {mode for _, mode, _, _ in runs[0].layers} == {"push"}
+    assert {mode for _, mode, _, _ in runs[1].layers} == {"pull"}
+    expected = expected_table(s, goal_board(s), tiles)
+    for r in runs:
+        assert np.array_equal(r.table, expected)
+        assert r.states == runs[0].states and r.counts.tolist() == runs[0].counts.tolist()
+
+
+@pytest.mark.parametrize("shape, k, word", [("4x4", 8, np.uint16), ("4x4", 7, np.uint32),
+                                            ("4x4", 6, np.uint32), ("3x3", 4, np.uint16),
+                                            ("5x5", 3, np.uint64), ("4x4", 15, np.uint16)])
+def test_words_hold_two_bits_per_free_cell(shape, k, word):
+    g = geometry(Shape.parse(shape), k)
+    free = Shape.parse(shape).size - k
+    assert g.word_type is word and free <= g.shift == np.dtype(word).itemsize * 4
+
+
+def test_work_items_cover_the_blocks_once():
+    for nblocks, threads in [(1, 1), (7, 3), (100, 16), (5_765_760, 2), (52_416, 16)]:
+        items = work_items(nblocks, threads)
+        assert items[0][0] == 0 and items[-1][1] == nblocks
+        assert all(a < b for a, b in items) and all(
+            b == a2 for (_, b), (a2, _) in itertools.pairwise(items))
+        assert len(items) >= min(nblocks, 8 * threads) or threads == 1
+
+
+FALLBACK_SCRIPT = """
+import numpy as np
+from pdb_builder import bitops
+from pdb_builder.pattern_bfs import bfs_pattern, trace_ranks
+assert not bitops.HAS_BMI2
+for shape, tiles in [("3x3", (1, 2, 3, 4)), ("2x4", (2, 3, 5, 7))]:
+    for pw in (0.0, 1e9):
+        r = bfs_pattern(shape, tiles, progress=False, threads=2, pull_when=pw)
+        np.save(f"{OUT}/{shape}-{len(tiles)}-{pw}.npy", r.table)
+np.save(f"{OUT}/trace.npy", trace_ranks("3x3", 4)[1])
+"""
+
+
+def test_the_fallback_without_bmi2_builds_the_same_tables(tmp_path):
+    """In a process compiling for a CPU without BMI2 (numba's generic target), pext and pdep
+    are loops; the tables must come out the same."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CPU_NAME="generic")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    subprocess.run([sys.executable, "-c", f"OUT = {str(tmp_path)!r}\n" + FALLBACK_SCRIPT],
+                   env=env, check=True, timeout=600)
+    for shape, tiles in [("3x3", (1, 2, 3, 4)), ("2x4", (2, 3, 5, 7))]:
+        s = Shape.parse(shape)
+        want = expected_table(s, goal_board(s), tiles)
+        for pw in (0.0, 1e9):
+            assert np.array_equal(np.load(tmp_path / f"{shape}-{len(tiles)}-{pw}.npy"), want)
+    assert np.array_equal(np.load(tmp_path / "trace.npy"), trace_ranks("3x3", 4)[1])
