@@ -1,4 +1,5 @@
 """``python -m pdb_builder``: the same as the ``build-pdb`` command."""
+
 import signal as _signal
 
 # Until the handlers below are in place, Ctrl-C simply ends the process (no traceback from the

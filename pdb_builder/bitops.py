@@ -22,6 +22,7 @@ atomic OR on an array element, all callable from numba code (builder layer).
 
 Imports: llvmlite and numba only.
 """
+
 from __future__ import annotations
 
 import numba
@@ -55,7 +56,8 @@ def _llvm_unary(name):
             i64 = ir.IntType(64)
             extra = [ir.IntType(1)] if name.startswith("llvm.cttz") else []
             fn = cgutils.get_or_insert_function(
-                builder.module, ir.FunctionType(i64, [i64] + extra), name)
+                builder.module, ir.FunctionType(i64, [i64] + extra), name
+            )
             return builder.call(fn, [args[0]] + [ir.Constant(t, 0) for t in extra])
 
         return sig, codegen
@@ -77,7 +79,8 @@ def _bmi2(name):
         def codegen(context, builder, signature, args):
             i32, i64 = ir.IntType(32), ir.IntType(64)
             fn = cgutils.get_or_insert_function(
-                builder.module, ir.FunctionType(i32, [i32, i32]), name)
+                builder.module, ir.FunctionType(i32, [i32, i32]), name
+            )
             low = [builder.trunc(a, i32) for a in args]
             return builder.zext(builder.call(fn, low), i64)
 
@@ -131,8 +134,9 @@ def atomic_or(typingctx, array, index, bits):
         array_type = signature.args[0]
         item = context.get_value_type(array_type.dtype)
         arr = context.make_array(array_type)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, array_type, arr, [args[1]],
-                                       wraparound=False)
+        ptr = cgutils.get_item_pointer(
+            context, builder, array_type, arr, [args[1]], wraparound=False
+        )
         value = builder.trunc(args[2], item) if item.width < 64 else args[2]
         old = builder.atomic_rmw("or", ptr, value, "monotonic")
         return builder.zext(old, ir.IntType(64)) if item.width < 64 else old

@@ -17,6 +17,7 @@ directory, all of the new file (the old one stays until the new one is renamed o
 
 Imports: the standard library only.
 """
+
 from __future__ import annotations
 
 import math
@@ -88,16 +89,18 @@ def check(what: str, cost: tuple[int, int], directory: Path) -> None:
     memory, disk = cost
     room = available_memory()
     if room is not None and memory > room:
-        raise BudgetError(f"{what} needs about {_size(memory)} of memory, only {_size(room)} "
-                          f"is available: use smaller patterns")
+        raise BudgetError(
+            f"{what} needs about {_size(memory)} of memory, only {_size(room)} "
+            f"is available: use smaller patterns"
+        )
     try:
         free = shutil.disk_usage(directory).free
     except OSError:
         return
     if disk > free:
-        raise BudgetError(f"{what} needs about {_size(disk)} of disk, only {_size(free)} is "
-                          f"free in {directory}")
+        raise BudgetError(
+            f"{what} needs about {_size(disk)} of disk, only {_size(free)} is free in {directory}"
+        )
 
 
 __all__ = ["BudgetError", "check", "exact_cost", "pattern_cost", "available_memory"]
-

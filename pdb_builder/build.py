@@ -5,6 +5,7 @@ a small board, :func:`build_partition` an additive pattern database (delegating 
 :mod:`pdb_builder.build_apdb`), :func:`list_built` and :func:`verify_all` inspect the data
 directory.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,14 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def build_exact(shape: Shape, data_dir=None, force: bool = False, progress: bool = True,
-                goal=None, layout: str | None = None) -> dict:
+def build_exact(
+    shape: Shape,
+    data_dir=None,
+    force: bool = False,
+    progress: bool = True,
+    goal=None,
+    layout: str | None = None,
+) -> dict:
     """Build the exact table of ``shape`` that serves ``goal`` (default: blank-last).
 
     Full layout (up to 9 cells): ``exact-<shape>.h5``, one BFS per goal blank cell, serving
@@ -56,23 +63,39 @@ def build_exact(shape: Shape, data_dir=None, force: bool = False, progress: bool
     preflight(shape, None, None, data_dir, force)
     t0 = time.perf_counter()
     default_goal = exact.canonical_goal(shape, shape.size - 1)
-    attrs = {"kind": catalog.EXACT, "shape": str(shape), "goal": default_goal.flat(),
-             "layout": catalog.FULL,
-             "tables": "blank_<cell>: distances to the canonical goal with the blank on <cell>"}
+    attrs = {
+        "kind": catalog.EXACT,
+        "shape": str(shape),
+        "goal": default_goal.flat(),
+        "layout": catalog.FULL,
+        "tables": "blank_<cell>: distances to the canonical goal with the blank on <cell>",
+    }
     max_d, total_d, states = 0, 0, 0
     with store.atomic_h5(path, attrs) as f:
         cells = tqdm(range(shape.size), desc=f"exact {shape}", unit="goal", disable=not progress)
         for cell in cells:
             goal = exact.canonical_goal(shape, cell)
             table, counts = bfs_exact(goal)
-            store.write_table(f, exact.table_name(cell), table, goal=goal.flat(),
-                              counts=counts, max_distance=len(counts) - 1)
+            store.write_table(
+                f,
+                exact.table_name(cell),
+                table,
+                goal=goal.flat(),
+                counts=counts,
+                max_distance=len(counts) - 1,
+            )
             max_d = max(max_d, len(counts) - 1)
             total_d += int(np.dot(np.arange(len(counts)), counts))
             states += int(counts.sum())
-    return {**row, "skipped": False, "mb": _mb(path), "max_h": max_d,
-            "mean_h": total_d / states, "seconds": time.perf_counter() - t0,
-            "peak_mb": peak_rss_mb()}
+    return {
+        **row,
+        "skipped": False,
+        "mb": _mb(path),
+        "max_h": max_d,
+        "mean_h": total_d / states,
+        "seconds": time.perf_counter() - t0,
+        "peak_mb": peak_rss_mb(),
+    }
 
 
 def _mb(path: Path) -> float:
@@ -82,8 +105,9 @@ def _mb(path: Path) -> float:
         return 0.0
 
 
-def build_partition(shape: Shape, partition: str, goal=None, data_dir=None, force=False,
-                    progress=True) -> dict:
+def build_partition(
+    shape: Shape, partition: str, goal=None, data_dir=None, force=False, progress=True
+) -> dict:
     """Build the additive pattern database of ``partition`` (a preset such as ``6-6-3`` or
     tiles like ``1,2,3,4/5,6,7,8``) for ``shape`` and ``goal``, once its memory and disk
     needs are known to fit (:mod:`pdb_builder.budget`)."""
@@ -94,8 +118,9 @@ def build_partition(shape: Shape, partition: str, goal=None, data_dir=None, forc
     return build_apdb(shape, partition, goal_b, data_dir, force=force, progress=progress)
 
 
-def preflight(shape: Shape, partition: str | None, goal=None, data_dir=None,
-              force: bool = False) -> None:
+def preflight(
+    shape: Shape, partition: str | None, goal=None, data_dir=None, force: bool = False
+) -> None:
     """Refuse, before any work, a build that would not fit in memory or on disk
     (:class:`pdb_builder.budget.BudgetError`); ``partition`` None means the exact tables.
     Nothing is checked for a file that exists and will be kept (no ``force``)."""
@@ -125,12 +150,17 @@ def database_files(data_dir=None) -> list[Path]:
     the directory does not exist."""
     directory = store.data_dir(data_dir)
     if not directory.is_dir():
-        raise store.DataDirError(f"data directory {directory} does not exist"
-                                 if not os.path.lexists(directory)
-                                 else f"data directory {directory} is not a directory")
+        raise store.DataDirError(
+            f"data directory {directory} does not exist"
+            if not os.path.lexists(directory)
+            else f"data directory {directory} is not a directory"
+        )
     names = sorted(os.listdir(directory))
-    return [directory / n for n in names
-            if store.TMP_MARK not in n and catalog.parse_name(directory / n) is not None]
+    return [
+        directory / n
+        for n in names
+        if store.TMP_MARK not in n and catalog.parse_name(directory / n) is not None
+    ]
 
 
 def list_built(data_dir=None) -> list[dict]:
@@ -139,9 +169,16 @@ def list_built(data_dir=None) -> list[dict]:
     rows = []
     for path in database_files(data_dir):
         entry = catalog.parse_name(path)
-        row = {"file": path.name, "kind": entry.kind, "shape": str(entry.shape),
-               "partition": entry.partition_name or "", "goal": entry.tag,
-               "mb": _mb(path), "created_by": "", "status": "ok"}
+        row = {
+            "file": path.name,
+            "kind": entry.kind,
+            "shape": str(entry.shape),
+            "partition": entry.partition_name or "",
+            "goal": entry.tag,
+            "mb": _mb(path),
+            "created_by": "",
+            "status": "ok",
+        }
         try:
             attrs = store.read_root_attrs(path)
             row["created_by"] = attrs.get("created_by", "")
@@ -155,7 +192,7 @@ def _short(e: store.DatabaseError) -> str:
     text = e.args[0]
     for marker in ("(", "does not match", "is not a regular file", "has no npuzzle digest"):
         if marker in text:
-            return text[text.index(marker):].strip("()") if marker == "(" else marker
+            return text[text.index(marker) :].strip("()") if marker == "(" else marker
     return "unreadable"
 
 
@@ -164,8 +201,9 @@ def verify_all(data_dir=None) -> tuple[list[Path], list[str], list[str]]:
     (files checked, problems found, the commands that rebuild the damaged files)."""
     files = database_files(data_dir)
     problems, fixes = [], []
-    for path in tqdm(files, desc="verify", unit="file", disable=None if len(files) > 1 else True,
-                     leave=False):
+    for path in tqdm(
+        files, desc="verify", unit="file", disable=None if len(files) > 1 else True, leave=False
+    ):
         found = audit.audit(path)
         problems += found
         if found:

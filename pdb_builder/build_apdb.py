@@ -13,6 +13,7 @@ one search's working memory is alive at a time.
 Imports: numpy, :mod:`solver.core`, :mod:`solver.tables` (the catalog names the file, the store
 writes it, partitions reads the patterns), :mod:`pdb_builder.pattern_bfs`.
 """
+
 from __future__ import annotations
 
 import resource
@@ -36,13 +37,25 @@ def _peak_rss_mb() -> float:
 
 
 def _summary(path: Path, shape: Shape, partition: Partition, goal: Board) -> dict:
-    return {"file": path.name, "path": str(path), "kind": KIND, "shape": str(shape),
-            "partition": partition.name, "goal": goal.flat(),
-            "entries": sum(count_placements(shape.size, len(p)) for p in partition)}
+    return {
+        "file": path.name,
+        "path": str(path),
+        "kind": KIND,
+        "shape": str(shape),
+        "partition": partition.name,
+        "goal": goal.flat(),
+        "entries": sum(count_placements(shape.size, len(p)) for p in partition),
+    }
 
 
-def build_apdb(shape: Shape | str, partition: Partition | str, goal: Board | str | None = None,
-               data_dir=None, force: bool = False, progress: bool = True) -> dict:
+def build_apdb(
+    shape: Shape | str,
+    partition: Partition | str,
+    goal: Board | str | None = None,
+    data_dir=None,
+    force: bool = False,
+    progress: bool = True,
+) -> dict:
     """Build ``apdb-<shape>-<partition>.h5`` in ``data_dir`` and return a summary row: file,
     entries, mb, max_h (the sum of the patterns' largest values), mean_h (the sum of their
     means: the average heuristic over random positions), seconds, peak_mb (peak resident
@@ -63,8 +76,13 @@ def build_apdb(shape: Shape | str, partition: Partition | str, goal: Board | str
     if path.exists() and not force:
         return {**row, "skipped": True, "mb": path.stat().st_size / 2**20}
     t0 = time.perf_counter()
-    attrs = {"kind": KIND, "shape": str(shape), "goal": goal.flat(),
-             "partition": partition.name, "patterns": str(partition)}
+    attrs = {
+        "kind": KIND,
+        "shape": str(shape),
+        "goal": goal.flat(),
+        "partition": partition.name,
+        "patterns": str(partition),
+    }
     details = []
     with store.atomic_h5(path, attrs) as f:
         for i, pattern in enumerate(partition):
@@ -72,15 +90,36 @@ def build_apdb(shape: Shape | str, partition: Partition | str, goal: Board | str
             result = bfs_pattern(shape, pattern, goal, progress=progress, label=label)
             counts = result.counts
             mean = float(np.dot(np.arange(len(counts)), counts) / counts.sum())
-            store.write_table(f, f"pattern_{i}", result.table, tiles=np.array(pattern, np.int64),
-                              counts=counts, max_h=len(counts) - 1, mean_h=mean,
-                              unreached=result.unreached, states=result.states)
-            details.append({"tiles": str(pattern), "entries": int(result.table.size),
-                            "max_h": len(counts) - 1, "mean_h": mean,
-                            "states": result.states, "unreached": result.unreached,
-                            "seconds": result.seconds})
+            store.write_table(
+                f,
+                f"pattern_{i}",
+                result.table,
+                tiles=np.array(pattern, np.int64),
+                counts=counts,
+                max_h=len(counts) - 1,
+                mean_h=mean,
+                unreached=result.unreached,
+                states=result.states,
+            )
+            details.append(
+                {
+                    "tiles": str(pattern),
+                    "entries": int(result.table.size),
+                    "max_h": len(counts) - 1,
+                    "mean_h": mean,
+                    "states": result.states,
+                    "unreached": result.unreached,
+                    "seconds": result.seconds,
+                }
+            )
             del result
-    return {**row, "skipped": False, "mb": path.stat().st_size / 2**20,
-            "max_h": sum(d["max_h"] for d in details),
-            "mean_h": sum(d["mean_h"] for d in details),
-            "seconds": time.perf_counter() - t0, "peak_mb": _peak_rss_mb(), "patterns": details}
+    return {
+        **row,
+        "skipped": False,
+        "mb": path.stat().st_size / 2**20,
+        "max_h": sum(d["max_h"] for d in details),
+        "mean_h": sum(d["mean_h"] for d in details),
+        "seconds": time.perf_counter() - t0,
+        "peak_mb": _peak_rss_mb(),
+        "patterns": details,
+    }

@@ -3,6 +3,7 @@ bar by BFS layer, an atomic write and the summary row ``build-pdb`` prints.
 
 Imports: numpy, tqdm, the solver core and tables, :mod:`pdb_builder.compact_bfs`.
 """
+
 from __future__ import annotations
 
 import time
@@ -16,8 +17,9 @@ from solver.tables import catalog, compact, store
 from .compact_bfs import bfs_compact
 
 
-def build_compact(shape: Shape, data_dir=None, force: bool = False, progress: bool = True,
-                  goal=None) -> dict:
+def build_compact(
+    shape: Shape, data_dir=None, force: bool = False, progress: bool = True, goal=None
+) -> dict:
     """Build the compact table serving ``goal`` (default: blank-last) on ``shape``: the BFS
     from the canonical goal of :func:`catalog.table_cell` of the goal's blank cell."""
     from .build import peak_rss_mb
@@ -33,32 +35,62 @@ def build_compact(shape: Shape, data_dir=None, force: bool = False, progress: bo
     if path.exists() and not force:
         return {**row, "skipped": True, "mb": path.stat().st_size / 2**20}
     t0 = time.perf_counter()
-    with tqdm(total=total, desc=f"exact {shape} blank {cell}", unit="state", unit_scale=True,
-              disable=not progress, smoothing=0) as bar:
+    with tqdm(
+        total=total,
+        desc=f"exact {shape} blank {cell}",
+        unit="state",
+        unit_scale=True,
+        disable=not progress,
+        smoothing=0,
+    ) as bar:
+
         def layer(depth, found, seen):
             bar.set_postfix_str(f"depth {depth}", refresh=False)
             bar.update(found)
 
         result = bfs_compact(target, progress=layer)
     counts = result.counts
-    attrs = {"kind": catalog.EXACT, "shape": str(shape), "goal": target.flat(),
-             "layout": catalog.COMPACT, "blank_cell": cell, "encoding": compact.ENCODING,
-             "index": compact.INDEX,
-             "tables": (f"{compact.NIBBLES}: (distance - manhattan) / 2 - {compact.BLOCK_BASE}"
-                        f"[index // {compact.BASE_BLOCK}] per state, two a byte, "
-                        f"{compact.OVERFLOW} = in {compact.OVERFLOW_INDEX}; "
-                        f"{compact.RARE_INDEX}: the states of the rarest distances")}
+    attrs = {
+        "kind": catalog.EXACT,
+        "shape": str(shape),
+        "goal": target.flat(),
+        "layout": catalog.COMPACT,
+        "blank_cell": cell,
+        "encoding": compact.ENCODING,
+        "index": compact.INDEX,
+        "tables": (
+            f"{compact.NIBBLES}: (distance - manhattan) / 2 - {compact.BLOCK_BASE}"
+            f"[index // {compact.BASE_BLOCK}] per state, two a byte, "
+            f"{compact.OVERFLOW} = in {compact.OVERFLOW_INDEX}; "
+            f"{compact.RARE_INDEX}: the states of the rarest distances"
+        ),
+    }
     with store.atomic_h5(path, attrs) as f:
-        store.write_table(f, compact.NIBBLES, result.packed, goal=target.flat(),
-                          counts=counts, max_distance=len(counts) - 1)
+        store.write_table(
+            f,
+            compact.NIBBLES,
+            result.packed,
+            goal=target.flat(),
+            counts=counts,
+            max_distance=len(counts) - 1,
+        )
         store.write_table(f, compact.BLOCK_BASE, result.base, block=compact.BASE_BLOCK)
-        store.write_table(f, compact.OVERFLOW_INDEX,
-                          result.overflow_index.astype(np.uint32))
+        store.write_table(f, compact.OVERFLOW_INDEX, result.overflow_index.astype(np.uint32))
         store.write_table(f, compact.OVERFLOW_DISTANCE, result.overflow_distance)
-        store.write_table(f, compact.RARE_INDEX, result.rare_index.astype(np.uint32),
-                          distances=np.array(result.rare_distances, dtype=np.int64),
-                          offsets=np.array(result.rare_offsets, dtype=np.int64))
+        store.write_table(
+            f,
+            compact.RARE_INDEX,
+            result.rare_index.astype(np.uint32),
+            distances=np.array(result.rare_distances, dtype=np.int64),
+            offsets=np.array(result.rare_offsets, dtype=np.int64),
+        )
     mean = float(np.dot(np.arange(len(counts)), counts) / counts.sum())
-    return {**row, "skipped": False, "mb": path.stat().st_size / 2**20,
-            "max_h": len(counts) - 1, "mean_h": mean, "seconds": time.perf_counter() - t0,
-            "peak_mb": peak_rss_mb()}
+    return {
+        **row,
+        "skipped": False,
+        "mb": path.stat().st_size / 2**20,
+        "max_h": len(counts) - 1,
+        "mean_h": mean,
+        "seconds": time.perf_counter() - t0,
+        "peak_mb": peak_rss_mb(),
+    }

@@ -6,6 +6,7 @@ missing database (the message names the command that rebuilds it) · 130 interru
 · 143 terminated (SIGTERM) · 141 the reader of the output went away.  Always one line on
 stderr for a failure.
 """
+
 from __future__ import annotations
 
 from solver.core import interrupts
@@ -13,7 +14,6 @@ from solver.core import interrupts
 # First, before click, numpy or h5py load: Ctrl-C during start-up is one line too.
 interrupts.install_if_program("build-pdb", "; no partial file was left behind")
 
-import sys  # noqa: E402
 
 import click  # noqa: E402
 
@@ -38,22 +38,38 @@ def _print_rows(rows: list[dict], columns: list[tuple[str, str, str]]) -> None:
         cells.append([("" if r.get(k) is None else format(r[k], f)) for k, _, f in columns])
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
     for row in cells:
-        click.echo("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        click.echo(
+            "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
+        )
 
 
-SUMMARY = [("file", "file", ""), ("entries", "entries", ",d"), ("mb", "MB", ".1f"),
-           ("max_h", "max h", "d"), ("mean_h", "mean h", ".2f"), ("seconds", "seconds", ".2f"),
-           ("peak_mb", "peak MB", ".0f"), ("status", "status", "")]
-LISTING = [("file", "file", ""), ("kind", "kind", ""), ("shape", "shape", ""),
-           ("partition", "partition", ""), ("mb", "MB", ".1f"), ("created_by", "by", ""),
-           ("status", "status", "")]
+SUMMARY = [
+    ("file", "file", ""),
+    ("entries", "entries", ",d"),
+    ("mb", "MB", ".1f"),
+    ("max_h", "max h", "d"),
+    ("mean_h", "mean h", ".2f"),
+    ("seconds", "seconds", ".2f"),
+    ("peak_mb", "peak MB", ".0f"),
+    ("status", "status", ""),
+]
+LISTING = [
+    ("file", "file", ""),
+    ("kind", "kind", ""),
+    ("shape", "shape", ""),
+    ("partition", "partition", ""),
+    ("mb", "MB", ".1f"),
+    ("created_by", "by", ""),
+    ("status", "status", ""),
+]
 
 
 def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Shape, str | None]]:
     """(shape, partition-or-None-for-exact) pairs to build."""
     if not shapes and not partitions:
         return [(s, None) for s in build.DEFAULT_EXACT_SHAPES] + [
-            (Shape(4, 4), config.DEFAULT_PARTITION["4x4"])]
+            (Shape(4, 4), config.DEFAULT_PARTITION["4x4"])
+        ]
     parsed = [Shape.parse(s) for s in shapes] or [Shape(4, 4)]
     if partitions:
         if len(parsed) != 1:
@@ -66,35 +82,62 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
         elif str(s) in config.DEFAULT_PARTITION:
             plan.append((s, config.DEFAULT_PARTITION[str(s)]))
         else:
-            raise BoardError(f"{s} is too large for an exact table and has no preset "
-                             f"partition: give --partition")
+            raise BoardError(
+                f"{s} is too large for an exact table and has no preset partition: give --partition"
+            )
     return plan
 
 
-@click.command(cls=Command, name="build-pdb",
-               context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--shape", "shapes", multiple=True, metavar="RxC",
-              help="Board shape to build for (repeatable). Boards of up to 12 cells get exact "
-                   "tables (3x4 and 2x6: about a minute and 115 MB each); larger ones need "
-                   "--partition.")
-@click.option("--partition", "partitions", multiple=True, metavar="P",
-              help="Additive pattern database: a preset (5-5-5, 6-6-3, 7-8 on 4x4; 6-6-6-6 on "
-                   "5x5) or tile "
-                   "groups like '1,2,3,4/5,6,7,8' (repeatable).")
-@click.option("--goal", default=None, metavar="G",
-              help="Goal: blank-last (default), blank-first, snake, spiral or a board.  "
-                   "Pattern databases are built for it; on 10- to 12-cell boards the exact "
-                   "table of its blank cell is (every corner shares the default one).")
-@click.option("--data-dir", type=DATA_DIR, default=None,
-              help="Where databases go (default: $NPUZZLE_DATA, else data/ of a source "
-                   "checkout, else ~/.local/share/npuzzle).")
+@click.command(
+    cls=Command, name="build-pdb", context_settings={"help_option_names": ["-h", "--help"]}
+)
+@click.option(
+    "--shape",
+    "shapes",
+    multiple=True,
+    metavar="RxC",
+    help="Board shape to build for (repeatable). Boards of up to 12 cells get exact "
+    "tables (3x4 and 2x6: about a minute and 115 MB each); larger ones need "
+    "--partition.",
+)
+@click.option(
+    "--partition",
+    "partitions",
+    multiple=True,
+    metavar="P",
+    help="Additive pattern database: a preset (5-5-5, 6-6-3, 7-8 on 4x4; 6-6-6-6 on "
+    "5x5) or tile "
+    "groups like '1,2,3,4/5,6,7,8' (repeatable).",
+)
+@click.option(
+    "--goal",
+    default=None,
+    metavar="G",
+    help="Goal: blank-last (default), blank-first, snake, spiral or a board.  "
+    "Pattern databases are built for it; on 10- to 12-cell boards the exact "
+    "table of its blank cell is (every corner shares the default one).",
+)
+@click.option(
+    "--data-dir",
+    type=DATA_DIR,
+    default=None,
+    help="Where databases go (default: $NPUZZLE_DATA, else data/ of a source "
+    "checkout, else ~/.local/share/npuzzle).",
+)
 @click.option("--force", is_flag=True, help="Rebuild even when the file exists.")
-@click.option("--list", "list_", is_flag=True,
-              help="Show the databases already built, and whether each is sound.")
-@click.option("--verify", is_flag=True,
-              help="Check every database completely: digest, checksums, every dataset and "
-                   "attribute against the file's name, histograms recomputed from the tables "
-                   "(exit 3 with the rebuild command when one is damaged).")
+@click.option(
+    "--list",
+    "list_",
+    is_flag=True,
+    help="Show the databases already built, and whether each is sound.",
+)
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Check every database completely: digest, checksums, every dataset and "
+    "attribute against the file's name, histograms recomputed from the tables "
+    "(exit 3 with the rebuild command when one is damaged).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet):
     """Build the databases that npuzzle answers from, once, offline.
@@ -131,11 +174,13 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet):
             if partition is None:
                 # --goal picks the exact table only of shapes named with --shape (a bare
                 # build-pdb --goal G is about the 4x4 database; G may be no board of 2x3).
-                row = build.build_exact(shape, data_dir, force, progress=not quiet,
-                                        goal=goal if shapes else None)
+                row = build.build_exact(
+                    shape, data_dir, force, progress=not quiet, goal=goal if shapes else None
+                )
             else:
-                row = build.build_partition(shape, partition, goal, data_dir, force,
-                                            progress=not quiet)
+                row = build.build_partition(
+                    shape, partition, goal, data_dir, force, progress=not quiet
+                )
             row["status"] = "exists (use --force)" if row.get("skipped") else "built"
             rows.append(row)
         _print_rows(rows, SUMMARY)
@@ -163,8 +208,11 @@ def _list(data_dir) -> None:
     _print_rows(rows, LISTING)
     damaged = [r for r in rows if r["status"] != "ok"]
     if damaged:
-        click.echo(f"build-pdb: note: {len(damaged)} damaged file(s): 'build-pdb --verify' "
-                   f"says how to rebuild them", err=True)
+        click.echo(
+            f"build-pdb: note: {len(damaged)} damaged file(s): 'build-pdb --verify' "
+            f"says how to rebuild them",
+            err=True,
+        )
 
 
 def _verify(data_dir) -> None:
@@ -173,10 +221,17 @@ def _verify(data_dir) -> None:
     for p in problems:
         click.echo(p)
     if problems:
-        _fail(f"{len(problems)} problem(s) in {len(fixes)} of {len(files)} file(s) in "
-              f"{directory}; fix: {' && '.join(fixes)}", EXIT_DATABASE)
+        _fail(
+            f"{len(problems)} problem(s) in {len(fixes)} of {len(files)} file(s) in "
+            f"{directory}; fix: {' && '.join(fixes)}",
+            EXIT_DATABASE,
+        )
     if not files:
-        _fail(f"no databases in {directory}; fix: "
-              f"{build.catalog.default_build_command(data_dir)}", EXIT_DATABASE)
-    click.echo(f"{len(files)} file(s) verified: digests, checksums, datasets, attributes and "
-               f"histograms match")
+        _fail(
+            f"no databases in {directory}; fix: {build.catalog.default_build_command(data_dir)}",
+            EXIT_DATABASE,
+        )
+    click.echo(
+        f"{len(files)} file(s) verified: digests, checksums, datasets, attributes and "
+        f"histograms match"
+    )

@@ -21,6 +21,7 @@ and the overflow list and the ranks of the rare layers are gathered (see
 
 Imports: numpy, numba, the solver core and :mod:`solver.tables.compact`.
 """
+
 from __future__ import annotations
 
 import threading
@@ -322,8 +323,18 @@ def bfs_compact(goal: Board, threads: int | None = None, progress=None) -> Compa
     del work
     rare_d = [int(x) for x in np.flatnonzero(rare[: len(counts)])]
     rare_off = [int(offsets[x]) for x in rare_d] + [int(offsets[-1])]
-    return CompactResult(packed, base, o_index, o_dist, r_index, rare_d, rare_off, counts,
-                         time.perf_counter() - t0, layers)
+    return CompactResult(
+        packed,
+        base,
+        o_index,
+        o_dist,
+        r_index,
+        rare_d,
+        rare_off,
+        counts,
+        time.perf_counter() - t0,
+        layers,
+    )
 
 
 __all__ = ["bfs_compact", "CompactResult", "UNSEEN", "RARE_SHARE"]

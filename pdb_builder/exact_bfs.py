@@ -7,6 +7,7 @@ wrong parity is never reached and keeps the :data:`UNREACHABLE` sentinel.
 
 Imports: numpy, numba, the solver's board/ranking core.
 """
+
 from __future__ import annotations
 
 import math

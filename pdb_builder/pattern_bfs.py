@@ -26,6 +26,7 @@ is counted beforehand from the regions of every set of occupied cells
 Imports: numpy, tqdm, :mod:`solver.board`, :mod:`solver.ranking`, :mod:`pdb_builder`
 (pattern_blocks, pattern_kernels).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -112,8 +113,9 @@ def geometry(shape: Shape, k: int) -> Geometry:
     """
     n, cols = shape.size, shape.cols
     if n > MAX_CELLS:
-        raise ValueError(f"pattern databases support boards of up to {MAX_CELLS} cells, "
-                         f"{shape} has {n}")
+        raise ValueError(
+            f"pattern databases support boards of up to {MAX_CELLS} cells, {shape} has {n}"
+        )
     if not 1 <= k < n:
         raise ValueError(f"a pattern needs 1..{n - 1} tiles on {shape}, got {k}")
     inner = min(2, k - 1)
@@ -128,8 +130,7 @@ def geometry(shape: Shape, k: int) -> Geometry:
     col0 = sum(1 << c for c in range(0, n, cols))
     last = sum(1 << c for c in range(cols - 1, n, cols))
     near = min(i for i in range(k) if weights[i] <= NEAR_WEIGHT or i == k - inner)  # see pull_layer
-    geo = np.array([n, k, cols, shift, full, full & ~col0, full & ~last, inner, bs, near],
-                   np.int64)
+    geo = np.array([n, k, cols, shift, full, full & ~col0, full & ~last, inner, bs, near], np.int64)
     nbr = shape.neighbour_table()
     moves = np.zeros((4 * n, 3), np.int64)
     for c in range(n):
@@ -159,8 +160,11 @@ def _region(cell: int, free: int, shape: Shape) -> int:
 
 def _free_cell_mask(cells: int, free: int) -> int:
     """The cell mask ``cells`` (within ``free``) renumbered by free cells (a plain pext)."""
-    return sum(1 << i for i, c in enumerate(c for c in range(free.bit_length())
-                                            if (free >> c) & 1) if (cells >> c) & 1)
+    return sum(
+        1 << i
+        for i, c in enumerate(c for c in range(free.bit_length()) if (free >> c) & 1)
+        if (cells >> c) & 1
+    )
 
 
 def work_items(nblocks: int, threads: int) -> list[tuple[int, int]]:
@@ -171,8 +175,10 @@ def work_items(nblocks: int, threads: int) -> list[tuple[int, int]]:
     >>> work_items(10, 1), len(work_items(5_765_760, 2)), len(work_items(5_765_760, 64))
     ([(0, 10)], 352, 512)
     """
-    count = max(-(-nblocks // BLOCKS_PER_ITEM), min(nblocks, ITEMS_PER_THREAD * threads)
-                if threads > 1 else 1)
+    count = max(
+        -(-nblocks // BLOCKS_PER_ITEM),
+        min(nblocks, ITEMS_PER_THREAD * threads) if threads > 1 else 1,
+    )
     edges = [nblocks * i // count for i in range(count + 1)]
     return [(a, b) for a, b in itertools.pairwise(edges) if b > a]
 
@@ -257,9 +263,15 @@ def trace_ranks(shape: Shape | str, k: int) -> tuple[np.ndarray, np.ndarray]:
     return cells, moves
 
 
-def bfs_pattern(shape: Shape | str, tiles, goal: Board | None = None, progress: bool = True,
-                label: str | None = None, threads: int | None = None,
-                pull_when: float = PULL_WHEN) -> PatternResult:
+def bfs_pattern(
+    shape: Shape | str,
+    tiles,
+    goal: Board | None = None,
+    progress: bool = True,
+    label: str | None = None,
+    threads: int | None = None,
+    pull_when: float = PULL_WHEN,
+) -> PatternResult:
     """Build the table of one pattern: for every placement of ``tiles`` (sorted), the fewest
     moves of those tiles that bring them to their cells in ``goal`` (default: blank-last),
     other tiles moving for free.
@@ -279,8 +291,9 @@ def bfs_pattern(shape: Shape | str, tiles, goal: Board | None = None, progress: 
     tiles = tuple(sorted(int(t) for t in tiles))
     k = len(tiles)
     if len(set(tiles)) != k or not all(1 <= t < shape.size for t in tiles):
-        raise ValueError(f"pattern {tiles} is not a set of tiles of a {shape} board "
-                         f"(1..{shape.size - 1})")
+        raise ValueError(
+            f"pattern {tiles} is not a set of tiles of a {shape} board (1..{shape.size - 1})"
+        )
     g = geometry(shape, k)
     n, bs = shape.size, g.block_size
     total = ranking.count_placements(n, k)
@@ -302,24 +315,35 @@ def bfs_pattern(shape: Shape | str, tiles, goal: Board | None = None, progress: 
     all_states = state_count(shape, k)
     counts = [1]  # placements first reached at each depth: the table's histogram
     layers = []
-    bar = tqdm(total=total, desc=label or f"pattern {','.join(map(str, tiles))}",
-               unit="pl", unit_scale=True, disable=not progress, leave=True, smoothing=0.1,
-               mininterval=0.5)
+    bar = tqdm(
+        total=total,
+        desc=label or f"pattern {','.join(map(str, tiles))}",
+        unit="pl",
+        unit_scale=True,
+        disable=not progress,
+        leave=True,
+        smoothing=0.1,
+        mininterval=0.5,
+    )
     bar.update(1)
     d = 0
     try:
         while True:
             if d >= MAX_DEPTH:
-                raise ValueError(f"pattern {tiles} needs more than {MAX_DEPTH} moves: too many "
-                                 f"for a uint8 table")
+                raise ValueError(
+                    f"pattern {tiles} needs more than {MAX_DEPTH} moves: too many for a uint8 table"
+                )
             np.bitwise_and(blk, np.uint8(0xFF ^ kern.depth_bit(d + 1)), out=blk)
             pull = all_states - states < pull_when * frontier
             t1 = time.perf_counter()
             kernel = kern.pull_layer if pull else kern.push_layer
-            new_states, new_placements = (int(v) for v in _run(
-                kernel, items, (d, words, dist, blk, g.geo, g.moves, g.weights), threads))
-            layers.append((d + 1, "pull" if pull else "push", new_states,
-                           time.perf_counter() - t1))
+            new_states, new_placements = (
+                int(v)
+                for v in _run(
+                    kernel, items, (d, words, dist, blk, g.geo, g.moves, g.weights), threads
+                )
+            )
+            layers.append((d + 1, "pull" if pull else "push", new_states, time.perf_counter() - t1))
             if new_states == 0:
                 break
             d += 1
@@ -334,5 +358,12 @@ def bfs_pattern(shape: Shape | str, tiles, goal: Board | None = None, progress: 
     del words, blk
     while len(counts) > 1 and counts[-1] == 0:  # last layers may add regions, not placements
         counts.pop()
-    return PatternResult(tiles, dist, np.array(counts, np.int64), total - reached, states,
-                         time.perf_counter() - t0, layers)
+    return PatternResult(
+        tiles,
+        dist,
+        np.array(counts, np.int64),
+        total - reached,
+        states,
+        time.perf_counter() - t0,
+        layers,
+    )

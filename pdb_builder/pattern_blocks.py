@@ -23,6 +23,7 @@ search itself.
 
 Imports: numpy, numba, :mod:`pdb_builder.bitops`.
 """
+
 from __future__ import annotations
 
 import numba
@@ -184,7 +185,12 @@ def prefix_moves(used, geo, bw, moves, cells, order, wat, pm):
                 else:
                     db += s * wat[x]
             pm[M_FROM, j], pm[M_TO, j], pm[M_DB, j], pm[M_BM, j], pm[M_SG, j] = (
-                c, b, dd * bw[i] + db, bm, s)
+                c,
+                b,
+                dd * bw[i] + db,
+                bm,
+                s,
+            )
 
 
 @numba.njit(cache=True, inline="always")
@@ -219,8 +225,11 @@ def scan_block(words, block, used, want, cur, geo, inner_at, busy):
     for jb in range(nbusy):
         e = busy[B_E, jb]
         c1 = lowest_bit_index(pdep(np.int64(1) << inner_at[0, e], open_cells)) if inner else DEAD
-        c2 = lowest_bit_index(pdep(np.int64(1) << inner_at[1, e], open_cells)) if inner == 2 \
+        c2 = (
+            lowest_bit_index(pdep(np.int64(1) << inner_at[1, e], open_cells))
+            if inner == 2
             else DEAD
+        )
         free = open_cells & ~(np.int64(1) << c1) & ~(np.int64(1) << c2)
         busy[B_C1, jb] = c1
         busy[B_C2, jb] = c2
@@ -232,8 +241,9 @@ def scan_block(words, block, used, want, cur, geo, inner_at, busy):
 
 
 @numba.njit(cache=True, inline="always")
-def candidates(block, used, nbusy, busy, pm, tile_lo, tile_hi, inner_moves, geo, weights,
-                moves, cand):
+def candidates(
+    block, used, nbusy, busy, pm, tile_lo, tile_hi, inner_moves, geo, weights, moves, cand
+):
     """Write to ``cand`` every move of a busy placement whose tile enters one of the
     placement's target cells: the placement it leads to, the cells the tile leaves and enters,
     the busy index and the slot (4 * tile + direction).  Only moves of the decoded tiles
@@ -254,9 +264,12 @@ def candidates(block, used, nbusy, busy, pm, tile_lo, tile_hi, inner_moves, geo,
         dq = pm[M_DB, j] * geo[BS]
         move = pack_move(pm[M_FROM, j], b, j)
         for jb in range(nbusy):  # the inner tiles it passes over are later tiles
-            cand[C_Q, nc] = (base + busy[B_E, jb] + dq
-                             + sg * (w1 * ((bm >> busy[B_C1, jb]) & 1)
-                                     + w2 * ((bm >> busy[B_C2, jb]) & 1)))
+            cand[C_Q, nc] = (
+                base
+                + busy[B_E, jb]
+                + dq
+                + sg * (w1 * ((bm >> busy[B_C1, jb]) & 1) + w2 * ((bm >> busy[B_C2, jb]) & 1))
+            )
             cand[C_MOVE, nc] = move | (jb << JB_AT)
             nc += (busy[B_TARGET, jb] >> b) & 1
     if not inner_moves or inner == 0:
@@ -266,8 +279,7 @@ def candidates(block, used, nbusy, busy, pm, tile_lo, tile_hi, inner_moves, geo,
         q0 = base + busy[B_E, jb]
         for t in range(4):  # tile k-inner: the decoded tiles are earlier, tile k-1 later
             b, bm, s = moves[4 * c1 + t, 0], moves[4 * c1 + t, 1], moves[4 * c1 + t, 2]
-            cand[C_Q, nc] = (q0 + (b - c1 - s * popcount(bm & used)) * w1
-                             + s * w2 * ((bm >> c2) & 1))
+            cand[C_Q, nc] = q0 + (b - c1 - s * popcount(bm & used)) * w1 + s * w2 * ((bm >> c2) & 1)
             cand[C_MOVE, nc] = pack_move(c1, b, 4 * prefix + t) | (jb << JB_AT)
             nc += (target >> b) & 1
         if inner == 2:
@@ -295,6 +307,14 @@ def scratch(geo, weights):
             inner_at[0, e], inner_at[1, e] = d1, d2 + (d2 >= d1)
         elif inner == 1:
             inner_at[0, e] = e
-    return (np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(n, np.int64),
-            np.zeros(n, np.int64), np.zeros((5, 4 * k), np.int64), np.zeros((8, bs), np.int64),
-            np.zeros((4, 4 * k * bs), np.int64), bw, inner_at)
+    return (
+        np.zeros(k, np.int64),
+        np.zeros(k, np.int64),
+        np.zeros(n, np.int64),
+        np.zeros(n, np.int64),
+        np.zeros((5, 4 * k), np.int64),
+        np.zeros((8, bs), np.int64),
+        np.zeros((4, 4 * k * bs), np.int64),
+        bw,
+        inner_at,
+    )

@@ -34,6 +34,7 @@ every busy placement into its target cells with the rank it leads to
 
 Imports: numpy, numba, :mod:`pdb_builder` (bitops, pattern_blocks).
 """
+
 from __future__ import annotations
 
 import numba
@@ -121,8 +122,9 @@ def push_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
         if nbusy == 0:
             continue
         prefix_moves(used, geo, bw, moves, cells, order, wat, pm)
-        nc = candidates(block, used, nbusy, busy, pm, 0, geo[K] - geo[INNER], True, geo,
-                         weights, moves, cand)
+        nc = candidates(
+            block, used, nbusy, busy, pm, 0, geo[K] - geo[INNER], True, geo, weights, moves, cand
+        )
         for jc in range(nc):  # independent loads first
             cand[C_WORD, jc] = words[cand[C_Q, jc]]
         nfresh = 0
@@ -221,8 +223,9 @@ def pull_layer(d, first, last, words, dist, blk, geo, moves, weights, out):
         if not live:
             continue  # no move leads into a block holding frontier states
         nbusy, _ = scan_block(words, block, used, WANT_UNREACHED, cur, geo, inner_at, busy)
-        nc = candidates(block, used, nbusy, busy, pm, near, prefix, own_front, geo, weights,
-                         moves, cand)
+        nc = candidates(
+            block, used, nbusy, busy, pm, near, prefix, own_front, geo, weights, moves, cand
+        )
         find_frontier(nc, words, cand, busy, cur, shift)
         states += mark_regions(nbusy, busy, geo)
         nc = candidates(block, used, nbusy, busy, pm, 0, near, False, geo, weights, moves, cand)
@@ -262,8 +265,9 @@ def trace_moves(first, last, geo, moves, weights, trace_cells, trace_q):
         used = decode_prefix(digits, geo, bw, cells, order, wat)
         prefix_moves(used, geo, bw, moves, cells, order, wat, pm)
         nbusy, _ = scan_block(words, block, used, WANT_ALL, 0, geo, inner_at, busy)
-        nc = candidates(block, used, nbusy, busy, pm, 0, geo[K] - geo[INNER], True, geo,
-                         weights, moves, cand)
+        nc = candidates(
+            block, used, nbusy, busy, pm, 0, geo[K] - geo[INNER], True, geo, weights, moves, cand
+        )
         for jc in range(nc):
             _, _, jb, slot = unpack_move(cand[C_MOVE, jc])
             trace_q[block * bs + busy[B_E, jb], slot] = cand[C_Q, jc]

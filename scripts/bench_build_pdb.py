@@ -20,6 +20,7 @@ none).  C builds the same table sizes for Korf's blank-first goal with its own t
 6-6-3 splits the tiles differently; its 7-8 searches as many states as ours).  The table goes
 to stdout, progress bars to stderr.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,10 +44,17 @@ print('ROW ' + json.dumps(row))
 
 C_JOBS = {("4x4", "7-8"): "build-78.time", ("4x4", "6-6-3"): "build-663.time"}
 
-COLUMNS = [("partition", "partition", "{}"), ("entries", "entries", "{:,}"),
-           ("seconds", "seconds", "{:.1f}"), ("peak_mb", "peak MB", "{:.0f}"),
-           ("c_seconds", "C seconds", "{:.1f}"), ("c_peak_mb", "C peak MB", "{:.0f}"),
-           ("ratio", "ratio", "{:.2f}"), ("cpu", "CPU s", "{:.1f}"), ("load", "load", "{}")]
+COLUMNS = [
+    ("partition", "partition", "{}"),
+    ("entries", "entries", "{:,}"),
+    ("seconds", "seconds", "{:.1f}"),
+    ("peak_mb", "peak MB", "{:.0f}"),
+    ("c_seconds", "C seconds", "{:.1f}"),
+    ("c_peak_mb", "C peak MB", "{:.0f}"),
+    ("ratio", "ratio", "{:.2f}"),
+    ("cpu", "CPU s", "{:.1f}"),
+    ("load", "load", "{}"),
+]
 
 
 def read_time_report(path: Path) -> tuple[float, float] | None:
@@ -65,23 +73,41 @@ def read_time_report(path: Path) -> tuple[float, float] | None:
     return seconds, int(peak.group(1)) / 1024
 
 
-def build_one(shape: str, partition: str, goal: str, data_dir: str, force: bool,
-              progress: bool) -> dict:
+def build_one(
+    shape: str, partition: str, goal: str, data_dir: str, force: bool, progress: bool
+) -> dict:
     """Build in a child process; return its summary row plus the child's CPU time and load."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
     load_before = os.getloadavg()[0]
     cpu0 = os.times()
-    proc = subprocess.run([sys.executable, "-c", _CHILD, shape, partition, goal or "", data_dir,
-                           "1" if force else "0", "1" if progress else "0"],
-                          stdout=subprocess.PIPE, text=True, env=env, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _CHILD,
+            shape,
+            partition,
+            goal or "",
+            data_dir,
+            "1" if force else "0",
+            "1" if progress else "0",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        check=False,
+    )
     cpu1 = os.times()
     cpu = (cpu1.children_user - cpu0.children_user) + (cpu1.children_system - cpu0.children_system)
     rows = [line[4:] for line in proc.stdout.splitlines() if line.startswith("ROW ")]
     if proc.returncode != 0 or not rows:
         raise SystemExit(f"building {partition} failed (exit status {proc.returncode})")
-    return {**json.loads(rows[-1]), "cpu": cpu,
-            "load": f"{load_before:.1f}-{os.getloadavg()[0]:.1f}"}
+    return {
+        **json.loads(rows[-1]),
+        "cpu": cpu,
+        "load": f"{load_before:.1f}-{os.getloadavg()[0]:.1f}",
+    }
 
 
 def with_reference(row: dict, shape: str, cref_dir: Path) -> dict:
@@ -99,21 +125,32 @@ def print_table(rows: list[dict]) -> None:
         cells.append(["–" if r.get(k) is None else f.format(r[k]) for k, _, f in COLUMNS])
     widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS))]
     for row in cells:
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                        for i, (c, w) in enumerate(zip(row, widths))))
+        print(
+            "  ".join(
+                c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
+            )
+        )
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("partitions", nargs="*", default=["5-5-5", "6-6-3"],
-                    help="presets (5-5-5, 6-6-3, 7-8) or tiles like 1,2,3,4/5,6,7,8")
+    ap.add_argument(
+        "partitions",
+        nargs="*",
+        default=["5-5-5", "6-6-3"],
+        help="presets (5-5-5, 6-6-3, 7-8) or tiles like 1,2,3,4/5,6,7,8",
+    )
     ap.add_argument("--shape", default="4x4")
     ap.add_argument("--goal", default=None, help="goal preset or board (default blank-last)")
     ap.add_argument("--data-dir", default=None, help="keep the files here (default: a temp dir)")
     ap.add_argument("--force", action="store_true", help="rebuild files that exist")
     ap.add_argument("--repeat", type=int, default=1, help="build each partition this often")
-    ap.add_argument("--cref-dir", default="/tmp/cref-data", type=Path,
-                    help="where the C builder's build-*.time reports are")
+    ap.add_argument(
+        "--cref-dir",
+        default="/tmp/cref-data",
+        type=Path,
+        help="where the C builder's build-*.time reports are",
+    )
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="npuzzle-bench-") as tmp:
@@ -121,14 +158,22 @@ def main(argv=None) -> int:
         rows = []
         for p in args.partitions:
             for _ in range(args.repeat):
-                row = build_one(args.shape, p, args.goal, directory,
-                                args.force or not args.data_dir, not args.quiet)
+                row = build_one(
+                    args.shape,
+                    p,
+                    args.goal,
+                    directory,
+                    args.force or not args.data_dir,
+                    not args.quiet,
+                )
                 if row.get("skipped"):
                     row["seconds"] = row["peak_mb"] = None
                 rows.append(with_reference(row, args.shape, args.cref_dir))
-        print(f"shape {args.shape}, files in {directory if args.data_dir else '(temp dir)'}, "
-              f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, "
-              f"{time.strftime('%Y-%m-%d %H:%M')}")
+        print(
+            f"shape {args.shape}, files in {directory if args.data_dir else '(temp dir)'}, "
+            f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, "
+            f"{time.strftime('%Y-%m-%d %H:%M')}"
+        )
         print_table(rows)
     return 0
 

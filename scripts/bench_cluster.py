@@ -28,6 +28,7 @@ Costs are CPU seconds (``time.process_time``, psutil for the Dask processes), so
 a quiet machine too; the load average is printed with the wall-clock results (all of it runs
 on this machine: the scheduler, the client and both workers share its cores).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,8 +58,11 @@ KORF_FILE = ROOT / "data" / "korf100.txt"
 
 def korf_lines() -> list[str]:
     """Korf's 100 instances (for the blank-first goal)."""
-    return [line.split("\t")[1] for line in KORF_FILE.read_text().splitlines()
-            if line and line[0].isdigit()]
+    return [
+        line.split("\t")[1]
+        for line in KORF_FILE.read_text().splitlines()
+        if line and line[0].isdigit()
+    ]
 
 
 def random_lines(shape: str, count: int, seed: int) -> list[str]:
@@ -76,8 +80,9 @@ def children_cpu() -> float:
 CLI_CPU: list = []  # the CPU seconds of the last command alone (with its pool, if any)
 
 
-def run_cli(args: list[str], lines: list[str], dask=None, kill=None, env=None
-            ) -> tuple[float, float, list[str], int]:
+def run_cli(
+    args: list[str], lines: list[str], dask=None, kill=None, env=None
+) -> tuple[float, float, list[str], int]:
     """``npuzzle solve - ARGS`` on the lines: (wall seconds, CPU seconds of the command and
     of the Dask processes ``dask``, stdout lines, exit status).  ``kill()`` is called from a
     thread while it runs, when given."""
@@ -85,9 +90,14 @@ def run_cli(args: list[str], lines: list[str], dask=None, kill=None, env=None
     own = children_cpu()
     before = own + (dask.cpu() if dask else 0.0)
     t0 = time.perf_counter()
-    p = subprocess.Popen([sys.executable, "-m", "solver", "solve", "-", *args], env=env,
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "solver", "solve", "-", *args],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     killer = threading.Thread(target=kill, daemon=True) if kill else None
     if killer:
         killer.start()
@@ -112,15 +122,40 @@ class Dask:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "NPUZZLE_DATA": data}
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
         self.scheduler = subprocess.Popen(
-            ["dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
-             "--dashboard-address", "127.0.0.1:0", "--scheduler-file", self.file], **quiet)
+            [
+                "dask",
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--dashboard-address",
+                "127.0.0.1:0",
+                "--scheduler-file",
+                self.file,
+            ],
+            **quiet,
+        )
         while not os.path.exists(self.file):
             time.sleep(0.1)
         time.sleep(0.5)  # written, and complete
         self.address = json.load(open(self.file))["address"]
         self.workers = subprocess.Popen(
-            ["dask", "worker", self.address, "--nworkers", "2", "--nthreads", "1",
-             "--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"], **quiet)
+            [
+                "dask",
+                "worker",
+                self.address,
+                "--nworkers",
+                "2",
+                "--nthreads",
+                "1",
+                "--host",
+                "127.0.0.1",
+                "--dashboard-address",
+                "127.0.0.1:0",
+            ],
+            **quiet,
+        )
         self.psutil = psutil
 
     def processes(self) -> list:
@@ -195,12 +230,18 @@ def estimate(per_board: float, sched: float, client_cpu: float, workers: int) ->
     pacer = cluster.Pacer(workers)
     pacer.learn(1, per_board)
     batched = pacer.boards()
-    limits = {"solving": workers / per_board,
-              "scheduler": batched / sched,
-              "client": 1 / client_cpu}
+    limits = {
+        "solving": workers / per_board,
+        "scheduler": batched / sched,
+        "client": 1 / client_cpu,
+    }
     which = min(limits, key=limits.get)
-    return {"one_per_task": min(workers / per_board, 1 / sched), "batched": batched,
-            "rate": limits[which], "limit": which}
+    return {
+        "one_per_task": min(workers / per_board, 1 / sched),
+        "batched": batched,
+        "rate": limits[which],
+        "limit": which,
+    }
 
 
 def main() -> None:
@@ -217,8 +258,7 @@ def main() -> None:
     try:
         client = cluster.connect(dask.address)
         client.wait_for_workers(2)
-        print(f"dask scheduler {dask.address}; dask worker --nworkers 2 --nthreads 1; "
-              f"data {data}")
+        print(f"dask scheduler {dask.address}; dask worker --nworkers 2 --nthreads 1; data {data}")
         print(f"load average before: {os.getloadavg()[0]:.2f}\n")
         korf = korf_lines()
         rnd = random_lines("4x4", args.random, 1)
@@ -240,14 +280,18 @@ def costs(client, dask: Dask, data: str, korf, rnd, eights):
     opts3 = api.SearchOptions(data_dir=data)
     per = {
         "3x3 table walk": solve_seconds_per_board(eights[:5000], opts3),
-        "4x4 6-6-3": solve_seconds_per_board(rnd[:100], api.SearchOptions(
-            data_dir=data, partition="6-6-3")),
-        "4x4 7-8": solve_seconds_per_board(rnd[:200], api.SearchOptions(
-            data_dir=data, partition="7-8")),
+        "4x4 6-6-3": solve_seconds_per_board(
+            rnd[:100], api.SearchOptions(data_dir=data, partition="6-6-3")
+        ),
+        "4x4 7-8": solve_seconds_per_board(
+            rnd[:200], api.SearchOptions(data_dir=data, partition="7-8")
+        ),
     }
     print("| cost (CPU seconds) | per item |\n|---|---|")
-    print(f"| scheduler, per task (empty tasks, many in flight; wall {sched_wall * 1e3:.2f} ms "
-          f"per task here) | {sched * 1e3:.3f} ms |")
+    print(
+        f"| scheduler, per task (empty tasks, many in flight; wall {sched_wall * 1e3:.2f} ms "
+        f"per task here) | {sched * 1e3:.3f} ms |"
+    )
     for name, sec in per.items():
         print(f"| solving, per board, one core: {name} | {sec * 1e3:.3f} ms |")
     print(f"\nload average: {os.getloadavg()[0]:.2f}\n")
@@ -265,8 +309,10 @@ def throughput(client, dask: Dask, data: str, korf, rnd, eights) -> dict:
         (f"{len(rnd)} random, 6-6-3", rnd, ["--partition", "6-6-3"]),
         (f"{len(rnd)} random, 7-8", rnd, ["--partition", "7-8"]),
     ]
-    print("| workload | boards | --jobs 2: wall s, CPU s | cluster cold: wall, CPU | "
-          "cluster warm: wall, CPU | warm vs jobs 2, by wall | by CPU | same answers | load |")
+    print(
+        "| workload | boards | --jobs 2: wall s, CPU s | cluster cold: wall, CPU | "
+        "cluster warm: wall, CPU | warm vs jobs 2, by wall | by CPU | same answers | load |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     reference = {}
     run_cli(["--scheduler", dask.address], [])
@@ -277,21 +323,28 @@ def throughput(client, dask: Dask, data: str, korf, rnd, eights) -> dict:
         env = {"NPUZZLE_BULK": "0"} if name.startswith("3x3") else None
         t_jobs, c_jobs, out_jobs, _ = run_cli([*base, "--jobs", "2"], lines, env=env)
         client.restart()
-        t_cold, c_cold, out_cold, _ = run_cli([*base, "--scheduler", dask.address], lines,
-                                              dask, env=env)
-        t_warm, c_warm, out_warm, _ = run_cli([*base, "--scheduler", dask.address], lines,
-                                              dask, env=env)
+        t_cold, c_cold, out_cold, _ = run_cli(
+            [*base, "--scheduler", dask.address], lines, dask, env=env
+        )
+        t_warm, c_warm, out_warm, _ = run_cli(
+            [*base, "--scheduler", dask.address], lines, dask, env=env
+        )
         if client_cpu is None:  # the quickest boards: the command's CPU per answer printed
             client_cpu = max(CLI_CPU[0] - startup, 0.0) / len(lines)
         same = out_jobs == out_cold == out_warm and len(out_jobs) == len(lines)
         reference[name] = (base, lines, out_jobs, t_warm)
-        print(f"| {name} | {len(lines):,} | {t_jobs:.2f}, {c_jobs:.2f} | {t_cold:.2f}, "
-              f"{c_cold:.2f} | {t_warm:.2f}, {c_warm:.2f} | {t_jobs / t_warm:.2f} | "
-              f"{c_jobs / c_warm:.2f} | {'yes' if same else 'NO'} | "
-              f"{os.getloadavg()[0]:.1f} |", flush=True)
-    print(f"\nThe client (the command: receiving, unpickling and printing the answers) used "
-          f"{client_cpu * 1e6:.0f} us of CPU per answer on the 3x3 boards, after "
-          f"{startup:.2f} s to start.")
+        print(
+            f"| {name} | {len(lines):,} | {t_jobs:.2f}, {c_jobs:.2f} | {t_cold:.2f}, "
+            f"{c_cold:.2f} | {t_warm:.2f}, {c_warm:.2f} | {t_jobs / t_warm:.2f} | "
+            f"{c_jobs / c_warm:.2f} | {'yes' if same else 'NO'} | "
+            f"{os.getloadavg()[0]:.1f} |",
+            flush=True,
+        )
+    print(
+        f"\nThe client (the command: receiving, unpickling and printing the answers) used "
+        f"{client_cpu * 1e6:.0f} us of CPU per answer on the 3x3 boards, after "
+        f"{startup:.2f} s to start."
+    )
     return reference, client_cpu
 
 
@@ -308,25 +361,33 @@ def killed_worker(client, dask: Dask, base, lines, expected, t_warm) -> None:
     t_kill, _, out, status = run_cli([*base, "--scheduler", dask.address], lines, kill=kill)
     gone = victim not in client.run(os.getpid).values()
     lengths = [int(x.split()[0]) for x in out if x and x[0].isdigit()]
-    print(f"\nA worker killed {after:.1f} s into a run of {len(lines):,} boards (warm run: "
-          f"{t_warm:.1f} s): killed {'yes' if gone else 'NO'}, exit status {status}, "
-          f"{len(out):,} answers, identical to --jobs 2 (every board once, in order, the same "
-          f"optimal moves) {'yes' if out == expected else 'NO'}, mean length "
-          f"{sum(lengths) / max(1, len(lengths)):.2f}, {t_kill:.2f} s")
+    print(
+        f"\nA worker killed {after:.1f} s into a run of {len(lines):,} boards (warm run: "
+        f"{t_warm:.1f} s): killed {'yes' if gone else 'NO'}, exit status {status}, "
+        f"{len(out):,} answers, identical to --jobs 2 (every board once, in order, the same "
+        f"optimal moves) {'yes' if out == expected else 'NO'}, mean length "
+        f"{sum(lengths) / max(1, len(lengths)):.2f}, {t_kill:.2f} s"
+    )
 
 
 def estimates(sched: float, client_cpu: float, per: dict) -> None:
     """4: boards per second for 10, 100 and 1,000 workers, and what limits them."""
-    print(f"\nEstimated boards per second on W single-thread workers (scheduler "
-          f"{sched * 1e3:.3f} ms per task, client {client_cpu * 1e6:.0f} us per answer):\n")
-    print("| workload | W | solving capacity | 1 board per task | boards per task chosen | "
-          "with them | limit |")
+    print(
+        f"\nEstimated boards per second on W single-thread workers (scheduler "
+        f"{sched * 1e3:.3f} ms per task, client {client_cpu * 1e6:.0f} us per answer):\n"
+    )
+    print(
+        "| workload | W | solving capacity | 1 board per task | boards per task chosen | "
+        "with them | limit |"
+    )
     print("|---|---|---|---|---|---|---|")
     for name, sec in per.items():
         for w in (10, 100, 1000):
             e = estimate(sec, sched, client_cpu, w)
-            print(f"| {name} | {w:,} | {w / sec:,.0f} | {e['one_per_task']:,.0f} | "
-                  f"{e['batched']:,} | {e['rate']:,.0f} | {e['limit']} |")
+            print(
+                f"| {name} | {w:,} | {w / sec:,.0f} | {e['one_per_task']:,.0f} | "
+                f"{e['batched']:,} | {e['rate']:,.0f} | {e['limit']} |"
+            )
 
 
 if __name__ == "__main__":

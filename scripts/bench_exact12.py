@@ -12,6 +12,7 @@ optimal solution walked down the table, and one ``npuzzle distance`` from the sh
 
 Prints a table; exits 1 when a table's counts differ from the published ones.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,18 +40,27 @@ def build(shape: Shape, data_dir: Path, force: bool) -> dict:
     path = data_dir / catalog.exact_file_name(shape)
     if path.exists() and not force:
         return {"seconds": None, "peak_mb": None, "mb": path.stat().st_size / 1e6}
-    cmd = [sys.executable, "-m", "pdb_builder", "--shape", str(shape), "--data-dir",
-           str(data_dir), "--quiet", "--force"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pdb_builder",
+        "--shape",
+        str(shape),
+        "--data-dir",
+        str(data_dir),
+        "--quiet",
+        "--force",
+    ]
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL
+    )
     _, status, usage = os.wait4(proc.pid, 0)  # the child's own peak RSS (Linux: KiB)
     peak = usage.ru_maxrss / 1024
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise SystemExit(f"build of {shape} failed ({code})")
-    return {"seconds": time.perf_counter() - t0, "peak_mb": peak,
-            "mb": path.stat().st_size / 1e6}
+    return {"seconds": time.perf_counter() - t0, "peak_mb": peak, "mb": path.stat().st_size / 1e6}
 
 
 def lookups_per_second(shape: Shape, data_dir: Path, count: int) -> tuple[float, float]:
@@ -90,8 +100,17 @@ def shell_distance(shape: Shape, data_dir: Path, runs: int) -> float:
     """Median seconds of one ``npuzzle distance`` process (warm caches)."""
     board = shuffled(goal_board(shape), 1, np.random.default_rng(3))[0]
     text = Board(shape, tuple(board.tolist())).flat()
-    cmd = [sys.executable, "-m", "solver", "distance", text, "--shape", str(shape),
-           "--data-dir", str(data_dir)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "solver",
+        "distance",
+        text,
+        "--shape",
+        str(shape),
+        "--data-dir",
+        str(data_dir),
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     subprocess.run(cmd, check=True, env=env, capture_output=True)  # warm the OS caches
     times = []
@@ -122,16 +141,34 @@ def main() -> int:
         match = "-" if ref is None else ("yes" if tuple(counts) == ref.counts else "NO")
         bad += match == "NO"
         mean_ms, max_ms, length = solve_ms(shape, data_dir, args.solves)
-        rows.append([str(shape), f"{sum(counts):,}", str(len(counts) - 1), match,
-                     f"{b['mb']:.1f}",
-                     "-" if b["seconds"] is None else f"{b['seconds']:.1f}",
-                     "-" if b["peak_mb"] is None else f"{b['peak_mb']:.0f}",
-                     "{:.2f} M / {:.2f} M".format(
-                         *(r / 1e6 for r in lookups_per_second(shape, data_dir, args.boards))),
-                     f"{mean_ms:.2f} / {max_ms:.2f} ({length:.1f} moves)",
-                     f"{shell_distance(shape, data_dir, args.runs):.3f}"])
-    head = ["shape", "states", "max d", "published", "file MB", "build s", "peak MB",
-            "lookups/s wall/cpu", "solve ms mean/max", "shell distance s"]
+        rows.append(
+            [
+                str(shape),
+                f"{sum(counts):,}",
+                str(len(counts) - 1),
+                match,
+                f"{b['mb']:.1f}",
+                "-" if b["seconds"] is None else f"{b['seconds']:.1f}",
+                "-" if b["peak_mb"] is None else f"{b['peak_mb']:.0f}",
+                "{:.2f} M / {:.2f} M".format(
+                    *(r / 1e6 for r in lookups_per_second(shape, data_dir, args.boards))
+                ),
+                f"{mean_ms:.2f} / {max_ms:.2f} ({length:.1f} moves)",
+                f"{shell_distance(shape, data_dir, args.runs):.3f}",
+            ]
+        )
+    head = [
+        "shape",
+        "states",
+        "max d",
+        "published",
+        "file MB",
+        "build s",
+        "peak MB",
+        "lookups/s wall/cpu",
+        "solve ms mean/max",
+        "shell distance s",
+    ]
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     for r in [head] + rows:
         print("  ".join(c.rjust(w) for c, w in zip(r, widths)))

@@ -13,6 +13,7 @@ npuzzle's blank-last goal, so every instance is solved as its 180-degree rotatio
 `npuzzle solve --goal blank-first` does.  Times are search times on one core (the database is
 loaded and the kernel compiled before the clock starts; both are reported separately).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,11 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver.search import idastar  # noqa: E402
-from solver.tables import store
 from solver.api import SearchOptions  # noqa: E402
 from solver.core.board import Board, Shape, goal_board  # noqa: E402
 from solver.core.solution import SearchLimitReached  # noqa: E402
+from solver.search import idastar  # noqa: E402
+from solver.tables import store  # noqa: E402
 
 KORF_FILE = ROOT / "data" / "korf100.txt"  # committed reference copy
 SHAPE = Shape(4, 4)
@@ -49,8 +50,12 @@ PUBLISHED = {
     ("7-8", False): 136_288,
     ("manhattan", False): 401_189_630,
 }
-PUBLISHED_SECONDS = {("5-5-5", True): 0.541, ("6-6-3", True): 0.163, ("7-8", True): 0.034,
-                     ("manhattan", False): 53.424}
+PUBLISHED_SECONDS = {
+    ("5-5-5", True): 0.541,
+    ("6-6-3", True): 0.163,
+    ("7-8", True): 0.034,
+    ("manhattan", False): 53.424,
+}
 
 
 def read_korf(path: Path) -> list[dict]:
@@ -59,8 +64,14 @@ def read_korf(path: Path) -> list[dict]:
     for line in path.read_text().splitlines():
         if line and line[0].isdigit():
             f = line.split("\t")
-            rows.append({"id": int(f[0]), "tiles": f[1], "optimal": int(f[2]),
-                         "korf1985": int(f[3]) if len(f) > 3 else None})
+            rows.append(
+                {
+                    "id": int(f[0]),
+                    "tiles": f[1],
+                    "optimal": int(f[2]),
+                    "korf1985": int(f[3]) if len(f) > 3 else None,
+                }
+            )
     return rows
 
 
@@ -82,34 +93,55 @@ def run_config(instances, label, opts, goal) -> list[dict]:
     rows = []
     for inst in instances:
         start = Board.parse(inst["tiles"])
-        row = {"config": label, "id": inst["id"], "published_length": inst["optimal"],
-               "korf1985_nodes": inst["korf1985"], "heuristic": plan.name,
-               "database": plan.database or "",
-               "sizes": "-".join(str(len(p)) for p in sorted(plan.patterns, key=len,
-                                                              reverse=True))}
+        row = {
+            "config": label,
+            "id": inst["id"],
+            "published_length": inst["optimal"],
+            "korf1985_nodes": inst["korf1985"],
+            "heuristic": plan.name,
+            "database": plan.database or "",
+            "sizes": "-".join(str(len(p)) for p in sorted(plan.patterns, key=len, reverse=True)),
+        }
         t = time.perf_counter()
         c = time.process_time()
         try:
             sol = idastar.solve(start, goal, opts).check()
             cpu = time.process_time() - c
-            row.update(length=sol.length, solved=True, nodes=sol.nodes_generated,
-                       expanded=sol.nodes_expanded, iterations=sol.iterations,
-                       root_h=sol.root_h, seconds=sol.extra["search_seconds"], cpu_seconds=cpu)
+            row.update(
+                length=sol.length,
+                solved=True,
+                nodes=sol.nodes_generated,
+                expanded=sol.nodes_expanded,
+                iterations=sol.iterations,
+                root_h=sol.root_h,
+                seconds=sol.extra["search_seconds"],
+                cpu_seconds=cpu,
+            )
             row["ok"] = sol.length == inst["optimal"]
         except SearchLimitReached as e:
             cpu = time.process_time() - c
             p = e.partial
-            row.update(length=None, solved=False, nodes=p.nodes_generated,
-                       expanded=p.nodes_expanded, iterations=p.iterations, root_h=p.root_h,
-                       seconds=time.perf_counter() - t, cpu_seconds=cpu,
-                       lower_bound=p.lower_bound)
+            row.update(
+                length=None,
+                solved=False,
+                nodes=p.nodes_generated,
+                expanded=p.nodes_expanded,
+                iterations=p.iterations,
+                root_h=p.root_h,
+                seconds=time.perf_counter() - t,
+                cpu_seconds=cpu,
+                lower_bound=p.lower_bound,
+            )
             row["ok"] = p.lower_bound <= inst["optimal"]
         row["load_seconds"], row["warm_seconds"] = load_s, warm_s
         rows.append(row)
-        print(f"  {label:<22} #{inst['id']:>3}  len {row['length'] or '-':>2} "
-              f"(published {inst['optimal']})  {row['nodes']:>13,} nodes  "
-              f"{row['seconds']:8.3f} s{'' if row['ok'] else '  WRONG'}",
-              file=sys.stderr, flush=True)
+        print(
+            f"  {label:<22} #{inst['id']:>3}  len {row['length'] or '-':>2} "
+            f"(published {inst['optimal']})  {row['nodes']:>13,} nodes  "
+            f"{row['seconds']:8.3f} s{'' if row['ok'] else '  WRONG'}",
+            file=sys.stderr,
+            flush=True,
+        )
     return rows
 
 
@@ -136,40 +168,55 @@ def summarise(rows: list[dict]) -> list[dict]:
         cpu = sum(r["cpu_seconds"] for r in rs)
         key = rs[0]["key"]
         korf = sum(r["korf1985_nodes"] or 0 for r in solved)
-        out.append({
-            "config": label, "solved": len(solved), "all_optimal": all(r["ok"] for r in rs),
-            "nodes": nodes, "mean_nodes": nodes / len(rs), "seconds": secs, "cpu": cpu,
-            "expanded": sum(r["expanded"] for r in rs),
-            "max_seconds": max(r["seconds"] for r in rs),
-            "nodes_per_s": nodes / cpu if cpu else 0.0,
-            "published_mean": _published(PUBLISHED, key),
-            "published_s": _published(PUBLISHED_SECONDS, key),
-            "korf1985_solved": korf, "load_s": rs[0]["load_seconds"],
-            "warm_s": rs[0]["warm_seconds"], "n": len(rs),
-            "solved_nodes": sum(r["nodes"] for r in solved),
-        })
+        out.append(
+            {
+                "config": label,
+                "solved": len(solved),
+                "all_optimal": all(r["ok"] for r in rs),
+                "nodes": nodes,
+                "mean_nodes": nodes / len(rs),
+                "seconds": secs,
+                "cpu": cpu,
+                "expanded": sum(r["expanded"] for r in rs),
+                "max_seconds": max(r["seconds"] for r in rs),
+                "nodes_per_s": nodes / cpu if cpu else 0.0,
+                "published_mean": _published(PUBLISHED, key),
+                "published_s": _published(PUBLISHED_SECONDS, key),
+                "korf1985_solved": korf,
+                "load_s": rs[0]["load_seconds"],
+                "warm_s": rs[0]["warm_seconds"],
+                "n": len(rs),
+                "solved_nodes": sum(r["nodes"] for r in solved),
+            }
+        )
     return out
 
 
 def print_table(summary: list[dict]) -> None:
-    head = ("| configuration | solved (optimal) | nodes generated | nodes expanded | mean "
-            "generated | published mean | ours / published | search s (wall) | CPU s | max s "
-            "| nodes/s (CPU) | load s |")
+    head = (
+        "| configuration | solved (optimal) | nodes generated | nodes expanded | mean "
+        "generated | published mean | ours / published | search s (wall) | CPU s | max s "
+        "| nodes/s (CPU) | load s |"
+    )
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     for s in summary:
         pub = s["published_mean"]
         ratio = f"{s['mean_nodes'] / pub:.2f}" if pub and s["solved"] == s["n"] else "-"
         opt = f"{s['solved']}/{s['n']}" + ("" if s["all_optimal"] else " WRONG")
-        print(f"| {s['config']} | {opt} | {s['nodes']:,} | {s['expanded']:,} | "
-              f"{s['mean_nodes']:,.0f} | {pub and f'{pub:,}' or '-'} | {ratio} | "
-              f"{s['seconds']:.2f} | {s['cpu']:.2f} | {s['max_seconds']:.3f} | "
-              f"{s['nodes_per_s'] / 1e6:.1f} M | {s['load_s']:.3f} |")
+        print(
+            f"| {s['config']} | {opt} | {s['nodes']:,} | {s['expanded']:,} | "
+            f"{s['mean_nodes']:,.0f} | {pub and f'{pub:,}' or '-'} | {ratio} | "
+            f"{s['seconds']:.2f} | {s['cpu']:.2f} | {s['max_seconds']:.3f} | "
+            f"{s['nodes_per_s'] / 1e6:.1f} M | {s['load_s']:.3f} |"
+        )
     for s in summary:
         if s["config"].startswith("manhattan") and s["korf1985_solved"]:
-            print(f"\nManhattan: {s['solved']} instances solved within the cap, with "
-                  f"{s['solved_nodes']:,} nodes; Korf (1985) generated "
-                  f"{s['korf1985_solved']:,} on those same instances.")
+            print(
+                f"\nManhattan: {s['solved']} instances solved within the cap, with "
+                f"{s['solved_nodes']:,} nodes; Korf (1985) generated "
+                f"{s['korf1985_solved']:,} on those same instances."
+            )
 
 
 def random_board(seed: int) -> str:
@@ -208,18 +255,25 @@ s = api.solve(Board.parse(sys.argv[1]), options=o); t.append(time.perf_counter()
 print(" ".join(f"{b - a:.4f}" for a, b in zip(t, t[1:])), s.database, s.length,
       s.extra["search_seconds"])
 """
-STEP_NAMES = ["import numpy", "import h5py", "import numba", "import solver (api, heuristics, "
-              "idastar)", "numba CPU target (without scipy)", "open + memory-map the database "
-              "(h5py metadata)", "kernel: load from numba's cache + 1-move solve",
-              "the solve itself (parse, check, search, replay)"]
+STEP_NAMES = [
+    "import numpy",
+    "import h5py",
+    "import numba",
+    "import solver (api, heuristics, idastar)",
+    "numba CPU target (without scipy)",
+    "open + memory-map the database (h5py metadata)",
+    "kernel: load from numba's cache + 1-move solve",
+    "the solve itself (parse, check, search, replay)",
+]
 
 
 def _time_cmd(args, env, repeat=5) -> float:
     best = float("inf")
     for _ in range(repeat):
         t = time.perf_counter()
-        subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       check=False)
+        subprocess.run(
+            args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+        )
         best = min(best, time.perf_counter() - t)
     return best
 
@@ -232,37 +286,51 @@ def startup(data_dir, board: str, repeat: int = 5) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if data_dir:
         env["NPUZZLE_DATA"] = str(data_dir)
-    rows = [("python -c pass (interpreter + site)", _time_cmd([sys.executable, "-c", "pass"],
-                                                                env, repeat))]
+    rows = [
+        (
+            "python -c pass (interpreter + site)",
+            _time_cmd([sys.executable, "-c", "pass"], env, repeat),
+        )
+    ]
     cli = [sys.executable, "-m", "solver", "solve", board]
-    rows.append((f"python -m solver solve BOARD", _time_cmd(cli, env, repeat)))
+    rows.append(("python -m solver solve BOARD", _time_cmd(cli, env, repeat)))
     script = Path(sys.executable).with_name("npuzzle")
     if script.is_file():
-        rows.append(("npuzzle solve BOARD (console script)",
-                     _time_cmd([str(script), "solve", board], env, repeat)))
+        rows.append(
+            (
+                "npuzzle solve BOARD (console script)",
+                _time_cmd([str(script), "solve", board], env, repeat),
+            )
+        )
     shim = shutil.which("npuzzle")
     if shim and Path(shim) != script:
-        rows.append((f"npuzzle solve BOARD via {shim}", _time_cmd([shim, "solve", board], env,
-                                                                     repeat)))
+        rows.append(
+            (f"npuzzle solve BOARD via {shim}", _time_cmd([shim, "solve", board], env, repeat))
+        )
     splits = []
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", STEP_CODE, board], env=env,
-                             capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, "-c", STEP_CODE, board], env=env, capture_output=True, text=True
+        )
         parts = out.stdout.split()
         if out.returncode or len(parts) < len(STEP_NAMES):
             print(out.stderr, file=sys.stderr)
             return
         splits.append(parts)
-    print(f"\nStart-up of one solve of the random 15-puzzle {board} (warm caches, best of "
-          f"{repeat}):\n\n| what | wall s |\n|---|---|")
+    print(
+        f"\nStart-up of one solve of the random 15-puzzle {board} (warm caches, best of "
+        f"{repeat}):\n\n| what | wall s |\n|---|---|"
+    )
     for name, sec in rows:
         print(f"| {name} | {sec:.3f} |")
     print("\nIn one fresh process, step by step (median):\n\n| step | s |\n|---|---|")
     for i, name in enumerate(STEP_NAMES):
         print(f"| {name} | {statistics.median(float(p[i]) for p in splits):.4f} |")
     last = splits[-1]
-    print(f"\ndatabase {last[len(STEP_NAMES)]}, {last[len(STEP_NAMES) + 1]} moves, search "
-          f"{float(last[len(STEP_NAMES) + 2]):.4f} s")
+    print(
+        f"\ndatabase {last[len(STEP_NAMES)]}, {last[len(STEP_NAMES) + 1]} moves, search "
+        f"{float(last[len(STEP_NAMES) + 2]):.4f} s"
+    )
 
 
 # --- main ------------------------------------------------------------------------------------
@@ -270,23 +338,34 @@ def startup(data_dir, board: str, repeat: int = 5) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--partition", action="append",
-                    help="database to run (repeatable; a preset or tiles 1,2,3/4,5,...); "
-                         "default: every built 4x4 database")
+    ap.add_argument(
+        "--partition",
+        action="append",
+        help="database to run (repeatable; a preset or tiles 1,2,3/4,5,...); "
+        "default: every built 4x4 database",
+    )
     ap.add_argument("--label", action="append", help="name shown for each --partition")
     ap.add_argument("--reflect-only", action="store_true", help="only with the reflection lookup")
     ap.add_argument("--no-reflect-only", action="store_true", help="only without it")
-    ap.add_argument("--manhattan-cap", type=int, default=2_000_000,
-                    help="node cap per instance for the Manhattan run (0: skip it)")
+    ap.add_argument(
+        "--manhattan-cap",
+        type=int,
+        default=2_000_000,
+        help="node cap per instance for the Manhattan run (0: skip it)",
+    )
     ap.add_argument("--instances", default="1-100", help="e.g. 1-10 or 1,5,88")
     ap.add_argument("--data-dir", type=Path, default=None)
     ap.add_argument("--csv", type=Path, default=ROOT / "bench-results" / "korf100.csv")
     ap.add_argument("--startup", action="store_true", help="measure start-up costs instead")
     ap.add_argument("--korf", type=Path, default=KORF_FILE)
     ap.add_argument("--seed", type=int, default=1, help="random board for --startup")
-    ap.add_argument("--jobs", type=int, default=1,
-                    help="threads per search (long iterations only; scripts/bench_parallel.py "
-                         "compares job counts)")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="threads per search (long iterations only; scripts/bench_parallel.py "
+        "compares job counts)",
+    )
     args = ap.parse_args(argv)
 
     korf = read_korf(args.korf)
@@ -301,8 +380,11 @@ def main(argv=None) -> int:
     goal = goal_board(SHAPE, "blank-first")
     parts = args.partition or built_partitions(args.data_dir)
     if not parts:
-        print(f"no 4x4 database in {store.data_dir(args.data_dir)}: "
-              f"build-pdb --shape 4x4 --partition 6-6-3", file=sys.stderr)
+        print(
+            f"no 4x4 database in {store.data_dir(args.data_dir)}: "
+            f"build-pdb --shape 4x4 --partition 6-6-3",
+            file=sys.stderr,
+        )
     reflects = [False, True]
     if args.reflect_only:
         reflects = [True]
@@ -313,16 +395,23 @@ def main(argv=None) -> int:
     for part in parts:
         for refl in reflects:
             label = labels.get(part, part) + (" + reflection" if refl else "")
-            opts = SearchOptions(algorithm="idastar", heuristic="pdb", partition=part,
-                                 reflect=refl, data_dir=args.data_dir, jobs=args.jobs)
+            opts = SearchOptions(
+                algorithm="idastar",
+                heuristic="pdb",
+                partition=part,
+                reflect=refl,
+                data_dir=args.data_dir,
+                jobs=args.jobs,
+            )
             rs = run_config(instances, label, opts, goal)
             for r in rs:
                 r["key"] = (r.pop("sizes"), refl)
             rows += rs
     if args.manhattan_cap:
         label = f"manhattan (cap {args.manhattan_cap:,})"
-        opts = SearchOptions(algorithm="idastar", heuristic="manhattan",
-                             max_nodes=args.manhattan_cap)
+        opts = SearchOptions(
+            algorithm="idastar", heuristic="manhattan", max_nodes=args.manhattan_cap
+        )
         rs = run_config(instances, label, opts, goal)
         for r in rs:
             r["key"] = ("manhattan", False)
@@ -330,10 +419,24 @@ def main(argv=None) -> int:
         rows += rs
     if not rows:
         return 1
-    fields = ["config", "id", "length", "published_length", "ok", "solved", "nodes",
-              "expanded", "iterations", "root_h", "seconds", "cpu_seconds", "lower_bound",
-              "korf1985_nodes",
-              "heuristic", "database"]
+    fields = [
+        "config",
+        "id",
+        "length",
+        "published_length",
+        "ok",
+        "solved",
+        "nodes",
+        "expanded",
+        "iterations",
+        "root_h",
+        "seconds",
+        "cpu_seconds",
+        "lower_bound",
+        "korf1985_nodes",
+        "heuristic",
+        "database",
+    ]
     args.csv.parent.mkdir(parents=True, exist_ok=True)
     with open(args.csv, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
@@ -343,9 +446,11 @@ def main(argv=None) -> int:
     cores = "one core" if args.jobs == 1 else f"{args.jobs} threads"
     print(f"\nKorf's {len(instances)} instances, IDA*, {cores}; CSV: {args.csv}\n")
     print_table(summary)
-    print("\nPublished means: 1000 random instances (Korf & Felner 2002 / Felner, Korf & Hanan "
-          "2004, regular + reflected lookup; 7-8 without reflection from Felner et al. 2007);"
-          " ours: Korf's 100 (mean optimal length 53.05 against 52.59 for random ones).")
+    print(
+        "\nPublished means: 1000 random instances (Korf & Felner 2002 / Felner, Korf & Hanan "
+        "2004, regular + reflected lookup; 7-8 without reflection from Felner et al. 2007);"
+        " ours: Korf's 100 (mean optimal length 53.05 against 52.59 for random ones)."
+    )
     bad = [r for r in rows if not r["ok"]]
     if bad:
         print(f"\n{len(bad)} WRONG lengths: {[(r['config'], r['id']) for r in bad]}")

@@ -7,6 +7,7 @@ bare cost of starting Python with numpy and h5py, and vectorised lookups per sec
 Prints a table; re-run it at will.  The tables are built into a temporary directory unless
 --data-dir is given.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,8 @@ def main() -> None:
     data = args.data_dir or Path(tempfile.mkdtemp(prefix="npuzzle-bench-"))
 
     from pdb_builder.build import build_exact
-    from solver.tables import exact
     from solver.core.board import Shape, goal_board
+    from solver.tables import exact
 
     rows = []
     for shape in ("2x3", "3x3"):
@@ -52,12 +53,15 @@ def main() -> None:
     py = sys.executable
     bare = wall([py, "-c", "import numpy, h5py"], args.repeat)
     python_only = wall([py, "-c", "pass"], args.repeat)
-    one = wall([py, "-m", "solver", "distance", "8 6 7 2 5 4 3 0 1", "--data-dir", str(data)],
-               args.repeat)
-    rows += [("python -c pass", python_only, "s"),
-             ("python -c 'import numpy, h5py'", bare, "s"),
-             ("npuzzle distance <3x3 board> (one process)", one, "s"),
-             ("  ratio to python+numpy+h5py", one / bare, "x")]
+    one = wall(
+        [py, "-m", "solver", "distance", "8 6 7 2 5 4 3 0 1", "--data-dir", str(data)], args.repeat
+    )
+    rows += [
+        ("python -c pass", python_only, "s"),
+        ("python -c 'import numpy, h5py'", bare, "s"),
+        ("npuzzle distance <3x3 board> (one process)", one, "s"),
+        ("  ratio to python+numpy+h5py", one / bare, "x"),
+    ]
 
     rng = np.random.default_rng(0)
     boards = rng.permuted(np.tile(np.arange(9), (args.boards, 1)), axis=1)
@@ -66,9 +70,10 @@ def main() -> None:
     t0 = time.perf_counter()
     d = exact.distances(boards, goal, data)
     dt = time.perf_counter() - t0
-    rows.append((f"vectorised exact.distances, {args.boards:,} 3x3 boards", args.boards / dt,
-                 "boards/s"))
-    assert ((d >= 0).sum() > 0.45 * args.boards)
+    rows.append(
+        (f"vectorised exact.distances, {args.boards:,} 3x3 boards", args.boards / dt, "boards/s")
+    )
+    assert (d >= 0).sum() > 0.45 * args.boards
 
     width = max(len(r[0]) for r in rows)
     print(f"{'measurement'.ljust(width)}  {'value':>14}  unit")

@@ -17,6 +17,7 @@ core and schedules the units on N idealised workers (each takes the next unit in
 iteration stops when the solution's unit reaches it; no work sharing, no memory contention): the
 speed-up in nodes that N cores could reach with the same split.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,9 +60,14 @@ def solve(tiles: str, goal: Board, opts: SearchOptions, runs: int) -> dict:
         t = time.perf_counter()
         cpu = time.process_time()
         sol = idastar.solve(Board.parse(tiles), goal, opts).check()
-        row = {"s": sol.extra["search_seconds"], "wall": time.perf_counter() - t,
-               "cpu": time.process_time() - cpu, "nodes": sol.nodes_generated,
-               "units": sol.extra["work_units"], "length": sol.length}
+        row = {
+            "s": sol.extra["search_seconds"],
+            "wall": time.perf_counter() - t,
+            "cpu": time.process_time() - cpu,
+            "nodes": sol.nodes_generated,
+            "units": sol.extra["work_units"],
+            "length": sol.length,
+        }
         if best is None or row["s"] < best["s"]:
             best = row
     return best
@@ -69,8 +75,9 @@ def solve(tiles: str, goal: Board, opts: SearchOptions, runs: int) -> dict:
 
 def with_processes(tiles: str, goal: Board, opts: SearchOptions, pool) -> dict:
     t = time.perf_counter()
-    moves, nodes, count = units.search_units(Board.parse(tiles), goal, opts,
-                                             mapper=pool.map, want=64)
+    moves, nodes, count = units.search_units(
+        Board.parse(tiles), goal, opts, mapper=pool.map, want=64
+    )
     return {"s": time.perf_counter() - t, "nodes": nodes, "units": count, "length": len(moves)}
 
 
@@ -93,8 +100,13 @@ def simulate(tiles: str, goal: Board, opts: SearchOptions, jobs: int) -> tuple[i
             if stop is not None and start >= stop:
                 break
             cap = None if stop is None else stop - start
-            r = units.run_unit(problem, unit, bound, slice_nodes=1024,
-                               between=None if cap is None else (lambda wk, c=cap: wk.generated < c))
+            r = units.run_unit(
+                problem,
+                unit,
+                bound,
+                slice_nodes=1024,
+                between=None if cap is None else (lambda wk, c=cap: wk.generated < c),
+            )
             free[w] = start + r.generated
             parallel_nodes += r.generated
             nxt = min(nxt, r.next_f)
@@ -116,13 +128,23 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=1, help="best of N per board and job count")
     ap.add_argument("--instances", default=None, help="e.g. 1-5 (1-based rows of the file)")
     ap.add_argument("--data-dir", type=Path, default=None)
-    ap.add_argument("--processes", action="store_true",
-                    help="also run the units on a process pool of the largest job count")
-    ap.add_argument("--parallel-after", type=float, default=None,
-                    help="seconds an iteration takes before the next goes parallel (default: "
-                         "solver.search.driver.PARALLEL_AFTER)")
-    ap.add_argument("--simulate", default=None,
-                    help="job counts to simulate instead of measuring, e.g. 2,4,8,16")
+    ap.add_argument(
+        "--processes",
+        action="store_true",
+        help="also run the units on a process pool of the largest job count",
+    )
+    ap.add_argument(
+        "--parallel-after",
+        type=float,
+        default=None,
+        help="seconds an iteration takes before the next goes parallel (default: "
+        "solver.search.driver.PARALLEL_AFTER)",
+    )
+    ap.add_argument(
+        "--simulate",
+        default=None,
+        help="job counts to simulate instead of measuring, e.g. 2,4,8,16",
+    )
     args = ap.parse_args(argv)
 
     if args.parallel_after is not None:
@@ -130,11 +152,16 @@ def main(argv=None) -> int:
     rows = read_boards(args.boards)
     if args.instances:
         a, _, b = args.instances.partition("-")
-        rows = rows[int(a) - 1: int(b or a)]
+        rows = rows[int(a) - 1 : int(b or a)]
     jobs = [int(j) for j in args.jobs.split(",")]
     goal = goal_board(SHAPE, "blank-first")
-    base = SearchOptions(algorithm="idastar", heuristic="pdb", partition=args.partition,
-                         reflect=not args.no_reflect, data_dir=args.data_dir)
+    base = SearchOptions(
+        algorithm="idastar",
+        heuristic="pdb",
+        partition=args.partition,
+        reflect=not args.no_reflect,
+        data_dir=args.data_dir,
+    )
     idastar.solve(Board.parse(rows[0][1]), goal, base)  # map the tables, load the kernels
     if args.simulate:
         return print_simulation(rows, goal, base, [int(j) for j in args.simulate.split(",")])
@@ -149,16 +176,21 @@ def main(argv=None) -> int:
         for j in jobs:
             r = solve(tiles, goal, replace(base, jobs=j), args.runs)
             if r["length"] != length:
-                print(f"WRONG length {r['length']} for board {ident} with {j} jobs (want "
-                      f"{length})", file=sys.stderr)
+                print(
+                    f"WRONG length {r['length']} for board {ident} with {j} jobs (want {length})",
+                    file=sys.stderr,
+                )
                 return 1
             results[j].append(r)
         if pool is not None:
             procs.append(with_processes(tiles, goal, base, pool))
         one = results[jobs[0]][-1]
         line = "  ".join(f"{j} jobs {results[j][-1]['s']:7.3f} s" for j in jobs)
-        print(f"  board {ident:>3} ({length} moves): {line}  nodes {one['nodes']:,}",
-              file=sys.stderr, flush=True)
+        print(
+            f"  board {ident:>3} ({length} moves): {line}  nodes {one['nodes']:,}",
+            file=sys.stderr,
+            flush=True,
+        )
     if pool is not None:
         pool.close()
     after = load()
@@ -169,9 +201,11 @@ def main(argv=None) -> int:
         head += f" {j} jobs s | nodes | units | speed-up | extra nodes |"
     if procs:
         head += f" {max(jobs)} processes s | speed-up |"
-    print(f"\n{args.boards.name}, {args.partition}{'' if args.no_reflect else ' + reflection'}"
-          f", best of {args.runs}, parallel after {driver.PARALLEL_AFTER:g} s; load average "
-          f"before {before}, after {after}\n")
+    print(
+        f"\n{args.boards.name}, {args.partition}{'' if args.no_reflect else ' + reflection'}"
+        f", best of {args.runs}, parallel after {driver.PARALLEL_AFTER:g} s; load average "
+        f"before {before}, after {after}\n"
+    )
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     n = len(rows)
@@ -180,18 +214,26 @@ def main(argv=None) -> int:
         cells = [ident, str(length), f"{one['s']:.3f}", f"{one['nodes']:,}"]
         for j in jobs[1:]:
             r = results[j][i]
-            cells += [f"{r['s']:.3f}", f"{r['nodes']:,}", str(r["units"]),
-                      f"{one['s'] / r['s']:.2f}x", f"{100 * (r['nodes'] / one['nodes'] - 1):+.1f} %"]
+            cells += [
+                f"{r['s']:.3f}",
+                f"{r['nodes']:,}",
+                str(r["units"]),
+                f"{one['s'] / r['s']:.2f}x",
+                f"{100 * (r['nodes'] / one['nodes'] - 1):+.1f} %",
+            ]
         if procs:
             cells += [f"{procs[i]['s']:.3f}", f"{one['s'] / procs[i]['s']:.2f}x"]
         print("| " + " | ".join(cells) + " |")
-    tot = {j: (sum(r["s"] for r in results[j]), sum(r["nodes"] for r in results[j]))
-           for j in jobs}
+    tot = {j: (sum(r["s"] for r in results[j]), sum(r["nodes"] for r in results[j])) for j in jobs}
     cells = ["all", f"{n} boards", f"{tot[base_j][0]:.3f}", f"{tot[base_j][1]:,}"]
     for j in jobs[1:]:
-        cells += [f"{tot[j][0]:.3f}", f"{tot[j][1]:,}", str(sum(r["units"] for r in results[j])),
-                  f"{tot[base_j][0] / tot[j][0]:.2f}x",
-                  f"{100 * (tot[j][1] / tot[base_j][1] - 1):+.1f} %"]
+        cells += [
+            f"{tot[j][0]:.3f}",
+            f"{tot[j][1]:,}",
+            str(sum(r["units"] for r in results[j])),
+            f"{tot[base_j][0] / tot[j][0]:.2f}x",
+            f"{100 * (tot[j][1] / tot[base_j][1] - 1):+.1f} %",
+        ]
     if procs:
         ps = sum(p["s"] for p in procs)
         cells += [f"{ps:.3f}", f"{tot[base_j][0] / ps:.2f}x"]
@@ -200,8 +242,11 @@ def main(argv=None) -> int:
 
 
 def print_simulation(rows, goal, base, jobs_list) -> int:
-    print(f"| board | " + " | ".join(f"{j} jobs: speed-up (nodes) | extra nodes" for j in jobs_list)
-          + " |")
+    print(
+        "| board | "
+        + " | ".join(f"{j} jobs: speed-up (nodes) | extra nodes" for j in jobs_list)
+        + " |"
+    )
     print("|" + "---|" * (1 + 2 * len(jobs_list)))
     totals = {j: [0, 0, 0] for j in jobs_list}
     for ident, tiles, _ in rows:

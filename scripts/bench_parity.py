@@ -15,6 +15,7 @@ sum of per-board ``seconds`` (tables and kernel are loaded before the first boar
 starts, as C loads its tables before its timer) against C's own total; whole process is the
 wall time of the command.  Python byte-code is compiled first (as an install does).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,8 +53,23 @@ def load() -> str:
 
 
 def npuzzle_solve(boards: str, partition: str, reflect: bool, data_dir, env=None):
-    cmd = NPUZZLE + ["solve", "-", "--json", "--goal", "blank-first", "--partition", partition,
-           "--jobs", "1", "--data-dir", str(data_dir)] + ([] if reflect else ["--no-reflect"])
+    cmd = (
+        NPUZZLE
+        + [
+            "solve",
+            "-",
+            "--json",
+            "--goal",
+            "blank-first",
+            "--partition",
+            partition,
+            "--jobs",
+            "1",
+            "--data-dir",
+            str(data_dir),
+        ]
+        + ([] if reflect else ["--no-reflect"])
+    )
     wall, p = run(cmd, boards.encode(), env)
     if p.returncode:
         sys.exit(f"npuzzle failed: {p.stderr.decode()[-300:]}")
@@ -71,10 +87,12 @@ def cref_solve(boards: str, partition: str, reflect: bool, cref_data: Path):
 
 
 def searches(a) -> list[tuple]:
-    cases = [(HARD80, "7-8", True, "17 80-move positions, 7-8 + reflection"),
-             (KORF, "6-6-3", True, "Korf's 100, 6-6-3 + reflection"),
-             (KORF, "7-8", True, "Korf's 100, 7-8 + reflection"),
-             (KORF, "7-8", False, "Korf's 100, 7-8, no reflection")]
+    cases = [
+        (HARD80, "7-8", True, "17 80-move positions, 7-8 + reflection"),
+        (KORF, "6-6-3", True, "Korf's 100, 6-6-3 + reflection"),
+        (KORF, "7-8", True, "Korf's 100, 7-8 + reflection"),
+        (KORF, "7-8", False, "Korf's 100, 7-8, no reflection"),
+    ]
     out = []
     for path, part, reflect, label in cases:
         rows = rows_of(path)
@@ -105,15 +123,20 @@ def oneshot(a) -> list[tuple]:
             w, p = run(NPUZZLE + ["solve", b, "--data-dir", str(a.data_dir)])
             assert p.returncode == 0, p.stderr
             best_n = min(best_n, w)
-            w, _ = run([str(a.cref_data / "cref"), "solve", "78", str(a.cref_data), "--reflect"],
-                       (_to_blank_first(b) + "\n").encode())
+            w, _ = run(
+                [str(a.cref_data / "cref"), "solve", "78", str(a.cref_data), "--reflect"],
+                (_to_blank_first(b) + "\n").encode(),
+            )
             best_c = min(best_c, w)
     return [("one random 15-puzzle from the shell, 7-8, whole process", best_n, best_c)]
 
 
 # Random solvable 15-puzzles (blank-last goal), drawn once with numpy's default_rng(11).
-RANDOM_15 = ["2 8 13 12 1 9 6 5 11 4 15 3 10 7 0 14", "14 12 4 9 2 1 15 8 7 10 3 5 13 11 6 0",
-             "2 11 4 5 6 13 10 14 9 15 12 0 1 7 8 3"]
+RANDOM_15 = [
+    "2 8 13 12 1 9 6 5 11 4 15 3 10 7 0 14",
+    "14 12 4 9 2 1 15 8 7 10 3 5 13 11 6 0",
+    "2 11 4 5 6 13 10 14 9 15 12 0 1 7 8 3",
+]
 
 
 def _to_blank_first(board: str) -> str:
@@ -134,9 +157,11 @@ def lookup(a) -> list[tuple]:
         best_n = min(best_n, w)
         w, _ = run([sys.executable, "-c", "import numpy, h5py"])
         best_b = min(best_b, w)
-    return [("npuzzle distance BOARD (3x3), whole process", best_n, None),
-            ("python -c 'import numpy, h5py'", best_b, None),
-            ("  ratio", best_n / best_b, None)]
+    return [
+        ("npuzzle distance BOARD (3x3), whole process", best_n, None),
+        ("python -c 'import numpy, h5py'", best_b, None),
+        ("  ratio", best_n / best_b, None),
+    ]
 
 
 # --- batches -----------------------------------------------------------------------------------
@@ -155,31 +180,53 @@ def batches(a) -> list[tuple]:
             fh.write(json.dumps({"id": i, "board": " ".join(map(str, r))}) + "\n")
     b4 = np.argsort(rng.random((300_000, 16)), axis=1)
     (tmp / "flat4.txt").write_text("\n".join(" ".join(map(str, r)) for r in b4.tolist()) + "\n")
-    gen = run(NPUZZLE + ["generate", "--count", "200000", "--json", "--seed", "1",
-               "--data-dir", str(a.data_dir)])[1]
+    gen = run(
+        NPUZZLE
+        + ["generate", "--count", "200000", "--json", "--seed", "1", "--data-dir", str(a.data_dir)]
+    )[1]
     (tmp / "generated.jsonl").write_bytes(gen.stdout)
     cases = [
-        ("distance - , 1,000,000 flat 3x3 lines from a file", "npuzzle distance - < flat3.txt",
-         1_000_000),
-        ("distance - , 1,000,000 JSON lines piped (cat | npuzzle)",
-         "cat flat3.jsonl | npuzzle distance -", 1_000_000),
-        ("distance - --json , 200,000 generate --json lines", "npuzzle distance - --json "
-         "< generated.jsonl", 200_000),
-        ("heuristic - , 300,000 4x4 lines (7-8 + reflection)", "npuzzle heuristic - < flat4.txt",
-         300_000),
+        (
+            "distance - , 1,000,000 flat 3x3 lines from a file",
+            "npuzzle distance - < flat3.txt",
+            1_000_000,
+        ),
+        (
+            "distance - , 1,000,000 JSON lines piped (cat | npuzzle)",
+            "cat flat3.jsonl | npuzzle distance -",
+            1_000_000,
+        ),
+        (
+            "distance - --json , 200,000 generate --json lines",
+            "npuzzle distance - --json < generated.jsonl",
+            200_000,
+        ),
+        (
+            "heuristic - , 300,000 4x4 lines (7-8 + reflection)",
+            "npuzzle heuristic - < flat4.txt",
+            300_000,
+        ),
         ("check - , 1,000,000 flat 3x3 lines", "npuzzle check - < flat3.txt", 1_000_000),
-        ("solve - , 200,000 generate --json lines (3x3 table walks)",
-         "npuzzle solve - < generated.jsonl", 200_000),
-        ("distance - line by line (NPUZZLE_BULK=0), 100,000 flat 3x3 lines",
-         "head -100000 flat3.txt | NPUZZLE_BULK=0 npuzzle distance -", 100_000),
+        (
+            "solve - , 200,000 generate --json lines (3x3 table walks)",
+            "npuzzle solve - < generated.jsonl",
+            200_000,
+        ),
+        (
+            "distance - line by line (NPUZZLE_BULK=0), 100,000 flat 3x3 lines",
+            "head -100000 flat3.txt | NPUZZLE_BULK=0 npuzzle distance -",
+            100_000,
+        ),
     ]
     out = []
     for label, shell, n in cases:
         best = 1e9
         for _ in range(a.runs):
             shell = shell.replace("npuzzle", " ".join(NPUZZLE))
-            w, p = run(["bash", "-c", f"cd {tmp} && {shell} > /dev/null"],
-                       env={"NPUZZLE_DATA": str(a.data_dir)})
+            w, p = run(
+                ["bash", "-c", f"cd {tmp} && {shell} > /dev/null"],
+                env={"NPUZZLE_DATA": str(a.data_dir)},
+            )
             assert p.returncode in (0, 1, 2), p.stderr
             best = min(best, w)
         out.append((label, best, n / best))
@@ -204,8 +251,10 @@ def load_modes(a) -> list[tuple]:
         one = 1e9
         for _ in range(a.runs):
             for b in RANDOM_15:
-                w, _ = run(NPUZZLE + ["solve", b, "--data-dir", str(a.data_dir)],
-                           env={"NPUZZLE_LOAD": mode})
+                w, _ = run(
+                    NPUZZLE + ["solve", b, "--data-dir", str(a.data_dir)],
+                    env={"NPUZZLE_LOAD": mode},
+                )
                 one = min(one, w)
         out.append((mode, best[0], best[1], one))
     return out
@@ -215,20 +264,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--data-dir", type=Path, default=Path(os.environ.get("NPUZZLE_DATA", DATA)))
-    ap.add_argument("--cref-data", type=Path, default=Path(os.environ.get("CREF_DATA",
-                                                                            "/tmp/cref-data")))
+    ap.add_argument(
+        "--cref-data", type=Path, default=Path(os.environ.get("CREF_DATA", "/tmp/cref-data"))
+    )
     ap.add_argument("--only", default="searches,oneshot,lookup,batch,load")
     a = ap.parse_args()
     parts = a.only.split(",")
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "solver")],
-                   stdout=subprocess.DEVNULL)
-    subprocess.run(NPUZZLE + ["solve", RANDOM_15[0], "--data-dir", str(a.data_dir)],
-                   capture_output=True)  # warm: digests recorded, layouts remembered, kernel cached
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "solver")], stdout=subprocess.DEVNULL
+    )
+    subprocess.run(
+        NPUZZLE + ["solve", RANDOM_15[0], "--data-dir", str(a.data_dir)], capture_output=True
+    )  # warm: digests recorded, layouts remembered, kernel cached
     print(f"load average before: {load()}")
     if "searches" in parts or "oneshot" in parts:
-        print(f"\n| measurement | npuzzle s | C s | npuzzle / C |\n|---|---|---|---|")
+        print("\n| measurement | npuzzle s | C s | npuzzle / C |\n|---|---|---|---|")
         rows = (searches(a) if "searches" in parts else []) + (
-            oneshot(a) if "oneshot" in parts else [])
+            oneshot(a) if "oneshot" in parts else []
+        )
         for label, n, c in rows:
             print(f"| {label} | {n:.3f} | {c:.3f} | {n / c:.2f}x |")
     if "lookup" in parts:
@@ -240,8 +293,10 @@ def main() -> None:
         for label, s, rate in batches(a):
             print(f"| {label} | {s:.2f} | {rate:,.0f} |")
     if "load" in parts:
-        print("\n| tables (7-8) | Korf 100 + refl search s | whole s | one board whole s |\n"
-              "|---|---|---|---|")
+        print(
+            "\n| tables (7-8) | Korf 100 + refl search s | whole s | one board whole s |\n"
+            "|---|---|---|---|"
+        )
         for mode, s, w, one in load_modes(a):
             print(f"| {mode} | {s:.3f} | {w:.2f} | {one:.3f} |")
     print(f"\nload average after: {load()}")

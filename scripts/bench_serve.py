@@ -13,6 +13,7 @@ client at a time over a kept-alive connection (``http.client``); throughput uses
 (50 connections) as well; the malformed flood uses the asyncio client.  Needs exact 3x3 tables
 and the 4x4 7-8 database in the data directory.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,8 +64,13 @@ class Client:
 def percentiles(seconds: list[float]) -> dict:
     ms = sorted(s * 1000 for s in seconds)
     pick = lambda q: ms[min(len(ms) - 1, int(q * len(ms)))]  # noqa: E731
-    return {"n": len(ms), "p50": statistics.median(ms), "p90": pick(0.90), "p99": pick(0.99),
-            "max": ms[-1]}
+    return {
+        "n": len(ms),
+        "p50": statistics.median(ms),
+        "p90": pick(0.90),
+        "p99": pick(0.99),
+        "max": ms[-1],
+    }
 
 
 async def _raw(port: int, payloads: list[bytes], connections: int, seconds: float | None):
@@ -108,8 +114,10 @@ async def _raw(port: int, payloads: list[bytes], connections: int, seconds: floa
 
 def request(path: str, body: bytes) -> bytes:
     """A whole HTTP/1.1 POST."""
-    return (f"POST {path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
-            f"content-length: {len(body)}\r\n\r\n").encode() + body
+    return (
+        f"POST {path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\n\r\n"
+    ).encode() + body
 
 
 # --- the measurements ----------------------------------------------------------------------------
@@ -140,8 +148,14 @@ def latency(port: int, n: int) -> list[tuple]:
         assert status == 200 and rec["status"] == "solved", rec
         times.append(t)
         lengths.append(rec["length"])
-    rows.append((f"/solve random 15-puzzle (7-8), one client, mean length "
-                 f"{statistics.mean(lengths):.1f}", "p50 <= 20 ms", percentiles(times)))
+    rows.append(
+        (
+            f"/solve random 15-puzzle (7-8), one client, mean length "
+            f"{statistics.mean(lengths):.1f}",
+            "p50 <= 20 ms",
+            percentiles(times),
+        )
+    )
     return rows
 
 
@@ -150,37 +164,66 @@ def throughput(port: int, seconds: float) -> list[tuple]:
     body = json.dumps({"board": FAR_3X3})
     if shutil.which("wrk"):
         with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
-            f.write(f"wrk.method = 'POST'\nwrk.body = '{body}'\n"
-                    f"wrk.headers['Content-Type'] = 'application/json'\n")
-        out = subprocess.run(["wrk", "-t1", "-c50", f"-d{int(seconds)}s", "-s", f.name,
-                              f"http://127.0.0.1:{port}/distance"],
-                             capture_output=True, text=True).stdout
+            f.write(
+                f"wrk.method = 'POST'\nwrk.body = '{body}'\n"
+                f"wrk.headers['Content-Type'] = 'application/json'\n"
+            )
+        out = subprocess.run(
+            [
+                "wrk",
+                "-t1",
+                "-c50",
+                f"-d{int(seconds)}s",
+                "-s",
+                f.name,
+                f"http://127.0.0.1:{port}/distance",
+            ],
+            capture_output=True,
+            text=True,
+        ).stdout
         os.unlink(f.name)
         rate = float(re.search(r"Requests/sec:\s*([\d.]+)", out).group(1))
         bad = re.search(r"Non-2xx or 3xx responses:\s*(\d+)", out)
         errors = re.search(r"Socket errors:.*", out)
-        note = f"{int(bad.group(1)) if bad else 0} non-2xx" + (f"; {errors.group(0)}"
-                                                              if errors else "")
-        rows.append(("/distance 3x3, 50 connections, wrk -t1", ">= 2,000 req/s, no errors",
-                     {"req/s": rate, "errors": note}))
+        note = f"{int(bad.group(1)) if bad else 0} non-2xx" + (
+            f"; {errors.group(0)}" if errors else ""
+        )
+        rows.append(
+            (
+                "/distance 3x3, 50 connections, wrk -t1",
+                ">= 2,000 req/s, no errors",
+                {"req/s": rate, "errors": note},
+            )
+        )
     statuses, lat = asyncio.run(_raw(port, [request("/distance", body.encode())], 50, seconds))
     ok = statuses.get(200, 0)
-    rows.append(("/distance 3x3, 50 connections, Python asyncio client",
-                 ">= 2,000 req/s, no errors",
-                 {"req/s": ok / seconds, "errors": f"{sum(statuses.values()) - ok} not 200",
-                  **{k: v for k, v in percentiles(lat).items() if k in ("p50", "p99")}}))
+    rows.append(
+        (
+            "/distance 3x3, 50 connections, Python asyncio client",
+            ">= 2,000 req/s, no errors",
+            {
+                "req/s": ok / seconds,
+                "errors": f"{sum(statuses.values()) - ok} not 200",
+                **{k: v for k, v in percentiles(lat).items() if k in ("p50", "p99")},
+            },
+        )
+    )
     return rows
 
 
 def hard_search(port: int, seconds: float) -> list[tuple]:
-    hardest = next(line.split("\t")[1] for line in (ROOT / "data/hardest80.txt").read_text()
-                   .splitlines() if line and not line.startswith("#"))
+    hardest = next(
+        line.split("\t")[1]
+        for line in (ROOT / "data/hardest80.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
     answer = {}
 
     def run():
-        answer["r"] = Client(port).post("/solve", {"board": hardest, "goal": "blank-first",
-                                                   "heuristic": "manhattan",
-                                                   "timeout": seconds})
+        answer["r"] = Client(port).post(
+            "/solve",
+            {"board": hardest, "goal": "blank-first", "heuristic": "manhattan", "timeout": seconds},
+        )
 
     t = threading.Thread(target=run)
     t.start()
@@ -193,10 +236,14 @@ def hard_search(port: int, seconds: float) -> list[tuple]:
         time.sleep(0.005)
     t.join()
     status, rec, took = answer["r"]
-    what = (f"during a {took:.0f} s search ({rec.get('status')}, "
-            f"{rec.get('nodes_generated', 0) / 1e6:,.0f} M nodes)")
-    return [(f"/distance 3x3 {what}", "p99 <= 50 ms", percentiles(lookups)),
-            (f"/solve easy 4x4 (2nd worker) {what}", "p99 <= 50 ms", percentiles(solves))]
+    what = (
+        f"during a {took:.0f} s search ({rec.get('status')}, "
+        f"{rec.get('nodes_generated', 0) / 1e6:,.0f} M nodes)"
+    )
+    return [
+        (f"/distance 3x3 {what}", "p99 <= 50 ms", percentiles(lookups)),
+        (f"/solve easy 4x4 (2nd worker) {what}", "p99 <= 50 ms", percentiles(solves)),
+    ]
 
 
 def malformed_payloads() -> list[bytes]:
@@ -204,7 +251,12 @@ def malformed_payloads() -> list[bytes]:
     rnd = random.Random(7)
     paths = ["/solve", "/distance", "/hint", "/heuristic", "/check", "/generate"]
     bodies = [
-        b"{bad json", b"[1, 2, 3]", b"null", b"", b'"a string"', b"\xff\xfe\x00",
+        b"{bad json",
+        b"[1, 2, 3]",
+        b"null",
+        b"",
+        b'"a string"',
+        b"\xff\xfe\x00",
         json.dumps({"board": 12345}).encode(),
         json.dumps({"board": {"a": [1, 2]}}).encode(),
         json.dumps({"board": [[1, 2, 3], [4, 5]]}).encode(),
@@ -232,8 +284,12 @@ def malformed_payloads() -> list[bytes]:
 def rss_mb(pid: int) -> float:
     """Resident memory of ``pid`` and its children (the workers), in MB."""
     total = 0
-    pids = [pid] + [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)],
-                                                   capture_output=True, text=True).stdout.split()]
+    pids = [pid] + [
+        int(p)
+        for p in subprocess.run(
+            ["pgrep", "-P", str(pid)], capture_output=True, text=True
+        ).stdout.split()
+    ]
     for p in pids:
         try:
             text = Path(f"/proc/{p}/status").read_text()
@@ -253,12 +309,21 @@ def malformed(server: Server, count: int) -> list[tuple]:
     took = time.perf_counter() - t0
     after = rss_mb(server.proc.pid)
     alive = server.proc.poll() is None
-    server_errors = sum(v for k, v in statuses.items() if isinstance(k, int) and k >= 500
-                        and k not in (503, 504))
-    return [(f"{sum(statuses.values()):,} malformed requests in {took:.1f} s, 20 connections",
-             "0 server errors, no crash, memory flat",
-             {"statuses": dict(sorted(statuses.items(), key=str)), "5xx bugs": server_errors,
-              "alive": alive, "RSS MB before/after": f"{before:.0f} / {after:.0f}"})]
+    server_errors = sum(
+        v for k, v in statuses.items() if isinstance(k, int) and k >= 500 and k not in (503, 504)
+    )
+    return [
+        (
+            f"{sum(statuses.values()):,} malformed requests in {took:.1f} s, 20 connections",
+            "0 server errors, no crash, memory flat",
+            {
+                "statuses": dict(sorted(statuses.items(), key=str)),
+                "5xx bugs": server_errors,
+                "alive": alive,
+                "RSS MB before/after": f"{before:.0f} / {after:.0f}",
+            },
+        )
+    ]
 
 
 # --- the table ---------------------------------------------------------------------------------
@@ -267,8 +332,9 @@ def malformed(server: Server, count: int) -> list[tuple]:
 def show(rows: list[tuple]) -> None:
     width = max(len(r[0]) for r in rows)
     for name, target, got in rows:
-        text = ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
-                         for k, v in got.items())
+        text = ", ".join(
+            f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in got.items()
+        )
         print(f"{name:<{width}}  | {target:<38} | {text}")
 
 
@@ -289,11 +355,19 @@ def main() -> None:
     which = set(args.only.split(","))
 
     cache = tempfile.mkdtemp(prefix="npuzzle-bench-cache-")
-    server = Server(Path(args.data_dir), Path(cache), "--max-seconds",
-                    str(args.hard_seconds + 30), workers=args.workers)
+    server = Server(
+        Path(args.data_dir),
+        Path(cache),
+        "--max-seconds",
+        str(args.hard_seconds + 30),
+        workers=args.workers,
+    )
     server.wait_ready()
-    print(f"npuzzle serve on port {server.port}, {args.workers} search workers, data "
-          f"{args.data_dir}; load average at start: {load()}", flush=True)
+    print(
+        f"npuzzle serve on port {server.port}, {args.workers} search workers, data "
+        f"{args.data_dir}; load average at start: {load()}",
+        flush=True,
+    )
     rows = []
     try:
         if "latency" in which:
@@ -307,8 +381,10 @@ def main() -> None:
     finally:
         code, err = server.stop()
     show(rows)
-    print(f"load average at end: {load()}; server exit status {code}"
-          + ("" if "Traceback" not in err else "; TRACEBACK in the server's stderr"))
+    print(
+        f"load average at end: {load()}; server exit status {code}"
+        + ("" if "Traceback" not in err else "; TRACEBACK in the server's stderr")
+    )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ The boards file is tab-separated: id, tiles for the blank-first goal, optimal le
 that hits ``--timeout`` counts its seconds and is reported as capped.  Every answer is replayed
 and checked to be within W times the optimal length.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,8 +54,7 @@ def run(rows, goal, opts, weight: str) -> dict:
         out["iterations"] += sol.iterations
         ratio = sol.length / optimal
         if ratio > float(weights.parse_weight(weight)) + 1e-9:
-            raise SystemExit(f"board {ident}: {sol.length} moves is more than {weight} x "
-                             f"{optimal}")
+            raise SystemExit(f"board {ident}: {sol.length} moves is more than {weight} x {optimal}")
         out["ratios"].append(ratio)
     return out
 
@@ -75,29 +75,38 @@ def main(argv=None) -> int:
     rows = read_boards(args.boards)
     if args.instances:
         a, _, b = args.instances.partition("-")
-        rows = rows[int(a) - 1: int(b or a)]
+        rows = rows[int(a) - 1 : int(b or a)]
     shape = Shape.parse(args.shape)
     goal = goal_board(shape, "blank-first")
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"{args.boards.name} ({len(rows)} boards, {shape}), timeout {args.timeout:g} s per "
-          f"board, {args.jobs} job(s); load average {load}\n")
-    print("| rule | W | solved | search s | nodes | iterations | mean length / optimal | "
-          "worst |")
+    print(
+        f"{args.boards.name} ({len(rows)} boards, {shape}), timeout {args.timeout:g} s per "
+        f"board, {args.jobs} job(s); load average {load}\n"
+    )
+    print("| rule | W | solved | search s | nodes | iterations | mean length / optimal | worst |")
     print("|---|---|---|---|---|---|---|---|")
     for weight in args.weights.split(","):
         for rule in args.rules.split(","):
             os.environ["NPUZZLE_WEIGHTING"] = rule
-            opts = SearchOptions(algorithm="idastar", heuristic="pdb", partition=args.partition,
-                                 data_dir=args.data_dir, weight=weight, timeout=args.timeout,
-                                 jobs=args.jobs)
+            opts = SearchOptions(
+                algorithm="idastar",
+                heuristic="pdb",
+                partition=args.partition,
+                data_dir=args.data_dir,
+                weight=weight,
+                timeout=args.timeout,
+                jobs=args.jobs,
+            )
             idastar.solve(Board.parse(rows[0][1], shape), goal, opts)  # warm up
             r = run(rows, goal, opts, weight)
             solved = len(rows) - r["capped"]
             mean = sum(r["ratios"]) / len(r["ratios"]) if r["ratios"] else float("nan")
             worst = max(r["ratios"], default=float("nan"))
-            print(f"| {rule} | {weight} | {solved}/{len(rows)} | {r['s']:.2f} | "
-                  f"{r['nodes']:,} | {r['iterations']} | {mean:.3f} | {worst:.3f} |",
-                  flush=True)
+            print(
+                f"| {rule} | {weight} | {solved}/{len(rows)} | {r['s']:.2f} | "
+                f"{r['nodes']:,} | {r['iterations']} | {mean:.3f} | {worst:.3f} |",
+                flush=True,
+            )
     return 0
 
 

@@ -16,14 +16,15 @@ way; the report groups them by ``kind``.  Kinds:
 
 Imports: numpy, h5py, the solver's store (for the seal).
 """
+
 from __future__ import annotations
 
 import os
 import random
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import h5py
 import numpy as np
@@ -60,6 +61,7 @@ def _flip(name: str, offset: int, xor: int):
             b = fh.read(1)[0]
             fh.seek(offset)
             fh.write(bytes([b ^ xor]))
+
     return apply
 
 
@@ -73,20 +75,31 @@ def flips(pristine: Path, rng: random.Random, per_file: int) -> list[Damage]:
     for name in FILES:
         size = (pristine / name).stat().st_size
         padding = range(_header_end(pristine / name), store.HEADER_SIZE)
-        meta = list(range(store.HEADER_SIZE, min(size, store.HEADER_SIZE + 8192))) + \
-            list(range(max(store.HEADER_SIZE, size - 4096), size))
-        for kind, pick in (("byte changed anywhere", lambda: rng.randrange(size)),
-                           ("byte changed in HDF5 metadata", lambda: rng.choice(meta))):
+        meta = list(range(store.HEADER_SIZE, min(size, store.HEADER_SIZE + 8192))) + list(
+            range(max(store.HEADER_SIZE, size - 4096), size)
+        )
+        for kind, pick in (
+            ("byte changed anywhere", lambda size=size: rng.randrange(size)),
+            ("byte changed in HDF5 metadata", lambda meta=meta: rng.choice(meta)),
+        ):
             for _ in range(per_file):
                 off, xor = pick(), rng.randrange(1, 256)
-                out.append(Damage(kind, name, f"{name} byte {off} ^ {xor:#04x}",
-                                  _flip(name, off, xor), harmless=off in padding))
+                out.append(
+                    Damage(
+                        kind,
+                        name,
+                        f"{name} byte {off} ^ {xor:#04x}",
+                        _flip(name, off, xor),
+                        harmless=off in padding,
+                    )
+                )
     return out
 
 
 def _truncate(name: str, size: int):
     def apply(d: Path) -> None:
         os.truncate(d / name, size)
+
     return apply
 
 
@@ -94,6 +107,7 @@ def _extend(name: str, extra: bytes):
     def apply(d: Path) -> None:
         with open(d / name, "ab") as fh:
             fh.write(extra)
+
     return apply
 
 
@@ -103,8 +117,7 @@ def truncations(pristine: Path, rng: random.Random, per_file: int) -> list[Damag
     for name in FILES:
         size = (pristine / name).stat().st_size
         cuts = [0, 1, 511, 512, 513, size - 1] + [rng.randrange(size) for _ in range(per_file)]
-        out += [Damage("truncated", name, f"{name} cut to {n}", _truncate(name, n))
-                for n in cuts]
+        out += [Damage("truncated", name, f"{name} cut to {n}", _truncate(name, n)) for n in cuts]
         out.append(Damage("extended", name, f"{name} + 1 byte", _extend(name, b"\0")))
         out.append(Damage("extended", name, f"{name} + 4 KB", _extend(name, b"x" * 4096)))
     return out
@@ -116,18 +129,21 @@ def _h5_edit(name: str, edit: Callable, reseal: bool):
             edit(f)
         if reseal:
             store._seal(d / name)
+
     return apply
 
 
 def _set(path: str, attr: str, value):
     def edit(f):
         (f if path == "/" else f[path]).attrs[attr] = value
+
     return edit
 
 
 def _delete(path: str):
     def edit(f):
         del f[path]
+
     return edit
 
 
@@ -135,6 +151,7 @@ def _swap_attr(a: str, b: str, attr: str):
     def edit(f):
         va, vb = f[a].attrs[attr], f[b].attrs[attr]
         f[a].attrs[attr], f[b].attrs[attr] = vb, va
+
     return edit
 
 
@@ -143,6 +160,7 @@ def _rename(a: str, b: str):
         f.move(a, "tmp-swap")
         f.move(b, a)
         f.move("tmp-swap", b)
+
     return edit
 
 
@@ -151,6 +169,7 @@ def _scramble_counts(path: str):
         c = np.array(f[path].attrs["counts"])
         c[1], c[2] = c[2], c[1]
         f[path].attrs["counts"] = c
+
     return edit
 
 
@@ -159,6 +178,7 @@ def _table_byte(path: str, rng: random.Random):
         ds = f[path]
         i = rng.randrange(ds.shape[0])
         ds[i] = (int(ds[i]) + 2) % 256
+
     return edit
 
 
@@ -178,8 +198,11 @@ def metadata_edits(rng: random.Random) -> list[Damage]:
         (EXACT_3X3, "root attribute edited", _set("/", "format_version", 1)),
         (EXACT_2X3, "root attribute edited", _set("/", "ranking", "colex")),
         (EXACT_2X3, "root attribute edited", _set("/", "format", "other")),
-        (PDB_4X4, "root attribute edited", _set("/", "goal", "0 1 2 3 4 5 6 7 8 9 10 11 12 "
-                                                           "13 14 15")),
+        (
+            PDB_4X4,
+            "root attribute edited",
+            _set("/", "goal", "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"),
+        ),
         (PDB_4X4, "root attribute edited", _set("/", "partition", "6-6-3")),
         (PDB_4X4, "root attribute edited", _set("/", "patterns", "1,2,3/4,5")),
         (PDB_3X3, "root attribute edited", _set("/", "shape", "4x4")),
@@ -201,19 +224,37 @@ def metadata_edits(rng: random.Random) -> list[Damage]:
     out = []
     for name, kind, edit in edits:
         out.append(Damage(kind, name, f"{name}: {kind}", _h5_edit(name, edit, False)))
-        out.append(Damage(kind + ", re-sealed", name, f"{name}: {kind} (re-sealed)",
-                          _h5_edit(name, edit, True)))
-    for name, ds in ((EXACT_3X3, "blank_8"), (EXACT_2X3, "blank_3"), (PDB_4X4, "pattern_1"),
-                     (PDB_3X3, "pattern_0")):
+        out.append(
+            Damage(
+                kind + ", re-sealed",
+                name,
+                f"{name}: {kind} (re-sealed)",
+                _h5_edit(name, edit, True),
+            )
+        )
+    for name, ds in (
+        (EXACT_3X3, "blank_8"),
+        (EXACT_2X3, "blank_3"),
+        (PDB_4X4, "pattern_1"),
+        (PDB_3X3, "pattern_0"),
+    ):
         for _ in range(3):
-            out.append(Damage("table byte changed, re-sealed", name, f"{name}/{ds} (re-sealed)",
-                              _h5_edit(name, _table_byte(ds, rng), True), verify_only=True))
+            out.append(
+                Damage(
+                    "table byte changed, re-sealed",
+                    name,
+                    f"{name}/{ds} (re-sealed)",
+                    _h5_edit(name, _table_byte(ds, rng), True),
+                    verify_only=True,
+                )
+            )
     return out
 
 
 def _copy_from(spare_dir: Path, source: str, name: str):
     def apply(d: Path) -> None:
         shutil.copyfile(spare_dir / source, d / name)
+
     return apply
 
 
@@ -222,29 +263,58 @@ def _exchange(a: str, b: str):
         (d / a).rename(d / "x.tmp")
         (d / b).rename(d / a)
         (d / "x.tmp").rename(d / b)
+
     return apply
 
 
 def swaps(pristine: Path, spares: Path) -> list[Damage]:
     """Another sealed database file under a name."""
-    out = [Damage("another database's file", EXACT_3X3, "exact-2x3 as exact-3x3",
-                  _copy_from(pristine, EXACT_2X3, EXACT_3X3)),
-           Damage("another database's file", EXACT_2X3, "exact-3x3 as exact-2x3",
-                  _copy_from(pristine, EXACT_3X3, EXACT_2X3)),
-           Damage("another database's file", COMPACT_2X5, "exact-3x3 as exact-2x5-blank9",
-                  _copy_from(pristine, EXACT_3X3, COMPACT_2X5)),
-           Damage("another database's file", PDB_4X4, "3x3 4-4 as 4x4 5-5-5",
-                  _copy_from(pristine, PDB_3X3, PDB_4X4)),
-           Damage("another database's file", PDB_4X4, "5-5-5 blank-first as blank-last",
-                  _copy_from(spares, SPARE_BLANK_FIRST, PDB_4X4)),
-           Damage("another database's file", PDB_3X3, "custom 3-5 partition as 4-4",
-                  _copy_from(spares, SPARE_CUSTOM, PDB_3X3)),
-           Damage("another database's file", PDB_3X3, "exact-3x3 as the 3x3 PDB",
-                  _copy_from(pristine, EXACT_3X3, PDB_3X3)),
-           Damage("files exchanged", PDB_4X4, "4x4 5-5-5 <-> 3x3 4-4",
-                  _exchange(PDB_4X4, PDB_3X3)),
-           Damage("files exchanged", EXACT_3X3, "exact 3x3 <-> 2x3",
-                  _exchange(EXACT_3X3, EXACT_2X3))]
+    out = [
+        Damage(
+            "another database's file",
+            EXACT_3X3,
+            "exact-2x3 as exact-3x3",
+            _copy_from(pristine, EXACT_2X3, EXACT_3X3),
+        ),
+        Damage(
+            "another database's file",
+            EXACT_2X3,
+            "exact-3x3 as exact-2x3",
+            _copy_from(pristine, EXACT_3X3, EXACT_2X3),
+        ),
+        Damage(
+            "another database's file",
+            COMPACT_2X5,
+            "exact-3x3 as exact-2x5-blank9",
+            _copy_from(pristine, EXACT_3X3, COMPACT_2X5),
+        ),
+        Damage(
+            "another database's file",
+            PDB_4X4,
+            "3x3 4-4 as 4x4 5-5-5",
+            _copy_from(pristine, PDB_3X3, PDB_4X4),
+        ),
+        Damage(
+            "another database's file",
+            PDB_4X4,
+            "5-5-5 blank-first as blank-last",
+            _copy_from(spares, SPARE_BLANK_FIRST, PDB_4X4),
+        ),
+        Damage(
+            "another database's file",
+            PDB_3X3,
+            "custom 3-5 partition as 4-4",
+            _copy_from(spares, SPARE_CUSTOM, PDB_3X3),
+        ),
+        Damage(
+            "another database's file",
+            PDB_3X3,
+            "exact-3x3 as the 3x3 PDB",
+            _copy_from(pristine, EXACT_3X3, PDB_3X3),
+        ),
+        Damage("files exchanged", PDB_4X4, "4x4 5-5-5 <-> 3x3 4-4", _exchange(PDB_4X4, PDB_3X3)),
+        Damage("files exchanged", EXACT_3X3, "exact 3x3 <-> 2x3", _exchange(EXACT_3X3, EXACT_2X3)),
+    ]
     return out
 
 
@@ -252,6 +322,7 @@ def _replace_with(name: str, make: Callable[[Path], None]):
     def apply(d: Path) -> None:
         (d / name).unlink()
         make(d / name)
+
     return apply
 
 
@@ -279,15 +350,34 @@ def odd_files(pristine: Path) -> list[Damage]:
     out = []
     for name in FILES:
         for label, make in makers.items():
-            out.append(Damage(f"not a database: {label.split(' (')[0]}", name,
-                              f"{label} as {name}", _replace_with(name, make)))
-        out.append(Damage("file deleted", name, f"{name} deleted",
-                          lambda d, n=name: (d / n).unlink(), verify_passes=True))
+            out.append(
+                Damage(
+                    f"not a database: {label.split(' (')[0]}",
+                    name,
+                    f"{label} as {name}",
+                    _replace_with(name, make),
+                )
+            )
+        out.append(
+            Damage(
+                "file deleted",
+                name,
+                f"{name} deleted",
+                lambda d, n=name: (d / n).unlink(),
+                verify_passes=True,
+            )
+        )
     return out
 
 
-def every_damage(pristine: Path, spares: Path, rng: random.Random, per_file: int,
-                 cuts: int) -> list[Damage]:
+def every_damage(
+    pristine: Path, spares: Path, rng: random.Random, per_file: int, cuts: int
+) -> list[Damage]:
     """The whole catalogue, in report order."""
-    return (flips(pristine, rng, per_file) + truncations(pristine, rng, cuts)
-            + metadata_edits(rng) + swaps(pristine, spares) + odd_files(pristine))
+    return (
+        flips(pristine, rng, per_file)
+        + truncations(pristine, rng, cuts)
+        + metadata_edits(rng)
+        + swaps(pristine, spares)
+        + odd_files(pristine)
+    )

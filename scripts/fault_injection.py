@@ -25,6 +25,7 @@ A sample of the fixes is pasted into a shell (``bash -c``) with ``build-pdb`` on
 then the original command is run again and must answer right.  The table ends with the cost
 of the trust check (hashing a file the first time it is used).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -84,13 +85,14 @@ def damage_cases(pristine: Path, spares: Path, work: Path, known: dict, args, rn
                 continue
             jobs.append((cmd, copy, damage))
     print(f"{len(damages)} damages, {len(jobs)} cases", file=sys.stderr)
-    for (cmd, copy, damage), res in runs.run_many(jobs, args.jobs, args.timeout,
-                                                  progress=True):
+    for (cmd, copy, damage), res in runs.run_many(jobs, args.jobs, args.timeout, progress=True):
         outcome = runs.judge(cmd, res, known[cmd.name], damage)
         table[damage.kind][outcome] += 1
         if outcome not in ("right", "refused+fix"):
-            print(f"  {outcome}: {damage.what} / {cmd.name}: rc={res.rc} "
-                  f"{res.err.strip()[-300:]!r}", file=sys.stderr)
+            print(
+                f"  {outcome}: {damage.what} / {cmd.name}: rc={res.rc} {res.err.strip()[-300:]!r}",
+                file=sys.stderr,
+            )
         elif outcome == "refused+fix":
             samples.append((damage, cmd, copy, res))
     for _, copy, _ in jobs:
@@ -99,8 +101,9 @@ def damage_cases(pristine: Path, spares: Path, work: Path, known: dict, args, rn
     return table
 
 
-def paste_fixes(samples: list, pristine: Path, work: Path, known: dict, count: int,
-                rng: random.Random) -> Counter:
+def paste_fixes(
+    samples: list, pristine: Path, work: Path, known: dict, count: int, rng: random.Random
+) -> Counter:
     """Paste the fix of ``count`` refused cases (missing and corrupt, exact and PDB): the
     command must succeed and the original command must then answer right."""
     by_kind: dict = defaultdict(list)
@@ -109,7 +112,7 @@ def paste_fixes(samples: list, pristine: Path, work: Path, known: dict, count: i
     chosen = [rng.choice(v) for v in by_kind.values()]
     rng.shuffle(chosen)
     result = Counter()
-    for damage, cmd, _, res in chosen[:count]:
+    for damage, cmd, _, _res in chosen[:count]:
         copy = work / "paste here"
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(pristine, copy, symlinks=True)
@@ -141,6 +144,7 @@ def _stopwatch():
         now = time.perf_counter()
         print(f"{what}: {now - last[0]:.0f} s", file=sys.stderr)
         last[0] = now
+
     return lap
 
 
@@ -152,8 +156,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds before a hang")
     ap.add_argument("--keep", type=Path, default=None, help="work here and keep it")
     args = ap.parse_args()
-    args.flips, args.cuts, signals, pastes = ((1, 0, 10, 6) if args.quick
-                                              else (12, 4, 60, 24))
+    args.flips, args.cuts, signals, pastes = (1, 0, 10, 6) if args.quick else (12, 4, 60, 24)
     rng = random.Random(args.seed)
     work = args.keep or Path(tempfile.mkdtemp(prefix="npuzzle-faults-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -175,15 +178,20 @@ def main() -> int:
     lap("pasted fixes")
     for title, table in tables.items():
         print_table(title, table)
-    print(f"\nfix commands pasted into a shell: {pasted['fix works']} worked, "
-          f"{pasted['fix fails']} failed")
+    print(
+        f"\nfix commands pasted into a shell: {pasted['fix works']} worked, "
+        f"{pasted['fix fails']} failed"
+    )
     runs.print_trust_cost(pristine, work)
-    print(f"\n{time.perf_counter() - t0:.0f} s in all; load average "
-          f"{os.getloadavg()[0]:.2f}")
+    print(f"\n{time.perf_counter() - t0:.0f} s in all; load average {os.getloadavg()[0]:.2f}")
     if args.keep is None:
         shutil.rmtree(work, ignore_errors=True)
-    bad = sum(c[k] for t in tables.values() for c in t.values()
-              for k in ("wrong", "traceback", "hang", "crash", "other"))
+    bad = sum(
+        c[k]
+        for t in tables.values()
+        for c in t.values()
+        for k in ("wrong", "traceback", "hang", "crash", "other")
+    )
     return 1 if bad or pasted["fix fails"] else 0
 
 

@@ -6,6 +6,7 @@ files, killed when it outlives the timeout -- so a case costs milliseconds, yet 
 segfault or a traceback is seen exactly as in a real run.  Signals and huge arguments run the
 real programs (``python -m solver``, ``python -m pdb_builder``).
 """
+
 from __future__ import annotations
 
 import os
@@ -23,10 +24,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 EASY_4X4 = "2 6 3 4/1 8 10 7/5 15 14 12/9 0 11 13"  # 30 moves, a few thousand nodes
-BATCH_3X3 = ["8 6 7 2 5 4 3 0 1", "1 2 3/4 5 6/0 7 8", "# a comment", "", "3 1 2/4 0 5/6 7 8",
-             "1 2 3 4 5 6 8 7 0", "junk"]
-BATCH_4X4 = [EASY_4X4, "1 2 3 4/5 6 7 8/9 10 11 12/13 14 0 15", "5 1 2 4/9 6 3 8/13 10 7 11/0 "
-             "14 15 12", "1 2 3 4/5 6 7 8/9 10 11 12/13 15 14 0"]
+BATCH_3X3 = [
+    "8 6 7 2 5 4 3 0 1",
+    "1 2 3/4 5 6/0 7 8",
+    "# a comment",
+    "",
+    "3 1 2/4 0 5/6 7 8",
+    "1 2 3 4 5 6 8 7 0",
+    "junk",
+]
+BATCH_4X4 = [
+    EASY_4X4,
+    "1 2 3 4/5 6 7 8/9 10 11 12/13 14 0 15",
+    "5 1 2 4/9 6 3 8/13 10 7 11/0 14 15 12",
+    "1 2 3 4/5 6 7 8/9 10 11 12/13 15 14 0",
+]
 INFO = ("building into", "data directory:", "npuzzle: note:", "build-pdb: note:")
 
 
@@ -49,20 +61,40 @@ def _lines(rows) -> bytes:
 COMMANDS = (
     Cmd("distance 2x3", "npuzzle", ("distance", "4 1 2/5 0 3")),
     Cmd("distance 2x5 (compact)", "npuzzle", ("distance", "1 2 5 9 3/8 7 4 6 0")),
-    Cmd("solve 2x5 (compact)", "npuzzle", ("solve", "1 2 5 9 3/8 7 4 6 0"),
-        boards=("1 2 5 9 3/8 7 4 6 0",)),
-    Cmd("generate 2x5 --distance 30", "npuzzle", ("generate", "--shape", "2x5", "--distance",
-                                                  "30", "--count", "2", "--seed", "4")),
+    Cmd(
+        "solve 2x5 (compact)",
+        "npuzzle",
+        ("solve", "1 2 5 9 3/8 7 4 6 0"),
+        boards=("1 2 5 9 3/8 7 4 6 0",),
+    ),
+    Cmd(
+        "generate 2x5 --distance 30",
+        "npuzzle",
+        ("generate", "--shape", "2x5", "--distance", "30", "--count", "2", "--seed", "4"),
+    ),
     Cmd("distance 3x3", "npuzzle", ("distance", "8 6 7 2 5 4 3 0 1")),
-    Cmd("distance 3x3 --goal spiral", "npuzzle", ("distance", "8 6 7 2 5 4 3 0 1", "--goal",
-                                                   "spiral", "--json")),
+    Cmd(
+        "distance 3x3 --goal spiral",
+        "npuzzle",
+        ("distance", "8 6 7 2 5 4 3 0 1", "--goal", "spiral", "--json"),
+    ),
     Cmd("distance -", "npuzzle", ("distance", "-"), _lines(BATCH_3X3 + ["0 1 2 3 4 5"])),
     Cmd("solve 3x3", "npuzzle", ("solve", "8 6 7 2 5 4 3 0 1"), boards=("8 6 7 2 5 4 3 0 1",)),
     Cmd("solve 4x4", "npuzzle", ("solve", EASY_4X4), boards=(EASY_4X4,)),
-    Cmd("solve - 4x4 --jobs 2", "npuzzle", ("solve", "-", "--jobs", "2"), _lines(BATCH_4X4),
-        boards=tuple(BATCH_4X4)),
-    Cmd("solve - 3x3", "npuzzle", ("solve", "-", "--jobs", "1"), _lines(BATCH_3X3),
-        boards=tuple(BATCH_3X3)),
+    Cmd(
+        "solve - 4x4 --jobs 2",
+        "npuzzle",
+        ("solve", "-", "--jobs", "2"),
+        _lines(BATCH_4X4),
+        boards=tuple(BATCH_4X4),
+    ),
+    Cmd(
+        "solve - 3x3",
+        "npuzzle",
+        ("solve", "-", "--jobs", "1"),
+        _lines(BATCH_3X3),
+        boards=tuple(BATCH_3X3),
+    ),
     Cmd("heuristic 3x3", "npuzzle", ("heuristic", "8 6 7 2 5 4 3 0 1")),
     Cmd("heuristic 4x4", "npuzzle", ("heuristic", EASY_4X4)),
     Cmd("heuristic -", "npuzzle", ("heuristic", "-"), _lines(BATCH_4X4)),
@@ -70,10 +102,28 @@ COMMANDS = (
     Cmd("stats 3x3", "npuzzle", ("stats", "--shape", "3x3")),
     Cmd("stats 2x3 --goal snake", "npuzzle", ("stats", "--shape", "2x3", "--goal", "snake")),
     Cmd("generate 3x3", "npuzzle", ("generate", "--count", "5", "--seed", "3")),
-    Cmd("generate 3x3 --distance 25", "npuzzle", ("generate", "--distance", "25", "--count",
-                                                  "3", "--seed", "3")),
-    Cmd("generate 4x4 walk", "npuzzle", ("generate", "--shape", "4x4", "--method", "walk",
-                                         "--length", "24", "--count", "2", "--seed", "5")),
+    Cmd(
+        "generate 3x3 --distance 25",
+        "npuzzle",
+        ("generate", "--distance", "25", "--count", "3", "--seed", "3"),
+    ),
+    Cmd(
+        "generate 4x4 walk",
+        "npuzzle",
+        (
+            "generate",
+            "--shape",
+            "4x4",
+            "--method",
+            "walk",
+            "--length",
+            "24",
+            "--count",
+            "2",
+            "--seed",
+            "5",
+        ),
+    ),
     Cmd("build-pdb --verify", "build-pdb", ("--verify",)),
     Cmd("build-pdb --list", "build-pdb", ("--list",)),
 )
@@ -124,9 +174,11 @@ def _spawn(cmd: Cmd, data_dir: Path, scratch: Path, n: int):
         code = 1
         try:
             os.setpgid(0, 0)
-            for fd, path, flags in ((0, files[0], os.O_RDONLY),
-                                    (1, files[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
-                                    (2, files[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
+            for fd, path, flags in (
+                (0, files[0], os.O_RDONLY),
+                (1, files[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                (2, files[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+            ):
                 os.dup2(os.open(path, flags, 0o644), fd)
             code = _invoke(cmd, data_dir)
         finally:
@@ -158,10 +210,13 @@ def run_many(jobs, parallel: int, timeout: float, progress: bool = False):
                 os.waitpid(pid, 0)
             else:
                 _reap_group(pid)
-            res = Result(None if got == 0 else os.waitstatus_to_exitcode(status),
-                         files[1].read_text(errors="replace"),
-                         files[2].read_text(errors="replace"),
-                         timed_out=got == 0, seconds=time.monotonic() - t0)
+            res = Result(
+                None if got == 0 else os.waitstatus_to_exitcode(status),
+                files[1].read_text(errors="replace"),
+                files[2].read_text(errors="replace"),
+                timed_out=got == 0,
+                seconds=time.monotonic() - t0,
+            )
             if res.rc is not None and res.rc < 0:
                 res.killed_by, res.rc = -res.rc, None
             del running[pid]
@@ -215,8 +270,14 @@ def known_answers(pristine: Path, timeout: float) -> dict:
 
 def _error_lines(err: str) -> list[str]:
     lines = [ln.split("\r")[-1].strip() for ln in err.splitlines()]
-    return [ln for ln in lines if ln and not ln.startswith(INFO) and "it/s" not in ln
-            and not re.match(r"^[\w ]+:\s+\d+%\|", ln)]
+    return [
+        ln
+        for ln in lines
+        if ln
+        and not ln.startswith(INFO)
+        and "it/s" not in ln
+        and not re.match(r"^[\w ]+:\s+\d+%\|", ln)
+    ]
 
 
 def judge(cmd: Cmd, res: Result, known: Result, damage) -> str:
@@ -277,8 +338,10 @@ def _path_with_build_pdb(work: Path) -> str:
     bin_dir = work / "bin"
     bin_dir.mkdir(exist_ok=True)
     script = bin_dir / "build-pdb"
-    script.write_text(f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} exec "
-                      f"{shlex.quote(sys.executable)} -m pdb_builder \"$@\"\n")
+    script.write_text(
+        f"#!/bin/sh\nPYTHONPATH={shlex.quote(str(ROOT))} exec "
+        f'{shlex.quote(sys.executable)} -m pdb_builder "$@"\n'
+    )
     script.chmod(0o755)
     return f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
 
@@ -292,8 +355,13 @@ def paste_fix(cmd: Cmd, data_dir: Path, known: Result, work: Path):
         return f"not refused with a fix: rc={first.rc} {first.err.strip()!r}"
     fix = errors[-1].split("; fix: ", 1)[1]
     env = dict(os.environ, PATH=_path_with_build_pdb(work))
-    done = subprocess.run(["bash", "-c", fix + " -q" if "&&" not in fix else fix], env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        ["bash", "-c", fix + " -q" if "&&" not in fix else fix],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if done.returncode != 0:
         return f"fix {fix!r} exited {done.returncode}: {done.stderr.strip()[-300:]!r}"
     again = run_one(cmd, data_dir)
@@ -328,16 +396,25 @@ def hostile_cases(pristine: Path, known: dict, args) -> dict:
     for label, line in HOSTILE_LINES.items():
         for command in ("distance", "solve", "heuristic", "check"):
             stdin = first.encode() + b"\n" + line + b"\n" + last.encode() + b"\n"
-            jobs.append((Cmd(f"{command} - ({label})", "npuzzle", (command, "-"), stdin),
-                         pristine, "hostile batch line: " + label, command))
-    good = {c: run_one(Cmd(c, "npuzzle", (c, "-"), f"{first}\n{last}\n".encode()), pristine)
-            for c in ("distance", "solve", "heuristic", "check")}
+            jobs.append(
+                (
+                    Cmd(f"{command} - ({label})", "npuzzle", (command, "-"), stdin),
+                    pristine,
+                    "hostile batch line: " + label,
+                    command,
+                )
+            )
+    good = {
+        c: run_one(Cmd(c, "npuzzle", (c, "-"), f"{first}\n{last}\n".encode()), pristine)
+        for c in ("distance", "solve", "heuristic", "check")
+    }
     for (cmd, _, kind, command), res in run_many(jobs, args.jobs, args.timeout):
         verdict = _judge_hostile(res, good[command])
         table.setdefault(kind, Counter())[verdict] += 1
         if verdict != "right":
-            print(f"  {verdict}: {cmd.name}: rc={res.rc} {res.err.strip()[-200:]!r}",
-                  file=sys.stderr)
+            print(
+                f"  {verdict}: {cmd.name}: rc={res.rc} {res.err.strip()[-200:]!r}", file=sys.stderr
+            )
     for kind, verdict in huge_arguments(pristine, known):
         table.setdefault(kind, Counter())[verdict] += 1
     return table
@@ -360,15 +437,28 @@ def _program(*args, stdin=None, timeout=60.0, env=None) -> Result:
     cmd = [sys.executable, "-m", args[0], *args[1:]]
     t0 = time.monotonic()
     try:
-        p = subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout,
-                           env=dict(os.environ, PYTHONPATH=str(ROOT), **(env or {})))
+        p = subprocess.run(
+            cmd,
+            input=stdin,
+            capture_output=True,
+            timeout=timeout,
+            env=dict(os.environ, PYTHONPATH=str(ROOT), **(env or {})),
+        )
     except subprocess.TimeoutExpired as e:
-        return Result(None, (e.stdout or b"").decode(errors="replace"),
-                      (e.stderr or b"").decode(errors="replace"), timed_out=True)
+        return Result(
+            None,
+            (e.stdout or b"").decode(errors="replace"),
+            (e.stderr or b"").decode(errors="replace"),
+            timed_out=True,
+        )
     rc = p.returncode
-    return Result(rc if rc >= 0 else None, p.stdout.decode(errors="replace"),
-                  p.stderr.decode(errors="replace"), killed_by=-rc if rc < 0 else None,
-                  seconds=time.monotonic() - t0)
+    return Result(
+        rc if rc >= 0 else None,
+        p.stdout.decode(errors="replace"),
+        p.stderr.decode(errors="replace"),
+        killed_by=-rc if rc < 0 else None,
+        seconds=time.monotonic() - t0,
+    )
 
 
 def _refused(res: Result, code: int = 2) -> str:
@@ -390,35 +480,85 @@ def huge_arguments(pristine: Path, known: dict):
         ("--timeout nan/inf/-1", ("solver", "distance", "1 2 3/4 5 6/7 0 8", "--timeout", "-1")),
         ("--data-dir ''", ("solver", "distance", "1 2 3/4 5 6/7 0 8", "--data-dir", "")),
         ("--data-dir ''", ("pdb_builder", "--verify", "--data-dir", "")),
-        ("15-tile partition", ("pdb_builder", "--shape", "4x4", "--partition",
-                               ",".join(map(str, range(1, 16))), "--data-dir", d)),
-        ("15-tile partition", ("pdb_builder", "--shape", "5x5", "--partition",
-                               ",".join(map(str, range(1, 13))) + "/" +
-                               ",".join(map(str, range(13, 25))), "--data-dir", d)),
-        ("generate --unique beyond the positions", ("solver", "generate", "--count", "10000000",
-                                                    "--unique", "--data-dir", d)),
-        ("generate --length 10**21", ("solver", "generate", "--method", "walk", "--length",
-                                      "1" + "0" * 21, "--data-dir", d)),
+        (
+            "15-tile partition",
+            (
+                "pdb_builder",
+                "--shape",
+                "4x4",
+                "--partition",
+                ",".join(map(str, range(1, 16))),
+                "--data-dir",
+                d,
+            ),
+        ),
+        (
+            "15-tile partition",
+            (
+                "pdb_builder",
+                "--shape",
+                "5x5",
+                "--partition",
+                ",".join(map(str, range(1, 13))) + "/" + ",".join(map(str, range(13, 25))),
+                "--data-dir",
+                d,
+            ),
+        ),
+        (
+            "generate --unique beyond the positions",
+            ("solver", "generate", "--count", "10000000", "--unique", "--data-dir", d),
+        ),
+        (
+            "generate --length 10**21",
+            ("solver", "generate", "--method", "walk", "--length", "1" + "0" * 21, "--data-dir", d),
+        ),
         ("a 100 KB board argument", ("solver", "solve", "1 " * 50_000, "--data-dir", d)),
-        ("--verify of a missing directory", ("pdb_builder", "--verify", "--data-dir",
-                                             d + " nowhere")),
+        (
+            "--verify of a missing directory",
+            ("pdb_builder", "--verify", "--data-dir", d + " nowhere"),
+        ),
     ]
     for kind, args in refusals:
         yield kind, _refused(_program(*args))
     batch = "\n".join(BATCH_4X4) + "\n"
-    res = _program("solver", "solve", "-", "--jobs", "100000", "--data-dir", d,
-                   stdin=batch.encode(), timeout=120)
-    ok = (res.rc == 0 and res.out == known["solve - 4x4 --jobs 2"].out
-          and res.err.count("--jobs 100000") == 1 and len(_error_lines(res.err)) == 0)
+    res = _program(
+        "solver",
+        "solve",
+        "-",
+        "--jobs",
+        "100000",
+        "--data-dir",
+        d,
+        stdin=batch.encode(),
+        timeout=120,
+    )
+    ok = (
+        res.rc == 0
+        and res.out == known["solve - 4x4 --jobs 2"].out
+        and res.err.count("--jobs 100000") == 1
+        and len(_error_lines(res.err)) == 0
+    )
     yield "solve - --jobs 100000", _refused(res, 0) if not ok else "right"
     yield "generate --count 10**9 streams", _streams(d)
 
 
 def _streams(data_dir: str) -> str:
     """The first lines arrive within seconds and memory stays small; then stop it."""
-    p = subprocess.Popen([sys.executable, "-m", "solver", "generate", "--count", "1000000000",
-                          "--data-dir", data_dir], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "solver",
+            "generate",
+            "--count",
+            "1000000000",
+            "--data-dir",
+            data_dir,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     t0 = time.monotonic()
     first = p.stdout.readline()
     took = time.monotonic() - t0
@@ -455,8 +595,20 @@ def signal_cases(pristine: Path, work: Path, count: int, rng) -> dict:
         ("solve - --jobs 2", ("solver", "solve", "-", "--jobs", "2", "--data-dir", d)),
         ("generate 10**9", ("solver", "generate", "--count", "1000000000", "--data-dir", d)),
         ("build-pdb --verify", ("pdb_builder", "--verify", "--data-dir", d)),
-        ("build-pdb 5-5-5 --force", ("pdb_builder", "--shape", "4x4", "--partition", "5-5-5",
-                                     "--force", "-q", "--data-dir", None)),
+        (
+            "build-pdb 5-5-5 --force",
+            (
+                "pdb_builder",
+                "--shape",
+                "4x4",
+                "--partition",
+                "5-5-5",
+                "--force",
+                "-q",
+                "--data-dir",
+                None,
+            ),
+        ),
     ]
     scratch = work / "signal build"
     for i in range(count):
@@ -470,17 +622,23 @@ def signal_cases(pristine: Path, work: Path, count: int, rng) -> dict:
         verdict, err = _signalled(args, sig, delay, scratch if "--force" in args else None)
         table.setdefault(f"{sig.name} to {label}", Counter())[verdict] += 1
         if verdict != "right":
-            print(f"  {verdict}: {sig.name} after {delay:.2f} s to {label}: {err[-400:]!r}",
-                  file=sys.stderr)
+            print(
+                f"  {verdict}: {sig.name} after {delay:.2f} s to {label}: {err[-400:]!r}",
+                file=sys.stderr,
+            )
     return table
 
 
 def _signalled(args, sig, delay: float, build_dir: Path | None) -> tuple[str, str]:
     """(verdict, stderr) of one run signalled after ``delay`` seconds."""
     stdin = ("\n".join(BATCH_4X4 * 50) + "\n").encode()
-    p = subprocess.Popen([sys.executable, "-m", *args], stdin=subprocess.PIPE,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    p = subprocess.Popen(
+        [sys.executable, "-m", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     try:
         p.stdin.write(stdin)
         p.stdin.close()
@@ -537,28 +695,44 @@ def print_trust_cost(pristine: Path, work: Path) -> None:
             wall.append(time.perf_counter() - t0)
             cpu.append(time.process_time() - c0)
         size = path.stat().st_size
-        print(f"  {path.name:<24} {size / 2**20:8.1f}  {min(wall) * 1000:8.1f}  "
-              f"{min(cpu) * 1000:8.1f}  {size / max(min(cpu), 1e-6) / 2**30:9.2f}")
-    shell = [sys.executable, "-m", "solver", "distance", "8 6 7 2 5 4 3 0 1", "--data-dir",
-             str(pristine)]
+        print(
+            f"  {path.name:<24} {size / 2**20:8.1f}  {min(wall) * 1000:8.1f}  "
+            f"{min(cpu) * 1000:8.1f}  {size / max(min(cpu), 1e-6) / 2**30:9.2f}"
+        )
+    shell = [
+        sys.executable,
+        "-m",
+        "solver",
+        "distance",
+        "8 6 7 2 5 4 3 0 1",
+        "--data-dir",
+        str(pristine),
+    ]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     cold, warm = [], []
     for _ in range(5):
         env["NPUZZLE_CACHE"] = tempfile.mkdtemp(prefix="npuzzle-cold-", dir=work)
         cold.append(_wall(shell, env))
         warm.append(_wall(shell, env))
-    print(f"  one-shot `npuzzle distance` (3x3): {min(cold) * 1000:.0f} ms with the exact "
-          f"table hashed (cold record), {min(warm) * 1000:.0f} ms when recorded (median of "
-          f"5 pairs: {_median(cold) * 1000:.0f} / {_median(warm) * 1000:.0f} ms)")
+    print(
+        f"  one-shot `npuzzle distance` (3x3): {min(cold) * 1000:.0f} ms with the exact "
+        f"table hashed (cold record), {min(warm) * 1000:.0f} ms when recorded (median of "
+        f"5 pairs: {_median(cold) * 1000:.0f} / {_median(warm) * 1000:.0f} ms)"
+    )
     build = work / "after build"
-    subprocess.run([sys.executable, "-m", "pdb_builder", "--shape", "3x3", "-q",
-                    "--data-dir", str(build)], env=dict(os.environ, PYTHONPATH=str(ROOT)),
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pdb_builder", "--shape", "3x3", "-q", "--data-dir", str(build)],
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        check=True,
+        capture_output=True,
+    )
     t0 = time.perf_counter()
     store._TRUSTED.seen.clear()
     store.prove(build / "exact-3x3.h5")
-    print(f"  first use after a build: {(time.perf_counter() - t0) * 1000:.2f} ms to prove "
-          f"(the builder recorded the file it wrote; nothing is hashed)")
+    print(
+        f"  first use after a build: {(time.perf_counter() - t0) * 1000:.2f} ms to prove "
+        f"(the builder recorded the file it wrote; nothing is hashed)"
+    )
 
 
 def _wall(cmd, env) -> float:

@@ -20,6 +20,7 @@ plateau at ~300 (the default 200 samples: 52.705 ± 0.772, one minute).
     python scripts/reproduce_article.py                       # 4x4, 200 samples (build-pdb first)
     python scripts/reproduce_article.py --shape 3x3 --samples 2000 --walk-samples 500
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,9 +30,9 @@ import time
 
 import numpy as np
 
-from solver.workloads import batch
 from solver.api import SearchOptions
 from solver.core.board import Board, Shape, goal_board
+from solver.workloads import batch
 from solver.workloads.distributions import distance_counts
 from solver.workloads.generate import shuffled, walked
 
@@ -62,8 +63,9 @@ def solve_lengths(boards: np.ndarray, goal: Board, jobs: int, data_dir, label: s
     opts = SearchOptions(data_dir=data_dir)
     out = []
     t0 = time.perf_counter()
-    for line, result in batch.solve_stream(lines, goal=goal, shape=goal.shape, options=opts,
-                                           jobs=jobs, progress=sys.stderr.isatty()):
+    for line, result in batch.solve_stream(
+        lines, goal=goal, shape=goal.shape, options=opts, jobs=jobs, progress=sys.stderr.isatty()
+    ):
         if isinstance(result, Exception):
             raise SystemExit(f"reproduce_article: cannot solve {line}: {result}")
         out.append(result.length)
@@ -75,15 +77,22 @@ def solve_lengths(boards: np.ndarray, goal: Board, jobs: int, data_dir, label: s
 def uniform_mean(shape: Shape, goal: Board, samples: int, rng, jobs, data_dir) -> dict:
     lengths = solve_lengths(shuffled(goal, samples, rng), goal, jobs, data_dir, "uniform")
     mean, half, sd = mean_ci(lengths)
-    return {"samples": samples, "mean": mean, "ci": half, "sd": sd,
-            "min": min(lengths), "max": max(lengths)}
+    return {
+        "samples": samples,
+        "mean": mean,
+        "ci": half,
+        "sd": sd,
+        "min": min(lengths),
+        "max": max(lengths),
+    }
 
 
 def walk_curve(goal: Board, steps: list[int], samples: int, rng, jobs, data_dir) -> list[dict]:
     rows = []
     for n in steps:
-        lengths = solve_lengths(walked(goal, samples, n, rng), goal, jobs, data_dir,
-                                f"walks of {n} steps")
+        lengths = solve_lengths(
+            walked(goal, samples, n, rng), goal, jobs, data_dir, f"walks of {n} steps"
+        )
         mean, half, _ = mean_ci(lengths)
         rows.append({"steps": n, "samples": samples, "mean": mean, "ci": half})
     return rows
@@ -99,11 +108,20 @@ def plot_curve(rows: list[dict], exact_mean: float, shape: Shape, path: str) -> 
     except ImportError:
         return False
     fig, ax = plt.subplots(figsize=(8, 5))
-    ax.errorbar([r["steps"] for r in rows], [r["mean"] for r in rows],
-                yerr=[r["ci"] for r in rows], marker="o", capsize=3,
-                label="random walk (mean, 95% CI)")
-    ax.axhline(exact_mean, color="#c44e52", linestyle="--",
-               label=f"uniformly random position: {exact_mean:.4f}")
+    ax.errorbar(
+        [r["steps"] for r in rows],
+        [r["mean"] for r in rows],
+        yerr=[r["ci"] for r in rows],
+        marker="o",
+        capsize=3,
+        label="random walk (mean, 95% CI)",
+    )
+    ax.axhline(
+        exact_mean,
+        color="#c44e52",
+        linestyle="--",
+        label=f"uniformly random position: {exact_mean:.4f}",
+    )
     ax.set_xlabel("random-walk steps from the goal (never undoing a move)")
     ax.set_ylabel("mean optimal solution length")
     ax.set_title(f"{shape}: how far a random walk gets")
@@ -116,21 +134,25 @@ def plot_curve(rows: list[dict], exact_mean: float, shape: Shape, path: str) -> 
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--shape", default="4x4", help="4x4 (the article) or 3x3 (a quick check)")
-    p.add_argument("--samples", type=int, default=200,
-                   help="uniformly random positions to solve (default 200)")
-    p.add_argument("--walk-samples", type=int, default=50,
-                   help="walks per step count (default 50)")
-    p.add_argument("--steps", default=None,
-                   help="comma-separated walk lengths (default: a range that reaches the "
-                        "plateau)")
+    p.add_argument(
+        "--samples", type=int, default=200, help="uniformly random positions to solve (default 200)"
+    )
+    p.add_argument("--walk-samples", type=int, default=50, help="walks per step count (default 50)")
+    p.add_argument(
+        "--steps",
+        default=None,
+        help="comma-separated walk lengths (default: a range that reaches the plateau)",
+    )
     p.add_argument("--seed", type=int, default=2024)
     p.add_argument("--jobs", type=int, default=batch.default_jobs())
     p.add_argument("--data-dir", default=None)
-    p.add_argument("--plot", default=None, help="PNG for the walk curve "
-                                                "(default walk-curve-<shape>.png)")
+    p.add_argument(
+        "--plot", default=None, help="PNG for the walk curve (default walk-curve-<shape>.png)"
+    )
     p.add_argument("--skip-walks", action="store_true", help="only the uniform mean")
     args = p.parse_args(argv)
 
@@ -143,33 +165,45 @@ def main(argv=None) -> int:
     print(f"# {shape}: mean optimal length of uniformly random solvable positions")
     u = uniform_mean(shape, goal, args.samples, rng, args.jobs, args.data_dir)
     lo, hi = u["mean"] - u["ci"], u["mean"] + u["ci"]
-    print(f"sampled  {u['mean']:.3f} ± {u['ci']:.3f}  (95% CI {lo:.3f} .. {hi:.3f}; "
-          f"n = {u['samples']}, sd {u['sd']:.2f}, range {u['min']}..{u['max']})")
+    print(
+        f"sampled  {u['mean']:.3f} ± {u['ci']:.3f}  (95% CI {lo:.3f} .. {hi:.3f}; "
+        f"n = {u['samples']}, sd {u['sd']:.2f}, range {u['min']}..{u['max']})"
+    )
     if article is not None:
-        print(f"article  {article:.2f}   {'inside' if lo <= article <= hi else 'OUTSIDE'} "
-              f"the interval")
-    print(f"exact    {exact.mean:.6f}  {'inside' if lo <= exact.mean <= hi else 'OUTSIDE'} "
-          f"the interval  ({exact.source})")
+        print(
+            f"article  {article:.2f}   {'inside' if lo <= article <= hi else 'OUTSIDE'} "
+            f"the interval"
+        )
+    print(
+        f"exact    {exact.mean:.6f}  {'inside' if lo <= exact.mean <= hi else 'OUTSIDE'} "
+        f"the interval  ({exact.source})"
+    )
 
     if args.skip_walks:
         return 0
-    steps = ([int(s) for s in args.steps.split(",")] if args.steps
-             else DEFAULT_STEPS.get(str(shape), DEFAULT_STEPS["4x4"]))
+    steps = (
+        [int(s) for s in args.steps.split(",")]
+        if args.steps
+        else DEFAULT_STEPS.get(str(shape), DEFAULT_STEPS["4x4"])
+    )
     print()
-    print(f"# {shape}: mean optimal length after n random-walk steps from the goal "
-          f"({args.walk_samples} walks each)")
+    print(
+        f"# {shape}: mean optimal length after n random-walk steps from the goal "
+        f"({args.walk_samples} walks each)"
+    )
     rows = walk_curve(goal, steps, args.walk_samples, rng, args.jobs, args.data_dir)
     print(f"{'steps':>6}  {'mean':>7}  {'95% CI':>7}  {'share of the uniform mean':>26}")
     for r in rows:
-        print(f"{r['steps']:>6}  {r['mean']:>7.2f}  ±{r['ci']:>6.2f}  "
-              f"{100 * r['mean'] / exact.mean:>25.1f}%")
+        print(
+            f"{r['steps']:>6}  {r['mean']:>7.2f}  ±{r['ci']:>6.2f}  "
+            f"{100 * r['mean'] / exact.mean:>25.1f}%"
+        )
     print(f"{'∞':>6}  {exact.mean:>7.2f}  (uniformly random position, exact)")
     path = args.plot or f"walk-curve-{shape}.png"
     if plot_curve(rows, exact.mean, shape, path):
         print(f"wrote {path}", file=sys.stderr)
     else:
-        print("matplotlib is not installed: no PNG (pip install 'npuzzle[plot]')",
-              file=sys.stderr)
+        print("matplotlib is not installed: no PNG (pip install 'npuzzle[plot]')", file=sys.stderr)
     return 0
 
 

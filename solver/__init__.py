@@ -7,6 +7,7 @@
 The public names below are loaded on first use, so ``import solver`` stays cheap: a table
 lookup never imports numba, and nothing imports h5py until a database is opened.
 """
+
 __version__ = "0.1.0"
 
 _LAZY = {

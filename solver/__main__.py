@@ -1,4 +1,5 @@
 """``python -m solver`` runs the ``npuzzle`` command."""
+
 import signal as _signal
 
 # Until the handlers below are in place, Ctrl-C simply ends the process (no traceback from the

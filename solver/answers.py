@@ -9,6 +9,7 @@ into the record of a question that could not be answered.
 
 Imports: :mod:`solver.api` and below.
 """
+
 from __future__ import annotations
 
 import time
@@ -34,32 +35,53 @@ def _problem(board: Board, goal: Board, shape) -> dict:
     return {"board": board.flat(), "goal": goal.flat(), "shape": str(board.shape)}
 
 
-def distance_record(board, goal=None, shape=None, *, options: api.SearchOptions | None = None
-                    ) -> dict:
+def distance_record(
+    board, goal=None, shape=None, *, options: api.SearchOptions | None = None
+) -> dict:
     """``{board, goal, shape, solvable, distance, database, seconds}``: the optimal distance,
     from the exact table when one is built for the shape, else by IDA*."""
     t0 = time.perf_counter()
     start, goal_b = api.read_problem(board, goal, shape)
     opts = options or api.SearchOptions()
     d, sol = api.measure(start, goal_b, opts)
-    rec = distance_fields(start.flat(), goal_b.flat(), str(start.shape), d,
-                          sol.database if sol else api.exact_database(start.shape, goal_b),
-                          time.perf_counter() - t0)
+    rec = distance_fields(
+        start.flat(),
+        goal_b.flat(),
+        str(start.shape),
+        d,
+        sol.database if sol else api.exact_database(start.shape, goal_b),
+        time.perf_counter() - t0,
+    )
     if sol is not None and sol.notice:
         rec["notice"] = sol.notice
     return rec
 
 
-def distance_fields(board: str, goal: str, shape: str, distance: int, database: str | None,
-                    seconds: float) -> dict:
+def distance_fields(
+    board: str, goal: str, shape: str, distance: int, database: str | None, seconds: float
+) -> dict:
     """The record of a distance (boards as flat text): one definition for the one-board and
     the bulk answers."""
-    return {"board": board, "goal": goal, "shape": shape, "solvable": True,
-            "distance": distance, "database": database, "seconds": round(seconds, 6)}
+    return {
+        "board": board,
+        "goal": goal,
+        "shape": shape,
+        "solvable": True,
+        "distance": distance,
+        "database": database,
+        "seconds": round(seconds, 6),
+    }
 
 
-def heuristic_record(board, goal=None, shape=None, *, partition: str | None = None,
-                     reflect: bool = True, data_dir=None) -> dict:
+def heuristic_record(
+    board,
+    goal=None,
+    shape=None,
+    *,
+    partition: str | None = None,
+    reflect: bool = True,
+    data_dir=None,
+) -> dict:
     """The pattern-database heuristic with its parts (see :func:`solver.heuristics.evaluate`)."""
     from . import heuristics
 
@@ -67,15 +89,22 @@ def heuristic_record(board, goal=None, shape=None, *, partition: str | None = No
     start, goal_b = api.read_problem(board, goal, shape)
     api.check_solvable(start, goal_b)
     ans = heuristics.evaluate(start, goal_b, partition, reflect, data_dir)
-    return heuristic_fields(start.flat(), goal_b.flat(), str(start.shape), ans,
-                            time.perf_counter() - t0)
+    return heuristic_fields(
+        start.flat(), goal_b.flat(), str(start.shape), ans, time.perf_counter() - t0
+    )
 
 
 def heuristic_fields(board: str, goal: str, shape: str, parts: dict, seconds: float) -> dict:
     """The record of a heuristic value with its ``parts`` (the fields of
     :func:`solver.heuristics.evaluate`)."""
-    return {"board": board, "goal": goal, "shape": shape, "solvable": True, **parts,
-            "seconds": round(seconds, 6)}
+    return {
+        "board": board,
+        "goal": goal,
+        "shape": shape,
+        "solvable": True,
+        **parts,
+        "seconds": round(seconds, 6),
+    }
 
 
 def check_record(board, goal=None, shape=None) -> dict:
@@ -96,42 +125,52 @@ def solution_record(sol: Solution) -> dict:
     return rec
 
 
-def solve_record(board, goal=None, shape=None, *, options: api.SearchOptions | None = None
-                 ) -> dict:
+def solve_record(board, goal=None, shape=None, *, options: api.SearchOptions | None = None) -> dict:
     """An optimal solution (or the teaching search asked for) as a record."""
     return solution_record(api.solve(board, goal, shape=shape, options=options))
 
 
-def hint_record(board, goal=None, shape=None, *, options: api.SearchOptions | None = None
-                ) -> dict:
+def hint_record(board, goal=None, shape=None, *, options: api.SearchOptions | None = None) -> dict:
     """The next move of an optimal solution: ``{board, goal, shape, solvable, distance, move,
     tile, board_after, distance_after, algorithm, database, seconds}``; ``move`` (the blank's
     direction) and ``tile`` (the tile that slides) are None on the goal itself."""
     t0 = time.perf_counter()
     sol = api.solve(board, goal, shape=shape, options=options)
     if not sol.optimal or sol.moves is None:
-        raise BoardError(f"a hint needs an optimal search, and {sol.algorithm} is not one: use "
-                         f"auto, table, idastar, astar, bfs or iddfs")
+        raise BoardError(
+            f"a hint needs an optimal search, and {sol.algorithm} is not one: use "
+            f"auto, table, idastar, astar, bfs or iddfs"
+        )
     move = sol.moves[:1] or None
     after = sol.start.move(move) if move else sol.start
-    return {**_problem(sol.start, sol.goal, shape), "solvable": True, "distance": sol.length,
-            "move": move, "tile": sol.start.tiles[after.blank] if move else None,
-            "board_after": after.flat(), "distance_after": max(sol.length - 1, 0),
-            "algorithm": sol.algorithm, "database": sol.database,
-            "seconds": round(time.perf_counter() - t0, 6)}
+    return {
+        **_problem(sol.start, sol.goal, shape),
+        "solvable": True,
+        "distance": sol.length,
+        "move": move,
+        "tile": sol.start.tiles[after.blank] if move else None,
+        "board_after": after.flat(),
+        "distance_after": max(sol.length - 1, 0),
+        "algorithm": sol.algorithm,
+        "database": sol.database,
+        "seconds": round(time.perf_counter() - t0, 6),
+    }
 
 
-def generate_records(shape="3x3", count: int = 1, *, goal=None, method: str = "shuffle",
-                     progress: bool = False, **kw) -> list[dict]:
+def generate_records(
+    shape="3x3", count: int = 1, *, goal=None, method: str = "shuffle", progress: bool = False, **kw
+) -> list[dict]:
     """``count`` random solvable positions, each ``{board, rows, shape, goal, solvable,
     distance, method}``; the keyword arguments are those of
     :func:`solver.workloads.generate.generate` (``distance``, ``min_distance``, ``seed``...)."""
-    return list(iter_generate_records(shape, count, goal=goal, method=method,
-                                      progress=progress, **kw))
+    return list(
+        iter_generate_records(shape, count, goal=goal, method=method, progress=progress, **kw)
+    )
 
 
-def iter_generate_records(shape="3x3", count: int = 1, *, goal=None, method: str = "shuffle",
-                          progress: bool = False, **kw):
+def iter_generate_records(
+    shape="3x3", count: int = 1, *, goal=None, method: str = "shuffle", progress: bool = False, **kw
+):
     """:func:`generate_records` one record at a time, in flat memory however large the count
     (:func:`solver.workloads.generate.iter_generate`); a request that cannot be met raises
     on the first ``next()``."""
@@ -139,10 +178,18 @@ def iter_generate_records(shape="3x3", count: int = 1, *, goal=None, method: str
 
     shape_ = Shape.parse(shape)
     goal_b = goal_board(shape_, goal)
-    for board, d in gen.iter_generate(shape_, count, goal=goal_b, method=method,
-                                      progress=progress, **kw):
-        yield {"board": board.flat(), "rows": str(board), "shape": str(shape_),
-               "goal": goal_b.flat(), "solvable": True, "distance": d, "method": method}
+    for board, d in gen.iter_generate(
+        shape_, count, goal=goal_b, method=method, progress=progress, **kw
+    ):
+        yield {
+            "board": board.flat(),
+            "rows": str(board),
+            "shape": str(shape_),
+            "goal": goal_b.flat(),
+            "solvable": True,
+            "distance": d,
+            "method": method,
+        }
 
 
 def describe(exc: BaseException) -> tuple[str, str]:
@@ -165,16 +212,20 @@ def one_line(exc: BaseException) -> str:
     return " ".join(text.split())
 
 
-def error_record(text: str, exc: BaseException, message: str, start: Board | None = None,
-                 goal: Board | None = None) -> dict:
+def error_record(
+    text: str,
+    exc: BaseException,
+    message: str,
+    start: Board | None = None,
+    goal: Board | None = None,
+) -> dict:
     """The record of a question that could not be answered: ``{input, error}``; an unsolvable
     start is an answer (``solvable: false`` with the parity working, and the boards when
     ``start`` and ``goal`` are known); a capped search keeps what it found (the lower bound
     proven so far)."""
     if isinstance(exc, Unsolvable):
         boards = _problem(start, goal, None) if start is not None and goal is not None else {}
-        return {"input": text.strip(), **boards, "solvable": False,
-                **exc.solvability.as_dict()}
+        return {"input": text.strip(), **boards, "solvable": False, **exc.solvability.as_dict()}
     rec = {"input": text.strip(), "error": message}
     if isinstance(exc, SearchLimitReached):
         rec.update(exc.partial.as_dict())
@@ -182,7 +233,21 @@ def error_record(text: str, exc: BaseException, message: str, start: Board | Non
     return rec
 
 
-__all__ = ["distance_record", "heuristic_record", "check_record", "solution_record",
-           "solve_record", "hint_record", "generate_records", "error_record",
-           "solvability_record", "describe", "one_line", "ERROR_KINDS", "UNSOLVABLE",
-           "BAD_INPUT", "DATABASE", "LIMIT"]
+__all__ = [
+    "distance_record",
+    "heuristic_record",
+    "check_record",
+    "solution_record",
+    "solve_record",
+    "hint_record",
+    "generate_records",
+    "error_record",
+    "solvability_record",
+    "describe",
+    "one_line",
+    "ERROR_KINDS",
+    "UNSOLVABLE",
+    "BAD_INPUT",
+    "DATABASE",
+    "LIMIT",
+]

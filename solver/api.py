@@ -4,13 +4,14 @@ Each algorithm is a function ``fn(start, goal, options) -> Solution`` in its own
 registered by name in :data:`ALGORITHMS` and imported only when used (the numba kernels cost
 start-up time that a table lookup must not pay).  The CLI is a thin layer over this module.
 """
+
 from __future__ import annotations
 
 import importlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
 
 from .core.board import Board, BoardError, Shape, goal_board, parse_board, solvability
 from .core.solution import InvalidSolution, Solution, Unsolvable
@@ -64,8 +65,9 @@ class SearchOptions:
         from .search.weights import parse_weight  # numpy only, no numba
 
         if parse_weight(self.weight) > 1 and self.algorithm not in ("auto", "idastar", "table"):
-            raise BoardError(f"--weight works with IDA* (algorithm auto or idastar), not "
-                             f"{self.algorithm}")
+            raise BoardError(
+                f"--weight works with IDA* (algorithm auto or idastar), not {self.algorithm}"
+            )
 
 
 def read_problem(board, goal=None, shape: Shape | str | None = None) -> tuple[Board, Board]:
@@ -127,8 +129,9 @@ def checked(sol: Solution, data_dir=None) -> Solution:
             raise
         from .tables import catalog
 
-        raise catalog.damaged(e.database, "gave moves that do not reach the goal",
-                              data_dir) from None
+        raise catalog.damaged(
+            e.database, "gave moves that do not reach the goal", data_dir
+        ) from None
 
 
 def measure(start: Board, goal: Board, opts: SearchOptions) -> tuple[int, Solution | None]:
@@ -140,11 +143,15 @@ def measure(start: Board, goal: Board, opts: SearchOptions) -> tuple[int, Soluti
         return exact.distance(start, goal, data_dir=opts.data_dir), None  # the table knows parity
     check_solvable(start, goal)
     algorithm = "idastar" if opts.algorithm in ("auto", "table") else opts.algorithm
-    sol = checked(algorithm_function(algorithm)(start, goal, replace(opts, algorithm=algorithm)),
-                  opts.data_dir)
+    sol = checked(
+        algorithm_function(algorithm)(start, goal, replace(opts, algorithm=algorithm)),
+        opts.data_dir,
+    )
     if not sol.optimal:
-        raise BoardError(f"{algorithm} does not guarantee an optimal distance: use auto, "
-                         f"idastar, astar, bfs or iddfs")
+        raise BoardError(
+            f"{algorithm} does not guarantee an optimal distance: use auto, "
+            f"idastar, astar, bfs or iddfs"
+        )
     return sol.length, sol
 
 

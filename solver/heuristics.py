@@ -9,13 +9,12 @@ on.
 Imports: :mod:`solver.core`, :mod:`solver.tables`; never numba and never the builder, so
 lookups start instantly.
 """
+
 from __future__ import annotations
 
 from .core.board import BLANK, Board, goal_board
 from .core.board import manhattan as _board_manhattan
 from .tables import pattern_db
-
-
 
 # --- Manhattan distance and linear conflict ---------------------------------------------------
 
@@ -68,12 +67,14 @@ def linear_conflict(board, goal=None) -> int:
     home = {t: c for c, t in enumerate(goal.tiles)}
     extra = 0
     for r in range(rows):
-        line = [home[t] % cols for t in board.tiles[r * cols:(r + 1) * cols]
-                if t != BLANK and home[t] // cols == r]
+        line = [
+            home[t] % cols
+            for t in board.tiles[r * cols : (r + 1) * cols]
+            if t != BLANK and home[t] // cols == r
+        ]
         extra += _fewest_removals(line)
     for c in range(cols):
-        line = [home[t] // cols for t in board.tiles[c::cols]
-                if t != BLANK and home[t] % cols == c]
+        line = [home[t] // cols for t in board.tiles[c::cols] if t != BLANK and home[t] % cols == c]
         extra += _fewest_removals(line)
     return _board_manhattan(board, goal) + 2 * extra
 
@@ -81,8 +82,9 @@ def linear_conflict(board, goal=None) -> int:
 # --- one answer, for the CLI and the API --------------------------------------------------------
 
 
-def evaluate(board, goal=None, partition: str | None = None, reflect: bool = True,
-             data_dir=None) -> dict:
+def evaluate(
+    board, goal=None, partition: str | None = None, reflect: bool = True, data_dir=None
+) -> dict:
     """The pattern-database heuristic of ``board`` with its parts: ``h`` (what a search would
     use), ``plain`` (the additive sum), ``reflected`` (the sum for the mirrored board, None when
     the goal does not allow it), per-pattern values, the partition and file used, plus
@@ -99,8 +101,16 @@ def evaluate(board, goal=None, partition: str | None = None, reflect: bool = Tru
     plain = sum(parts)
     mirrored = sum(pdb.parts(pdb.reflected(looked_up))) if pdb.reflectable else None
     used = reflect and mirrored is not None
-    return {"h": max(plain, mirrored) if used else plain, "plain": plain, "reflected": mirrored,
-            "reflect": used, "partition": pdb.name, "database": pdb.path.name,
-            "patterns": [{"tiles": ",".join(map(str, t.tiles)), "h": v}
-                         for t, v in zip(pdb.tables, parts)],
-            "manhattan": manhattan(board, goal), "linear_conflict": linear_conflict(board, goal)}
+    return {
+        "h": max(plain, mirrored) if used else plain,
+        "plain": plain,
+        "reflected": mirrored,
+        "reflect": used,
+        "partition": pdb.name,
+        "database": pdb.path.name,
+        "patterns": [
+            {"tiles": ",".join(map(str, t.tiles)), "h": v} for t, v in zip(pdb.tables, parts)
+        ],
+        "manhattan": manhattan(board, goal),
+        "linear_conflict": linear_conflict(board, goal),
+    }

@@ -3,6 +3,7 @@
 Tests never touch the real data directory: each fixture points NPUZZLE_DATA-free code at its
 own ``--data-dir``.  Expensive tests are marked ``slow`` and run only with ``--slow``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,11 +13,14 @@ from click.testing import CliRunner
 
 from solver.core.board import Shape
 
+
 def pytest_addoption(parser):
     parser.addoption("--slow", action="store_true", default=False, help="run slow tests too")
 
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: expensive test, run with --slow")
+
 
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--slow"):
@@ -26,10 +30,12 @@ def pytest_collection_modifyitems(config, items):
         if "slow" in item.keywords:
             item.add_marker(skip)
 
+
 @pytest.fixture(autouse=True)
 def _isolated_data_dir(monkeypatch, tmp_path_factory):
     """No test reads or writes the developer's data/ by accident."""
     monkeypatch.setenv("NPUZZLE_DATA", str(tmp_path_factory.getbasetemp() / "no-databases-here"))
+
 
 @pytest.fixture(scope="session")
 def exact_dir(tmp_path_factory):
@@ -40,6 +46,7 @@ def exact_dir(tmp_path_factory):
     for shape in ("2x3", "3x3"):
         build_exact(Shape.parse(shape), d, progress=False)
     return d
+
 
 @pytest.fixture(scope="session")
 def pdb_dir(tmp_path_factory):
@@ -76,10 +83,12 @@ def run_cli():
     runner = CliRunner()
 
     def run(args, input=None, env=None):
-        return runner.invoke(main, [str(a) for a in args], input=input, env=env,
-                             catch_exceptions=True)
+        return runner.invoke(
+            main, [str(a) for a in args], input=input, env=env, catch_exceptions=True
+        )
 
     return run
+
 
 REFERENCE_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -95,7 +104,6 @@ def assert_one_line_error(result, code):
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     err = result.stderr.strip()
     assert err and "\n" not in err and "Traceback" not in err, err
-
 
 
 @pytest.fixture(autouse=True)

@@ -2,6 +2,7 @@
 
 Independent of the table code on purpose (no ranking, no numba); tests compare against it.
 """
+
 from __future__ import annotations
 
 from collections import deque

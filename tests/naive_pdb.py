@@ -5,6 +5,7 @@
   The value of a placement is the minimum over blank cells, keyed by the tuple of cells.
 * :func:`manhattan` / :func:`linear_conflict` -- by brute force over subsets of each line.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -31,7 +32,7 @@ def pattern_table(goal: tuple, rows: int, cols: int, tiles) -> dict:
         for b in _neighbours(blank, rows, cols):
             if b in cells:
                 i = cells.index(b)
-                nxt = (cells[:i] + (blank,) + cells[i + 1:], b)
+                nxt = (cells[:i] + (blank,) + cells[i + 1 :], b)
                 cost = 1
             else:
                 nxt = (cells, b)
@@ -52,8 +53,11 @@ def pattern_table(goal: tuple, rows: int, cols: int, tiles) -> dict:
 def manhattan(tiles: tuple, goal: tuple, cols: int) -> int:
     """Sum of the grid distances of the tiles from their goal cells."""
     home = {t: c for c, t in enumerate(goal)}
-    return sum(abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
-               for c, t in enumerate(tiles) if t)
+    return sum(
+        abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
+        for c, t in enumerate(tiles)
+        if t
+    )
 
 
 def _min_removals(seq) -> int:
@@ -71,11 +75,17 @@ def linear_conflict(tiles: tuple, goal: tuple, rows: int, cols: int) -> int:
     home = {t: c for c, t in enumerate(goal)}
     extra = 0
     for r in range(rows):
-        line = [home[tiles[r * cols + c]] % cols for c in range(cols)
-                if tiles[r * cols + c] and home[tiles[r * cols + c]] // cols == r]
+        line = [
+            home[tiles[r * cols + c]] % cols
+            for c in range(cols)
+            if tiles[r * cols + c] and home[tiles[r * cols + c]] // cols == r
+        ]
         extra += _min_removals(line)
     for c in range(cols):
-        line = [home[tiles[r * cols + c]] // cols for r in range(rows)
-                if tiles[r * cols + c] and home[tiles[r * cols + c]] % cols == c]
+        line = [
+            home[tiles[r * cols + c]] // cols
+            for r in range(rows)
+            if tiles[r * cols + c] and home[tiles[r * cols + c]] % cols == c
+        ]
         extra += _min_removals(line)
     return manhattan(tiles, goal, cols) + 2 * extra

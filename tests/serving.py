@@ -1,5 +1,6 @@
 """Helpers for the service's tests: a data directory with small databases, and `npuzzle serve`
 run as a real process on a free loopback port."""
+
 from __future__ import annotations
 
 import json
@@ -40,8 +41,12 @@ def free_port() -> int:
 def call(url: str, body=None, timeout: float = 30.0) -> tuple[int, dict]:
     """POST ``body`` as JSON (GET when None) and return (status, parsed JSON body)."""
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method="GET" if body is None else "POST",
-                                 headers={"content-type": "application/json"})
+    req = urllib.request.Request(
+        url,
+        data=data,
+        method="GET" if body is None else "POST",
+        headers={"content-type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, json.loads(r.read())
@@ -58,9 +63,25 @@ class Server:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "NPUZZLE_CACHE": str(cache_dir)}
         env.pop("NPUZZLE_DATA", None)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "solver", "serve", "--port", str(self.port),
-             "--data-dir", str(data_dir), "--workers", str(workers), *extra],
-            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-m",
+                "solver",
+                "serve",
+                "--port",
+                str(self.port),
+                "--data-dir",
+                str(data_dir),
+                "--workers",
+                str(workers),
+                *extra,
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
 
     def wait_ready(self) -> None:
         """Wait until /health says every search worker is ready."""

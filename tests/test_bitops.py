@@ -1,5 +1,6 @@
 """The kernels' bit operations against plain-Python twins: pext/pdep (BMI2 and fallback),
 popcount, lowest set bit and the atomic OR."""
+
 from __future__ import annotations
 
 import functools
@@ -37,6 +38,7 @@ def naive_pdep(x: int, mask: int) -> int:
 @functools.cache
 def _table(pext, pdep):
     """A compiled loop applying pext and pdep to every (x, mask) pair."""
+
     @numba.njit
     def every_pair(xs, masks):
         out = np.zeros((2, len(xs), len(masks)), np.int64)

@@ -3,6 +3,7 @@
 Optimal lengths are checked against the independent reference BFS of ``tests/naive_bfs.py``:
 one BFS from the 3x3 goal over plain tile tuples, run once per session.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,13 +12,13 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from naive_bfs import distances_from
+
 from solver import api
-from solver.search import blind
 from solver.api import SearchOptions
 from solver.core.board import Board, BoardError, Shape, goal_board, is_solvable
 from solver.core.solution import SearchLimitReached, Unsolvable
+from solver.search import blind
 
 GOAL = goal_board("3x3")
 SEED_START = "3 6 4/2 5 8/0 1 7"
@@ -133,8 +134,10 @@ def test_bfs_and_astar_agree_on_other_shapes(shape):
         board = Board.from_tiles(tiles, shape)
         if not is_solvable(board, goal):
             continue
-        assert (run(board, goal, algorithm="bfs").length
-                == run(board, goal, algorithm="astar", heuristic="manhattan").length)
+        assert (
+            run(board, goal, algorithm="bfs").length
+            == run(board, goal, algorithm="astar", heuristic="manhattan").length
+        )
 
 
 def test_bfs_visits_every_state_of_the_8_puzzle(distance_3x3):
@@ -243,8 +246,14 @@ def test_direct_call_on_unsolvable_start_raises():
 @pytest.mark.parametrize("alg", ["bfs", "dfs", "iddfs", "astar"])
 def test_max_nodes_stops_the_run(alg):
     with pytest.raises(SearchLimitReached) as e:
-        run(Board.parse(SEED_START), SEED_GOAL, algorithm=alg, cycle_check=None,
-            max_nodes=500, heuristic="manhattan")
+        run(
+            Board.parse(SEED_START),
+            SEED_GOAL,
+            algorithm=alg,
+            cycle_check=None,
+            max_nodes=500,
+            heuristic="manhattan",
+        )
     partial = e.value.partial
     assert partial.status == "limit" and partial.moves is None
     assert 500 <= partial.nodes_generated < 510 and partial.nodes_expanded > 0
@@ -252,8 +261,7 @@ def test_max_nodes_stops_the_run(alg):
 
 def test_timeout_stops_a_dfs_that_would_loop_forever():
     with pytest.raises(SearchLimitReached) as e:
-        run(Board.parse(SEED_START), SEED_GOAL, algorithm="dfs", cycle_check="parent",
-            timeout=0.2)
+        run(Board.parse(SEED_START), SEED_GOAL, algorithm="dfs", cycle_check="parent", timeout=0.2)
     assert e.value.partial.seconds < 2
 
 
@@ -267,8 +275,18 @@ def test_capped_iddfs_reports_its_lower_bound():
 
 
 def test_compare_prints_a_table(run_cli):
-    result = run_cli(["compare", SEED_START, "--goal", SEED_GOAL,
-                      "--algorithms", "bfs,astar,dls:path", "--depth-limit", "25"])
+    result = run_cli(
+        [
+            "compare",
+            SEED_START,
+            "--goal",
+            SEED_GOAL,
+            "--algorithms",
+            "bfs,astar,dls:path",
+            "--depth-limit",
+            "25",
+        ]
+    )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[1].split()[:3] == ["algorithm", "setting", "length"]
@@ -278,8 +296,19 @@ def test_compare_prints_a_table(run_cli):
 
 
 def test_compare_json_and_limits(run_cli):
-    result = run_cli(["compare", SEED_START, "--goal", SEED_GOAL, "--json",
-                      "--algorithms", "bfs,dfs:parent", "--max-nodes", "3000"])
+    result = run_cli(
+        [
+            "compare",
+            SEED_START,
+            "--goal",
+            SEED_GOAL,
+            "--json",
+            "--algorithms",
+            "bfs,dfs:parent",
+            "--max-nodes",
+            "3000",
+        ]
+    )
     assert result.exit_code == 4  # a capped run: the table is still printed
     data = json.loads(result.stdout)
     runs = {r["algorithm"]: r for r in data["runs"]}
@@ -288,8 +317,20 @@ def test_compare_json_and_limits(run_cli):
 
 
 def test_compare_shows_limit_and_not_found(run_cli):
-    result = run_cli(["compare", SEED_START, "--goal", SEED_GOAL,
-                      "-a", "astar,dfs:parent,dls", "--depth-limit", "10", "--max-nodes", "50000"])
+    result = run_cli(
+        [
+            "compare",
+            SEED_START,
+            "--goal",
+            SEED_GOAL,
+            "-a",
+            "astar,dfs:parent,dls",
+            "--depth-limit",
+            "10",
+            "--max-nodes",
+            "50000",
+        ]
+    )
     assert result.exit_code == 4
     rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()[3:]}
     assert "limit" in rows["dfs"] and "none" in rows["dls"] and "24" in rows["astar"]

@@ -1,4 +1,5 @@
 """Boards: every input format, every error path, goals, moves and the solvability rule."""
+
 from __future__ import annotations
 
 import itertools
@@ -8,39 +9,61 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from naive_bfs import distances_from
-from solver.core.board import (Board, BoardError, Shape, goal_board, inversions, parse_board,
-                          solvability)
+
+from solver.core.board import (
+    Board,
+    BoardError,
+    Shape,
+    goal_board,
+    inversions,
+    parse_board,
+    solvability,
+)
 
 B23 = (1, 2, 3, 4, 0, 5)
 
 
-@pytest.mark.parametrize("text", [
-    "1 2 3 4 0 5", "1,2,3,4,0,5", "1 2 3/4 0 5", "1 2 3\n4 0 5", "[[1,2,3],[4,0,5]]",
-    "[1,2,3,4,0,5]", "1 2 3 4 x 5", "1 2 3 4 X 5", "1 2 3 4 _ 5", "1 2 3 4 . 5", " 1, 2, 3 / 4 x 5 ",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 2 3 4 0 5",
+        "1,2,3,4,0,5",
+        "1 2 3/4 0 5",
+        "1 2 3\n4 0 5",
+        "[[1,2,3],[4,0,5]]",
+        "[1,2,3,4,0,5]",
+        "1 2 3 4 x 5",
+        "1 2 3 4 X 5",
+        "1 2 3 4 _ 5",
+        "1 2 3 4 . 5",
+        " 1, 2, 3 / 4 x 5 ",
+    ],
+)
 def test_every_format_reads_the_same_board(text):
     b = parse_board(text)
     assert b.tiles == B23 and b.shape == Shape(2, 3)
 
 
-@pytest.mark.parametrize("text,shape,message", [
-    ("1 2 3 4 5 6 7 7 0", None, "tile 7 appears twice"),
-    ("1 2 3 4 5 6 7 8", None, "cannot tell the shape of 8 tiles"),
-    ("1 2 3/4 5", None, "rows have different lengths"),
-    ("1 2 3 4 5 a", None, "'a' is not a tile number"),
-    ("1 2 3 4 5 9", None, "tile 9 is out of range"),
-    ("", None, "empty board"),
-    ("[[1,2],[3,", None, "not valid JSON"),
-    ("1 2 3 4 0 5", "3x3", "needs 9 tiles, got 6"),
-    ("1 2 3/4 0 5", "3x2", "the rows give a 2x3 board"),
-    ("1 0 2", "1x3", "not supported"),
-    ("1 2 3 4 0 5", "2by3", "not of the form"),
-    ("1 2 3 4 0 " + "9" * 5000, None, "is out of range"),  # past Python's int() limit
-    ("[1, 2, 3, 4, 0, " + "9" * 5000 + "]", None, "cannot be read"),
-    ("[" * 20_000 + "]" * 20_000, None, "nested too deeply"),
-])
+@pytest.mark.parametrize(
+    "text,shape,message",
+    [
+        ("1 2 3 4 5 6 7 7 0", None, "tile 7 appears twice"),
+        ("1 2 3 4 5 6 7 8", None, "cannot tell the shape of 8 tiles"),
+        ("1 2 3/4 5", None, "rows have different lengths"),
+        ("1 2 3 4 5 a", None, "'a' is not a tile number"),
+        ("1 2 3 4 5 9", None, "tile 9 is out of range"),
+        ("", None, "empty board"),
+        ("[[1,2],[3,", None, "not valid JSON"),
+        ("1 2 3 4 0 5", "3x3", "needs 9 tiles, got 6"),
+        ("1 2 3/4 0 5", "3x2", "the rows give a 2x3 board"),
+        ("1 0 2", "1x3", "not supported"),
+        ("1 2 3 4 0 5", "2by3", "not of the form"),
+        ("1 2 3 4 0 " + "9" * 5000, None, "is out of range"),  # past Python's int() limit
+        ("[1, 2, 3, 4, 0, " + "9" * 5000 + "]", None, "cannot be read"),
+        ("[" * 20_000 + "]" * 20_000, None, "nested too deeply"),
+    ],
+)
 def test_bad_boards_get_one_line_naming_the_fault(text, shape, message):
     with pytest.raises(BoardError) as e:
         parse_board(text, shape)
@@ -64,7 +87,7 @@ def boards(draw, max_side=6):
 def test_text_forms_round_trip(b):
     assert parse_board(str(b)) == b
     assert parse_board(b.grid().replace(".", "0")) == b
-    rows = [list(b.tiles[i:i + b.shape.cols]) for i in range(0, b.shape.size, b.shape.cols)]
+    rows = [list(b.tiles[i : i + b.shape.cols]) for i in range(0, b.shape.size, b.shape.cols)]
     assert parse_board(json.dumps(rows)) == b
     assert parse_board(b.flat(), b.shape) == b
     assert eval(repr(b), {"Board": Board}) == b

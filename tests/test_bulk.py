@@ -1,6 +1,7 @@
 """Batches answered in bulk (numpy) are byte for byte the batches answered line by line:
 mixed input through every batch command, the vectorised answers against their one-board
 twins, and every producer's output piped into every batch command."""
+
 from __future__ import annotations
 
 import json
@@ -35,18 +36,39 @@ def run_both(run_cli, args, text):
 def board_text(tiles, shape, style: int) -> str:
     rows, cols = shape
     flat = " ".join(map(str, tiles))
-    grid = [list(tiles[i:i + cols]) for i in range(0, len(tiles), cols)]
-    return [flat, ",".join(map(str, tiles)), "/".join(" ".join(map(str, r)) for r in grid),
-            json.dumps(grid), json.dumps({"board": flat, "id": len(tiles)}),
-            json.dumps({"start": list(tiles), "goal": "blank-first", "note": [1, 2]}),
-            f"{'/'.join(' '.join(map(str, r)) for r in grid)}\t{sum(tiles)}",
-            " ".join("x" if t == 0 else str(t) for t in tiles)][style]
+    grid = [list(tiles[i : i + cols]) for i in range(0, len(tiles), cols)]
+    return [
+        flat,
+        ",".join(map(str, tiles)),
+        "/".join(" ".join(map(str, r)) for r in grid),
+        json.dumps(grid),
+        json.dumps({"board": flat, "id": len(tiles)}),
+        json.dumps({"start": list(tiles), "goal": "blank-first", "note": [1, 2]}),
+        f"{'/'.join(' '.join(map(str, r)) for r in grid)}\t{sum(tiles)}",
+        " ".join("x" if t == 0 else str(t) for t in tiles),
+    ][style]
 
 
-GARBAGE = ["junk", "", "# comment", "1 2 3", "1 1 2 3 4 5", "[[1,2],[3", '{"board": 5}', "{",
-           "1 2 3 4 5 6 7 8 " + "9" * 4301, "[" * 1000 + "]" * 1000, "08 06 07 02 05 04 03 00 01",
-           "1 2 3 4 5 6 7 8 0 9", "\t", "x x x x x x x x x", '{"board": "1 2 3 4 0 5", "shape": "3x2"}',
-           "-1 2 3 4 5 6 7 8 0", "1 2 3 4 5 6 7 8 0\x00", "٣ 1 2 4 5 6 7 8 0"]
+GARBAGE = [
+    "junk",
+    "",
+    "# comment",
+    "1 2 3",
+    "1 1 2 3 4 5",
+    "[[1,2],[3",
+    '{"board": 5}',
+    "{",
+    "1 2 3 4 5 6 7 8 " + "9" * 4301,
+    "[" * 1000 + "]" * 1000,
+    "08 06 07 02 05 04 03 00 01",
+    "1 2 3 4 5 6 7 8 0 9",
+    "\t",
+    "x x x x x x x x x",
+    '{"board": "1 2 3 4 0 5", "shape": "3x2"}',
+    "-1 2 3 4 5 6 7 8 0",
+    "1 2 3 4 5 6 7 8 0\x00",
+    "٣ 1 2 4 5 6 7 8 0",
+]
 
 
 @st.composite
@@ -64,7 +86,9 @@ def mixed_input(draw):
 
 @pytest.mark.parametrize("command", COMMANDS)
 @pytest.mark.parametrize("as_json", [False, True])
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(text=mixed_input())
 def test_bulk_is_the_line_by_line_path(run_cli, tables_dir, command, as_json, text):
     args = [command, "-", "--data-dir", tables_dir] + (["--json"] if as_json else [])
@@ -103,8 +127,17 @@ def random_boards(shape, count, seed):
     return np.array([rng.permutation(g.shape.size) for _ in range(count)])
 
 
-@pytest.mark.parametrize("shape,goal", [("3x3", None), ("3x3", "spiral"), ("2x3", "blank-first"),
-                                        ("4x4", None), ("4x4", "snake"), ("3x4", None)])
+@pytest.mark.parametrize(
+    "shape,goal",
+    [
+        ("3x3", None),
+        ("3x3", "spiral"),
+        ("2x3", "blank-first"),
+        ("4x4", None),
+        ("4x4", "snake"),
+        ("3x4", None),
+    ],
+)
 def test_parity_manhattan_linear_conflict(shape, goal):
     g = goal_board(shape, goal)
     tiles = random_boards(shape, 200, 1)
@@ -114,7 +147,10 @@ def test_parity_manhattan_linear_conflict(shape, goal):
         b = Board(g.shape, tuple(int(t) for t in row))
         s = solvability(b, g)
         assert (p.solvable[i], p.start_inversions[i], p.start_blank_row[i]) == (
-            s.solvable, s.start_inversions, s.start_blank_row_from_bottom)
+            s.solvable,
+            s.start_inversions,
+            s.start_blank_row_from_bottom,
+        )
         assert lc[i] == heuristics.linear_conflict(b, g) and md[i] == heuristics.manhattan(b, g)
 
 
@@ -138,8 +174,9 @@ def test_pattern_values(tables_dir, shape, goal):
     for reflect in (True, False):
         v = ba.pattern_values(tiles, g, None, reflect, tables_dir)
         for i, row in enumerate(tiles):
-            e = heuristics.evaluate(Board(g.shape, tuple(int(t) for t in row)), g, None,
-                                    reflect, tables_dir)
+            e = heuristics.evaluate(
+                Board(g.shape, tuple(int(t) for t in row)), g, None, reflect, tables_dir
+            )
             assert e["h"] == v.h[i] and e["plain"] == v.plain[i]
             assert [p["h"] for p in e["patterns"]] == v.parts[i].tolist()
 
@@ -147,9 +184,11 @@ def test_pattern_values(tables_dir, shape, goal):
 # --- what the tools write, read back --------------------------------------------------------
 
 
-PRODUCERS = [["generate", "--count", "6", "--seed", "4"],
-             ["generate", "--count", "6", "--seed", "5", "--json"],
-             ["generate", "--count", "4", "--seed", "6", "--goal", "blank-first", "--json"]]
+PRODUCERS = [
+    ["generate", "--count", "6", "--seed", "4"],
+    ["generate", "--count", "6", "--seed", "5", "--json"],
+    ["generate", "--count", "4", "--seed", "6", "--goal", "blank-first", "--json"],
+]
 
 
 @pytest.mark.parametrize("producer", PRODUCERS)
@@ -157,8 +196,10 @@ def test_every_producer_feeds_every_batch_command(run_cli, tables_dir, producer)
     made = run_cli([*producer, "--data-dir", tables_dir])
     assert made.exit_code == 0, made.output
     produced = made.stdout
-    boards = [json.loads(l)["board"] if l.startswith("{") else l.split("\t")[0]
-              for l in produced.splitlines()]
+    boards = [
+        json.loads(l)["board"] if l.startswith("{") else l.split("\t")[0]
+        for l in produced.splitlines()
+    ]
     goals = [json.loads(l)["goal"] if l.startswith("{") else None for l in produced.splitlines()]
     stages = [produced]
     for command in ("distance", "solve"):  # their --json answers feed the batch commands too
@@ -170,8 +211,10 @@ def test_every_producer_feeds_every_batch_command(run_cli, tables_dir, producer)
             got = [json.loads(l) for l in r.stdout.splitlines()]
             assert [g["line"] for g in got] == list(range(1, len(boards) + 1))
             for board, goal, rec in zip(boards, goals, got):
-                one = run_cli([command, board, "--json", "--data-dir", tables_dir]
-                              + (["--goal", goal] if goal else []))
+                one = run_cli(
+                    [command, board, "--json", "--data-dir", tables_dir]
+                    + (["--goal", goal] if goal else [])
+                )
                 want = json.loads(one.stdout.splitlines()[0])
                 assert strip(rec, want) == strip(want, want), (command, board)
 
@@ -205,8 +248,10 @@ def test_stats_plots_the_lengths(run_cli, tables_dir, tmp_path, monkeypatch):
     plt.subplots.return_value = (fig, ax)
     monkeypatch.setattr(stats_cli, "_pyplot", lambda: plt)
     target = tmp_path / "lengths.png"
-    r = run_cli(["stats", "-", "--plot", target, "--data-dir", tables_dir],
-                input="31\n1 moves: R\nunsolvable\n8 6 7 2 5 4 3 0 1\n")
+    r = run_cli(
+        ["stats", "-", "--plot", target, "--data-dir", tables_dir],
+        input="31\n1 moves: R\nunsolvable\n8 6 7 2 5 4 3 0 1\n",
+    )
     assert r.exit_code == 0 and "3 answers, 1 without a length" in r.stdout
     counts = ax.bar.call_args[0][1]
     assert counts[31] == 2 and counts[1] == 1 and sum(counts) == 3
@@ -224,8 +269,13 @@ def compact_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("compact")
     shape = Shape.parse("2x4")
     for cell in range(shape.size):
-        build_exact(shape, d, progress=False, layout=catalog.COMPACT,
-                    goal=catalog.canonical_goal(shape, cell).flat())
+        build_exact(
+            shape,
+            d,
+            progress=False,
+            layout=catalog.COMPACT,
+            goal=catalog.canonical_goal(shape, cell).flat(),
+        )
     return d
 
 

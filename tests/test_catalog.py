@@ -6,6 +6,7 @@ built for the default goal serves the goal through a board symmetry when one exi
 the answer is exit 3 with the command that builds the goal's own database -- and that command,
 pasted into a shell, works.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,18 +18,26 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import assert_one_line_error
 from naive_bfs import distances_from
+
 from pdb_builder.build_apdb import build_apdb
 from solver.core.board import Board, goal_board
 from solver.tables import catalog
 
 ROOT = Path(__file__).resolve().parent.parent
-GOALS_3X3 = {"blank-first": "blank-first", "snake": "snake", "spiral": "spiral",
-             "custom": "8 7 6/5 4 3/2 1 0"}
-GOALS_4X4 = {"blank-first": "blank-first", "snake": "snake", "spiral": "spiral",
-             "custom": "15 14 13 12/11 10 9 8/7 6 5 4/3 2 1 0"}
+GOALS_3X3 = {
+    "blank-first": "blank-first",
+    "snake": "snake",
+    "spiral": "spiral",
+    "custom": "8 7 6/5 4 3/2 1 0",
+}
+GOALS_4X4 = {
+    "blank-first": "blank-first",
+    "snake": "snake",
+    "spiral": "spiral",
+    "custom": "15 14 13 12/11 10 9 8/7 6 5 4/3 2 1 0",
+}
 PRESET = {"3x3": "4-4", "4x4": "5-5-5"}
 
 
@@ -65,21 +74,25 @@ def answers_of(run_cli, shape, goal, data_dir, board):
     """The database each command reports for ``board`` (and the lengths found)."""
     common = ["--goal", goal, "--data-dir", data_dir, "--json"]
     out = {}
-    for name, args in (("idastar", ["solve", str(board), "--algorithm", "idastar"]),
-                       ("astar", ["solve", str(board), "--algorithm", "astar"]),
-                       ("heuristic", ["heuristic", str(board)])):
+    for name, args in (
+        ("idastar", ["solve", str(board), "--algorithm", "idastar"]),
+        ("astar", ["solve", str(board), "--algorithm", "astar"]),
+        ("heuristic", ["heuristic", str(board)]),
+    ):
         r = run_cli([*args, *common])
         assert r.exit_code == 0, (name, r.output, r.stderr)
         out[name] = json.loads(r.stdout)
-    r = run_cli(["solve", "-", "--algorithm", "idastar", "--jobs", "1", *common],
-                input=f"{board}\n")
+    r = run_cli(
+        ["solve", "-", "--algorithm", "idastar", "--jobs", "1", *common], input=f"{board}\n"
+    )
     assert r.exit_code == 0, r.output
     out["batch"] = json.loads(r.stdout)
     return out
 
 
-@pytest.mark.parametrize("shape,key", [(s, k) for s, g in (("3x3", GOALS_3X3),
-                                                           ("4x4", GOALS_4X4)) for k in g])
+@pytest.mark.parametrize(
+    "shape,key", [(s, k) for s, g in (("3x3", GOALS_3X3), ("4x4", GOALS_4X4)) for k in g]
+)
 def test_a_goals_own_database_serves_every_command(run_cli, own_dirs, shape, key):
     goal = (GOALS_3X3 if shape == "3x3" else GOALS_4X4)[key]
     goal_b = goal_board(shape, goal)
@@ -93,10 +106,12 @@ def test_a_goals_own_database_serves_every_command(run_cli, own_dirs, shape, key
         assert board.apply(out[k]["moves"]) == goal_b
 
 
-@pytest.mark.parametrize("shape,key", [(s, k) for s, g in (("3x3", GOALS_3X3),
-                                                           ("4x4", GOALS_4X4)) for k in g])
-def test_the_default_goals_database_serves_by_symmetry_or_names_the_fix(run_cli, default_dir,
-                                                                       shape, key):
+@pytest.mark.parametrize(
+    "shape,key", [(s, k) for s, g in (("3x3", GOALS_3X3), ("4x4", GOALS_4X4)) for k in g]
+)
+def test_the_default_goals_database_serves_by_symmetry_or_names_the_fix(
+    run_cli, default_dir, shape, key
+):
     goal = (GOALS_3X3 if shape == "3x3" else GOALS_4X4)[key]
     goal_b = goal_board(shape, goal)
     board = walk(goal_b, 12, seed=3)
@@ -109,8 +124,16 @@ def test_the_default_goals_database_serves_by_symmetry_or_names_the_fix(run_cli,
             assert board.apply(out[k]["moves"]) == goal_b
         return
     fix = catalog.build_command(goal_b.shape, None, goal_b, default_dir)
-    base = ["solve", str(board), "--algorithm", "idastar", "--goal", goal, "--data-dir",
-            default_dir]
+    base = [
+        "solve",
+        str(board),
+        "--algorithm",
+        "idastar",
+        "--goal",
+        goal,
+        "--data-dir",
+        default_dir,
+    ]
     r = run_cli([*base, "--heuristic", "pdb"])
     assert_one_line_error(r, 3)
     assert r.stderr.strip().endswith(f"fix: {fix}")
@@ -125,8 +148,7 @@ def test_the_default_goals_database_serves_by_symmetry_or_names_the_fix(run_cli,
 
 def test_own_database_beats_a_symmetric_one(run_cli, tmp_path):
     build_apdb("3x3", "4-4", None, tmp_path, progress=False)
-    build_apdb("3x3", "1,2/3,4/5,6/7,8", goal_board("3x3", "blank-first"), tmp_path,
-               progress=False)
+    build_apdb("3x3", "1,2/3,4/5,6/7,8", goal_board("3x3", "blank-first"), tmp_path, progress=False)
     goal_b = goal_board("3x3", "blank-first")
     entry, red = catalog.resolve(goal_b.shape, goal_b, None, tmp_path)
     assert entry.goal == goal_b and red.is_identity
@@ -139,15 +161,33 @@ def test_a_pasted_fix_command_builds_what_was_missing(tmp_path):
     data = tmp_path / "data dir with spaces"
     env = dict(os.environ, PYTHONPATH=str(ROOT), NPUZZLE_DATA="")
     board = str(walk(goal_board("3x3", "spiral"), 11, seed=1))
-    cmd = [sys.executable, "-m", "solver", "solve", board, "--goal", "spiral", "--algorithm",
-           "idastar", "--heuristic", "pdb", "--data-dir", str(data), "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "solver",
+        "solve",
+        board,
+        "--goal",
+        "spiral",
+        "--algorithm",
+        "idastar",
+        "--heuristic",
+        "pdb",
+        "--data-dir",
+        str(data),
+        "--json",
+    ]
     first = subprocess.run(cmd, capture_output=True, text=True, env=env)
     assert first.returncode == 3, first.stderr
     fix = first.stderr.strip().split("fix: ", 1)[1]
     argv = shlex.split(fix)
     assert argv[0] == "build-pdb"
-    built = subprocess.run([sys.executable, "-m", "pdb_builder", *argv[1:], "--quiet"],
-                           capture_output=True, text=True, env=env)
+    built = subprocess.run(
+        [sys.executable, "-m", "pdb_builder", *argv[1:], "--quiet"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert built.returncode == 0, built.stderr
     second = subprocess.run(cmd, capture_output=True, text=True, env=env)
     assert second.returncode == 0, second.stderr
@@ -159,8 +199,10 @@ def test_search_without_a_database_falls_back_and_says_so_once(run_cli, tmp_path
     goal_b = goal_board("3x3")
     truth = distances_from(goal_b.tiles, 3, 3)
     boards = [walk(goal_b, n, seed=n) for n in (8, 9, 10)]
-    r = run_cli(["solve", "-", "--algorithm", "idastar", "--jobs", "1", "--data-dir", tmp_path],
-                input="".join(f"{b}\n" for b in boards))
+    r = run_cli(
+        ["solve", "-", "--algorithm", "idastar", "--jobs", "1", "--data-dir", tmp_path],
+        input="".join(f"{b}\n" for b in boards),
+    )
     assert r.exit_code == 0, r.output
     lengths = [int(line.split()[0]) for line in r.stdout.splitlines()]
     assert lengths == [truth[b.tiles] for b in boards]
@@ -173,12 +215,18 @@ def test_file_names_round_trip_through_the_catalog():
     for shape, goals in (("3x3", GOALS_3X3), ("4x4", GOALS_4X4)):
         for goal in [None, *goals.values()]:
             g = goal_board(shape, goal)
-            for part in (PRESET[shape], "1.2-3.4.5.6.7.8" if shape == "3x3" else
-                         "1.2.3.4.5.6.7-8.9.10.11.12.13.14.15"):
+            for part in (
+                PRESET[shape],
+                "1.2-3.4.5.6.7.8" if shape == "3x3" else "1.2.3.4.5.6.7-8.9.10.11.12.13.14.15",
+            ):
                 name = catalog.apdb_file_name(g.shape, part, g)
                 entry = catalog.parse_name(Path(name))
-                assert (entry.kind, entry.shape, entry.goal, entry.partition_name) == \
-                    (catalog.ADDITIVE, g.shape, g, part)
+                assert (entry.kind, entry.shape, entry.goal, entry.partition_name) == (
+                    catalog.ADDITIVE,
+                    g.shape,
+                    g,
+                    part,
+                )
     assert catalog.parse_name(Path("exact-3x3.h5")).kind == catalog.EXACT
     for other in ("apdb-3x3.h5", "notes.txt", "apdb-3x3-4-4-goal-1.2.h5", "exact-9x9x9.h5"):
         assert catalog.parse_name(Path(other)) is None

@@ -5,6 +5,7 @@ every arrangement of a small board into the classes that can reach each other.  
 (:func:`solver.board.solvability`) must say "solvable" exactly when start and goal fall in the
 same class — for every goal, including goals with the blank in the middle.
 """
+
 from __future__ import annotations
 
 import functools
@@ -13,18 +14,18 @@ import json
 import math
 
 import pytest
+from conftest import assert_one_line_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from conftest import assert_one_line_error
 from naive_bfs import distances_from
+
 from solver.core.board import GOAL_PRESETS, Board, Shape, goal_board, is_solvable, solvability
 
 SHAPES = [(2, 3), (3, 2), (2, 4), (3, 3)]
 WORKED = "12 13 11 2/4 5 3 14/1 9 15 6/8 7 0 10"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def reachability_classes(rows: int, cols: int) -> dict:
     """arrangement (tuple) -> class number, by the reference BFS (tests/naive_bfs.py) from one
     unlabelled arrangement after another; arrangements with the same number reach each other."""
@@ -70,8 +71,12 @@ def start_and_goal(draw):
     if draw(st.booleans()):
         goal = draw(st.permutations(range(n)))
     else:  # a goal with the blank off the corners and edges where the shape has such cells
-        inner = [r * cols + c for r in range(rows) for c in range(cols)
-                 if 0 < r < rows - 1 or 0 < c < cols - 1]
+        inner = [
+            r * cols + c
+            for r in range(rows)
+            for c in range(cols)
+            if 0 < r < rows - 1 or 0 < c < cols - 1
+        ]
         cell = draw(st.sampled_from(inner))
         tiles = list(draw(st.permutations(range(1, n))))
         tiles.insert(cell, 0)
@@ -139,19 +144,22 @@ def test_unsolvable_exit_1_with_the_working(run_cli):
     assert "1 inversion (odd)" in r.stdout and "different parities" in r.stdout
 
 
-@pytest.mark.parametrize("board,goal,code", [
-    ("1 2 3/4 5 6/8 7 0", "spiral", 0),       # 1 inversion, spiral goal has 7: both odd
-    ("1 2 3/4 5 6/7 8 0", "spiral", 1),
-    ("1 2 3/4 5 6/7 8 0", "snake", 1),        # the 3x3 snake has 3 inversions
-    ("0 1 2/3 4 5/6 7 8", "blank-first", 0),
-    ("1 2 3/4 5 6/7 8 0", "blank-first", 0),
-    ("1 2 3/4 0 5/6 7 8", "1 2 3/4 0 5/6 8 7", 1),  # blank in the middle, explicit goal
-    ("2 1 3/4 0 5/6 8 7", "1 2 3/4 0 5/6 7 8", 0),
-    ("1 2 3 4/5 6 7 8/9 10 11 12/13 15 14 0", None, 1),
-    ("1 2 3 4/5 6 7 8/9 10 11 12/13 14 15 0", "blank-first", 1),  # 0 + 1 odd, 0 + 4 even
-    ("1 2 3 4/5 6 7 0", None, 0),
-    ("[[1,2],[3,0],[4,5]]", "2 1/3 0/4 5", 1),
-])
+@pytest.mark.parametrize(
+    "board,goal,code",
+    [
+        ("1 2 3/4 5 6/8 7 0", "spiral", 0),  # 1 inversion, spiral goal has 7: both odd
+        ("1 2 3/4 5 6/7 8 0", "spiral", 1),
+        ("1 2 3/4 5 6/7 8 0", "snake", 1),  # the 3x3 snake has 3 inversions
+        ("0 1 2/3 4 5/6 7 8", "blank-first", 0),
+        ("1 2 3/4 5 6/7 8 0", "blank-first", 0),
+        ("1 2 3/4 0 5/6 7 8", "1 2 3/4 0 5/6 8 7", 1),  # blank in the middle, explicit goal
+        ("2 1 3/4 0 5/6 8 7", "1 2 3/4 0 5/6 7 8", 0),
+        ("1 2 3 4/5 6 7 8/9 10 11 12/13 15 14 0", None, 1),
+        ("1 2 3 4/5 6 7 8/9 10 11 12/13 14 15 0", "blank-first", 1),  # 0 + 1 odd, 0 + 4 even
+        ("1 2 3 4/5 6 7 0", None, 0),
+        ("[[1,2],[3,0],[4,5]]", "2 1/3 0/4 5", 1),
+    ],
+)
 def test_exit_codes_any_goal(run_cli, board, goal, code):
     args = ["check", board] + (["--goal", goal] if goal else [])
     r = run_cli(args)
@@ -160,12 +168,15 @@ def test_exit_codes_any_goal(run_cli, board, goal, code):
     assert is_solvable(b, goal_board(b.shape, goal)) == (code == 0)
 
 
-@pytest.mark.parametrize("args", [
-    ["check", "1 2 3 4 5"],                      # cannot tell the shape
-    ["check", "1 2 3/4 4 0"],                    # duplicate tile
-    ["check", "1 2 3/4 5 0", "--goal", "sideways"],
-    ["check", "1 2 3/4 5 0", "--goal", "1 2 3 4/5 6 7 0"],  # goal of another shape
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "1 2 3 4 5"],  # cannot tell the shape
+        ["check", "1 2 3/4 4 0"],  # duplicate tile
+        ["check", "1 2 3/4 5 0", "--goal", "sideways"],
+        ["check", "1 2 3/4 5 0", "--goal", "1 2 3 4/5 6 7 0"],  # goal of another shape
+    ],
+)
 def test_bad_input_exit_2(run_cli, args):
     assert_one_line_error(run_cli(args), 2)
 

@@ -1,4 +1,5 @@
 """The npuzzle and build-pdb commands: answers, batch streams, exit codes and error lines."""
+
 from __future__ import annotations
 
 import json
@@ -8,8 +9,8 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import assert_one_line_error
+
 from pdb_builder.cli import main as build_main
 from solver.core.board import Board, goal_board
 
@@ -67,8 +68,14 @@ def test_unsolvable_is_a_sentence_and_exit_1(run_cli, exact_dir):
 
 
 def test_batch_distance_answers_every_line_in_order(run_cli, exact_dir):
-    lines = ["8 6 7 2 5 4 3 0 1", "1 2 3 4 5 6 8 7 0", "junk", "", "1 2 3/4 0 5",
-             "0 1 2 3 4 5 6 7 8"]
+    lines = [
+        "8 6 7 2 5 4 3 0 1",
+        "1 2 3 4 5 6 8 7 0",
+        "junk",
+        "",
+        "1 2 3/4 0 5",
+        "0 1 2 3 4 5 6 7 8",
+    ]
     r = run_cli(["distance", "-", "--data-dir", exact_dir], input="\n".join(lines) + "\n")
     out = r.stdout.split("\n")[:-1]
     assert out[0] == "31" and out[1] == "unsolvable" and out[2].startswith("error: ")
@@ -77,15 +84,18 @@ def test_batch_distance_answers_every_line_in_order(run_cli, exact_dir):
 
 
 def test_batch_distance_json_lines(run_cli, exact_dir):
-    r = run_cli(["distance", "-", "--json", "--goal", "blank-first", "--data-dir", exact_dir],
-                input="3 6 4/2 5 8/0 1 7\n1 0 2/3 4 5/6 7 8\n")
+    r = run_cli(
+        ["distance", "-", "--json", "--goal", "blank-first", "--data-dir", exact_dir],
+        input="3 6 4/2 5 8/0 1 7\n1 0 2/3 4 5/6 7 8\n",
+    )
     recs = [json.loads(x) for x in r.stdout.splitlines()]
     assert [x["distance"] for x in recs] == [24, 1]
 
 
 def test_solve_json_has_the_promised_fields(run_cli, exact_dir):
-    r = run_cli(["solve", "3 6 4 2 5 8 0 1 7", "--goal", "blank-first", "--json",
-                 "--data-dir", exact_dir])
+    r = run_cli(
+        ["solve", "3 6 4 2 5 8 0 1 7", "--goal", "blank-first", "--json", "--data-dir", exact_dir]
+    )
     rec = json.loads(r.stdout)
     assert {"length", "moves", "solvable", "seconds"} <= rec.keys()
     assert rec["length"] == 24 and rec["optimal"]

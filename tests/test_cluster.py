@@ -6,6 +6,7 @@ gives the same answers in input order, also when a worker is killed in the middl
 into work units gives the optimal (published or exact) length; a worker without the database
 fails with the exit-3 message naming itself.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,10 +18,10 @@ import sys
 
 import distributed
 import pytest
+from conftest import assert_one_line_error, reference_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import assert_one_line_error, reference_file
 from solver import api
 from solver.core.board import Board, Shape, goal_board
 from solver.core.solution import SearchLimitReached, Solution
@@ -38,9 +39,14 @@ def client(tmp_path_factory):
     # The workers inherit these: no real data directory, a private cache of verified files.
     env.setenv("NPUZZLE_DATA", str(tmp_path_factory.mktemp("workers-have-no-default-data")))
     env.setenv("NPUZZLE_CACHE", str(tmp_path_factory.mktemp("workers-cache")))
-    lc = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                                  silence_logs=logging.CRITICAL)
+    lc = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+        silence_logs=logging.CRITICAL,
+    )
     c = distributed.Client(lc, set_as_default=False)
     try:
         yield c
@@ -69,13 +75,16 @@ def serial(lines, opts):
 
 
 def without_seconds(stdout: str) -> list[dict]:
-    return [{k: v for k, v in json.loads(line).items() if k != "seconds"}
-            for line in stdout.splitlines()]
+    return [
+        {k: v for k, v in json.loads(line).items() if k != "seconds"}
+        for line in stdout.splitlines()
+    ]
 
 
 def answers_of(pairs):
-    return [r.moves if isinstance(r, Solution) else (None if r is None else type(r))
-            for _, r in pairs]
+    return [
+        r.moves if isinstance(r, Solution) else (None if r is None else type(r)) for _, r in pairs
+    ]
 
 
 # --- batches ---------------------------------------------------------------------------------
@@ -127,7 +136,7 @@ def test_a_worker_killed_mid_batch_loses_nothing(client, pdb_dir):
 def test_missing_database_names_the_worker(client, tmp_path):
     opts = api.SearchOptions(data_dir=tmp_path)  # nothing built there
     line = flat(random_walk(goal_board(SHAPE4), 30, random.Random(1)))
-    (_, result), = cluster.solve_lines(client, [line], options=opts)
+    ((_, result),) = cluster.solve_lines(client, [line], options=opts)
     assert isinstance(result, DatabaseMissing)
     text = str(result)
     assert text.startswith("worker tcp://127.0.0.1:") and " on host " in text
@@ -158,11 +167,16 @@ def test_korf_instance_in_work_units(client, pdb_dir, short_probe):
     assert sol.length == int(length) and sol.optimal and sol.check()
     local = api.solve(tiles, "blank-first", options=opts)
     assert sol.extra["work_units"] > 0 and sol.iterations == local.iterations
-    assert (sol.heuristic, sol.database, sol.root_h) == (local.heuristic, local.database,
-                                                         local.root_h)
+    assert (sol.heuristic, sol.database, sol.root_h) == (
+        local.heuristic,
+        local.database,
+        local.root_h,
+    )
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(seed=st.integers(0, 10**6))
 def test_work_units_give_the_exact_distance(client, pdb_dir, exact_dir, always_split, seed):
     board = random_walk(goal_board(SHAPE3), 30, random.Random(seed))
@@ -172,8 +186,9 @@ def test_work_units_give_the_exact_distance(client, pdb_dir, exact_dir, always_s
 
 
 def test_probe_answers_easy_boards_and_tables(client, exact_dir, pdb_dir):
-    sol = cluster_search.solve_board(client, "8 6 7 2 5 4 3 0 1",
-                                     options=api.SearchOptions(data_dir=exact_dir))
+    sol = cluster_search.solve_board(
+        client, "8 6 7 2 5 4 3 0 1", options=api.SearchOptions(data_dir=exact_dir)
+    )
     assert sol.length == 31 and sol.algorithm == "table"
     easy = flat(random_walk(goal_board(SHAPE4), 20, random.Random(2)))
     opts = api.SearchOptions(data_dir=pdb_dir, partition="5-5-5")
@@ -185,16 +200,16 @@ def test_weighted_search_in_work_units(client, pdb_dir, short_probe):
     board = random_walk(goal_board(SHAPE4), 100, random.Random(11))
     opts = api.SearchOptions(partition="5-5-5", data_dir=pdb_dir)
     best = api.solve(board, options=opts).length
-    sol = cluster_search.solve_board(client, board, options=api.SearchOptions(
-        partition="5-5-5", data_dir=pdb_dir, weight=1.5))
+    sol = cluster_search.solve_board(
+        client, board, options=api.SearchOptions(partition="5-5-5", data_dir=pdb_dir, weight=1.5)
+    )
     assert sol.check().optimal is False and sol.length <= 1.5 * best
     assert sol.extra["bound"] == 1.5 and sol.lower_bound <= best
 
 
 def test_node_cap_stops_a_split_search(client, pdb_dir, always_split):
     tiles = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # Korf's first instance, 57 moves
-    opts = api.SearchOptions(partition="5-5-5", reflect=False, data_dir=pdb_dir,
-                             max_nodes=3_000)
+    opts = api.SearchOptions(partition="5-5-5", reflect=False, data_dir=pdb_dir, max_nodes=3_000)
     with pytest.raises(SearchLimitReached) as e:
         cluster_search.solve_board(client, tiles, "blank-first", options=opts)
     assert 0 < e.value.partial.lower_bound <= 57 and e.value.partial.moves is None
@@ -243,16 +258,17 @@ def test_cli_distance_with_the_dask_environment_variable(client, run_cli, pdb_di
 
 def test_cli_one_board_with_scheduler(client, run_cli, pdb_dir):
     board = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"
-    args = ["solve", board, "--goal", "blank-first", "--partition", "5-5-5", "--data-dir",
-            pdb_dir]
+    args = ["solve", board, "--goal", "blank-first", "--partition", "5-5-5", "--data-dir", pdb_dir]
     r = run_cli([*args, "--scheduler", client.scheduler.address, "--json"])
     assert r.exit_code == 0, r.output
     assert '"length":57' in r.stdout and '"optimal":true' in r.stdout
 
 
 def test_cli_missing_database_on_the_workers_is_exit_3(client, run_cli, tmp_path):
-    r = run_cli(["solve", "-", "--data-dir", tmp_path, "--scheduler",
-                 client.scheduler.address], input="1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15\n")
+    r = run_cli(
+        ["solve", "-", "--data-dir", tmp_path, "--scheduler", client.scheduler.address],
+        input="1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15\n",
+    )
     assert_one_line_error(r, 3)
     assert "worker tcp://127.0.0.1:" in r.stderr and "build-pdb" in r.stderr
 
@@ -272,11 +288,12 @@ def test_cli_without_dask_says_how_to_install(run_cli, monkeypatch):
 
 
 def test_cluster_modules_load_only_with_the_option():
-    code = ("import sys, solver.cli; "
-            "print(any(m.startswith(('distributed', 'solver.workloads.cluster')) "
-            "for m in sys.modules))")
+    code = (
+        "import sys, solver.cli; "
+        "print(any(m.startswith(('distributed', 'solver.workloads.cluster')) "
+        "for m in sys.modules))"
+    )
     import subprocess
 
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -1,5 +1,6 @@
 """Exact tables: distances against an independent BFS, optimal walks, vectorised lookups,
 the published 8-puzzle distribution, and damaged files."""
+
 from __future__ import annotations
 
 import itertools
@@ -10,17 +11,48 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from naive_bfs import distances_from
+
 from solver import api
-from solver.tables import exact, store
 from solver.core.board import Board, Shape, goal_board
 from solver.core.solution import Unsolvable
+from solver.tables import exact, store
 
 # Reinefeld (1993) and every later BFS: 8-puzzle states at each distance from a corner goal.
-PUBLISHED_3X3 = [1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485,
-                 5638, 9529, 10878, 16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274,
-                 3910, 760, 221, 2]
+PUBLISHED_3X3 = [
+    1,
+    2,
+    4,
+    8,
+    16,
+    20,
+    39,
+    62,
+    116,
+    152,
+    286,
+    396,
+    748,
+    1024,
+    1893,
+    2512,
+    4485,
+    5638,
+    9529,
+    10878,
+    16993,
+    17110,
+    23952,
+    20224,
+    24047,
+    15578,
+    14560,
+    6274,
+    3910,
+    760,
+    221,
+    2,
+]
 SHAPE3 = Shape(3, 3)
 
 
@@ -29,8 +61,9 @@ def test_3x3_distribution_is_the_published_one(exact_dir):
     assert exact.count_at_distances(SHAPE3, "blank-first", exact_dir) == PUBLISHED_3X3
 
 
-@pytest.mark.parametrize("goal", ["blank-last", "blank-first", "snake", "spiral",
-                                  "5 1 2/3 0 4/6 7 8"])
+@pytest.mark.parametrize(
+    "goal", ["blank-last", "blank-first", "snake", "spiral", "5 1 2/3 0 4/6 7 8"]
+)
 def test_every_3x3_distance_matches_an_independent_bfs(exact_dir, goal):
     g = goal_board(SHAPE3, goal)
     truth = distances_from(g.tiles, 3, 3)
@@ -154,8 +187,9 @@ def test_package_level_api(exact_dir):
     assert solver.distance("1 2 3/4 0 5", data_dir=exact_dir) == 1
     with pytest.raises(solver.Unsolvable):
         solver.distance("1 2 3/5 4 0", data_dir=exact_dir)
-    got = solver.distances(np.array([[1, 2, 3, 4, 0, 5], [1, 2, 3, 5, 4, 0]]),
-                           solver.goal_board("2x3"), exact_dir)
+    got = solver.distances(
+        np.array([[1, 2, 3, 4, 0, 5], [1, 2, 3, 5, 4, 0]]), solver.goal_board("2x3"), exact_dir
+    )
     assert got.tolist() == [1, -1]
 
 
@@ -163,6 +197,8 @@ def test_a_lookup_does_not_import_numba(exact_dir):
     import subprocess
     import sys
 
-    code = ("import sys, solver; solver.distance('8 6 7 2 5 4 3 0 1', data_dir=%r); "
-            "assert 'numba' not in sys.modules" % str(exact_dir))
+    code = (
+        f"import sys, solver; solver.distance('8 6 7 2 5 4 3 0 1', data_dir={str(exact_dir)!r}); "
+        "assert 'numba' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -5,16 +5,18 @@ The 2x4 and 2x5 tables are built here (seconds) and compared state by state with
 tests/naive_bfs.py; the 3x4 table (a minute) is built only with ``--slow``
 (``scripts/bench_exact12.py`` builds it too and checks its counts against OEIS A090166).
 """
+
 from __future__ import annotations
 
 import functools
 
 import numpy as np
 import pytest
+from conftest import assert_one_line_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from naive_bfs import distances_from
+
 from pdb_builder.build import build_exact
 from solver import api
 from solver.core.board import Board, Shape, goal_board
@@ -22,18 +24,16 @@ from solver.tables import catalog, compact, exact, store
 from solver.workloads.distributions import distance_counts, reference_counts
 from solver.workloads.generate import generate, shuffled, walked
 
-from conftest import assert_one_line_error
-
 SHAPE24, SHAPE25, SHAPE34 = Shape(2, 4), Shape(2, 5), Shape(3, 4)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def naive(goal: Board) -> dict:
     """The naive BFS from ``goal`` (a 2x5 one takes seconds: each is run once)."""
     return distances_from(goal.tiles, goal.shape.rows, goal.shape.cols)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def every_state(goal: Board) -> tuple[np.ndarray, np.ndarray]:
     """All states that reach ``goal`` and their distances, from the naive BFS."""
     ref = naive(goal)
@@ -46,8 +46,13 @@ def compact_dir(tmp_path_factory):
     and the default 2x5 table (compact by default)."""
     d = tmp_path_factory.mktemp("compact")
     for cell in range(SHAPE24.size):
-        build_exact(SHAPE24, d, progress=False, layout=catalog.COMPACT,
-                    goal=catalog.canonical_goal(SHAPE24, cell).flat())
+        build_exact(
+            SHAPE24,
+            d,
+            progress=False,
+            layout=catalog.COMPACT,
+            goal=catalog.canonical_goal(SHAPE24, cell).flat(),
+        )
     build_exact(SHAPE25, d, progress=False)
     return d
 
@@ -94,8 +99,18 @@ def test_index_round_trips_on_12_cells(shape):
 # --- built tables against the naive BFS ----------------------------------------------------
 
 
-@pytest.mark.parametrize("goal", ["blank-last", "blank-first", "snake", "spiral",
-                                  "1 2 3 4/5 0 6 7", "7 6 5 4/0 3 2 1", "3 1 0 2/4 5 6 7"])
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "blank-last",
+        "blank-first",
+        "snake",
+        "spiral",
+        "1 2 3 4/5 0 6 7",
+        "7 6 5 4/0 3 2 1",
+        "3 1 0 2/4 5 6 7",
+    ],
+)
 def test_every_2x4_distance_matches_the_naive_bfs(compact_dir, goal):
     g = goal_board(SHAPE24, goal)
     boards, want = every_state(g)
@@ -119,8 +134,10 @@ def test_every_2x5_distance_matches_the_naive_bfs(compact_dir):
     assert table.entry.path.name == "exact-2x5-blank9.h5"
     assert len(table.compact.overflow_index) > 0
     over = np.asarray(table.compact.overflow_index)[:50]
-    assert np.array_equal(exact.distances(table.compact.boards(over), g, compact_dir),
-                          [naive(g)[tuple(b)] for b in table.compact.boards(over).tolist()])
+    assert np.array_equal(
+        exact.distances(table.compact.boards(over), g, compact_dir),
+        [naive(g)[tuple(b)] for b in table.compact.boards(over).tolist()],
+    )
 
 
 def test_other_parity_is_unreachable(compact_dir):
@@ -133,8 +150,7 @@ def test_other_parity_is_unreachable(compact_dir):
 
 
 def test_counts_are_the_published_ones(compact_dir):
-    assert distance_counts(SHAPE25, None, compact_dir).counts == \
-        reference_counts(SHAPE25).counts
+    assert distance_counts(SHAPE25, None, compact_dir).counts == reference_counts(SHAPE25).counts
     counts = distance_counts(SHAPE25, None, compact_dir)
     assert counts.max_distance == 55 and counts.total == 1_814_400
     full = tuple(exact.count_at_distances(SHAPE24, None, compact_dir))
@@ -145,8 +161,10 @@ def test_counts_are_the_published_ones(compact_dir):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from(["blank-last", "blank-first", "snake",
-                                                   "1 2 3 4/5 0 6 7"]))
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["blank-last", "blank-first", "snake", "1 2 3 4/5 0 6 7"]),
+)
 def test_solutions_replay_and_are_optimal(compact_dir, seed, goal):
     g = goal_board(SHAPE24, goal)
     start = Board(SHAPE24, tuple(shuffled(g, 1, np.random.default_rng(seed))[0].tolist()))
@@ -176,8 +194,9 @@ def test_an_edge_goal_needs_its_own_table(tmp_path, run_cli):
     with pytest.raises(store.DatabaseMissing) as e:
         exact.distance(Board.parse("1 0 2 3 4/5 6 7 8 9"), g, tmp_path)
     assert "--goal" in e.value.fix and "blank on cell 2" in str(e.value)
-    r = run_cli(["distance", "1 0 2 3 4/5 6 7 8 9", "--goal", "1 2 0 3 4/5 6 7 8 9",
-                 "--data-dir", tmp_path])
+    r = run_cli(
+        ["distance", "1 0 2 3 4/5 6 7 8 9", "--goal", "1 2 0 3 4/5 6 7 8 9", "--data-dir", tmp_path]
+    )
     assert_one_line_error(r, 3)
     assert "build-pdb --shape 2x5 --goal" in r.stderr
     # The command it names builds the table, after which the goal is answered.
@@ -210,8 +229,10 @@ def test_names_and_table_cells():
     with pytest.raises(ValueError):
         catalog.exact_layout(Shape(4, 4))
     assert catalog.exact_file_name(SHAPE34) == "exact-3x4-blank11.h5"
-    assert catalog.exact_file_name(SHAPE34, goal_board(SHAPE34, "blank-first")) == \
-        "exact-3x4-blank11.h5"
+    assert (
+        catalog.exact_file_name(SHAPE34, goal_board(SHAPE34, "blank-first"))
+        == "exact-3x4-blank11.h5"
+    )
     entry = catalog.parse_name(catalog.Path("exact-3x4-blank10.h5"))
     assert entry.layout == catalog.COMPACT and entry.goal == catalog.canonical_goal(SHAPE34, 10)
     assert catalog.parse_name(catalog.Path("exact-3x4-blank12.h5")) is None
@@ -221,11 +242,14 @@ def test_names_and_table_cells():
 
 def test_build_commands_name_the_goal_only_when_needed():
     corner = goal_board(SHAPE34, "blank-first")
-    assert catalog.build_command(SHAPE34, goal=corner, kind=catalog.EXACT) == \
-        "build-pdb --shape 3x4"
+    assert (
+        catalog.build_command(SHAPE34, goal=corner, kind=catalog.EXACT) == "build-pdb --shape 3x4"
+    )
     edge = Board.parse("1 0 2 3/4 5 6 7/8 9 10 11")
-    assert catalog.build_command(SHAPE34, goal=edge, kind=catalog.EXACT) == \
-        "build-pdb --shape 3x4 --goal '1 0 2 3 4 5 6 7 8 9 10 11'"
+    assert (
+        catalog.build_command(SHAPE34, goal=edge, kind=catalog.EXACT)
+        == "build-pdb --shape 3x4 --goal '1 0 2 3 4 5 6 7 8 9 10 11'"
+    )
 
 
 # --- generate and stats -----------------------------------------------------------------
@@ -240,8 +264,9 @@ def test_generate_at_rare_and_common_levels(compact_dir):
     assert len({b for b, _ in both}) == 2
     rows = generate("2x5", 20, distance=36, seed=3, data_dir=compact_dir)  # by rejection
     assert all(d == 36 == truth[b.tiles] for b, d in rows)
-    rows = generate("2x5", 20, min_distance=3, max_distance=5, method="walk", seed=4,
-                    data_dir=compact_dir)
+    rows = generate(
+        "2x5", 20, min_distance=3, max_distance=5, method="walk", seed=4, data_dir=compact_dir
+    )
     assert all(3 <= d <= 5 and truth[b.tiles] == d for b, d in rows)
 
 

@@ -1,15 +1,16 @@
 """The quick non-optimal mode (``--fast``): every answer replays to the goal, on boards of
 every shape up to 10x10, for preset goals, random goals and goals with the blank anywhere."""
+
 from __future__ import annotations
 
 import json
 import random
 
 import pytest
+from conftest import assert_one_line_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import assert_one_line_error
 from solver import api
 from solver.core.board import Board, Shape, goal_board, solvability
 from solver.core.solution import Unsolvable
@@ -35,9 +36,12 @@ def random_problem(rows: int, cols: int, goal_kind: str, seed: int) -> tuple[Boa
 
 
 @settings(max_examples=120, deadline=None)
-@given(rows=st.integers(2, 10), cols=st.integers(2, 10),
-       goal_kind=st.sampled_from(["blank-last", "blank-first", "snake", "spiral", "random"]),
-       seed=st.integers(0, 2**32))
+@given(
+    rows=st.integers(2, 10),
+    cols=st.integers(2, 10),
+    goal_kind=st.sampled_from(["blank-last", "blank-first", "snake", "spiral", "random"]),
+    seed=st.integers(0, 2**32),
+)
 def test_fast_answers_replay_to_the_goal(rows, cols, goal_kind, seed):
     start, goal = random_problem(rows, cols, goal_kind, seed)
     sol = api.solve(start.flat(), goal.flat(), shape=start.shape, algorithm="fast")

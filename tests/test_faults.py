@@ -6,6 +6,7 @@ a table and in the HDF5 metadata, a truncation, another database's file under th
 attributes edited and re-sealed with a valid digest.  ``scripts/fault_injection.py`` runs the
 same damages (and many more) over every command, thousands of cases.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,8 +22,8 @@ import h5py
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
 from conftest import assert_one_line_error
+
 from pdb_builder.build_apdb import build_apdb
 from pdb_builder.cli import main as build_main
 from solver import api
@@ -87,28 +88,36 @@ DAMAGES = {
     "another file": (EXACT, lambda p: shutil.copyfile(p.with_name("exact-2x3.h5"), p)),
     "pdb metadata byte": (PDB, lambda p: _flip(p, store.HEADER_SIZE + 300)),
     "pdb swapped tiles, re-sealed": (PDB, lambda p: _edit(p, _swap_tiles)),
-    "pdb partition edited, re-sealed": (PDB, lambda p: _edit(p, lambda f: f.attrs.__setitem__(
-        "partition", "1.2.3-4.5.6.7.8"))),
+    "pdb partition edited, re-sealed": (
+        PDB,
+        lambda p: _edit(p, lambda f: f.attrs.__setitem__("partition", "1.2.3-4.5.6.7.8")),
+    ),
     "counts edited, re-sealed": (EXACT, lambda p: _edit(p, _scramble_counts)),
-    "dataset deleted, re-sealed": (EXACT, lambda p: _edit(p, lambda f: f.__delitem__(
-        "blank_8"))),
-    "pdb other shape, re-sealed": (PDB, lambda p: _edit(p, lambda f: f.attrs.__setitem__(
-        "shape", "2x3"))),
+    "dataset deleted, re-sealed": (EXACT, lambda p: _edit(p, lambda f: f.__delitem__("blank_8"))),
+    "pdb other shape, re-sealed": (
+        PDB,
+        lambda p: _edit(p, lambda f: f.attrs.__setitem__("shape", "2x3")),
+    ),
 }
 # The commands that read each file, with their answer on sound databases.
 READERS = {
-    EXACT: [(["distance", START_3X3], "31"), (["solve", START_3X3], None),
-            (["stats", "--shape", "3x3"], None),
-            (["generate", "--count", "2", "--seed", "1"], None),
-            (["distance", "-"], "31")],
-    PDB: [(["heuristic", START_3X3], None), (["heuristic", "-"], None),
-          (["solve", START_3X3, "--heuristic", "pdb", "-a", "idastar"], None)],
+    EXACT: [
+        (["distance", START_3X3], "31"),
+        (["solve", START_3X3], None),
+        (["stats", "--shape", "3x3"], None),
+        (["generate", "--count", "2", "--seed", "1"], None),
+        (["distance", "-"], "31"),
+    ],
+    PDB: [
+        (["heuristic", START_3X3], None),
+        (["heuristic", "-"], None),
+        (["solve", START_3X3, "--heuristic", "pdb", "-a", "idastar"], None),
+    ],
 }
 
 
 @pytest.mark.parametrize("damage", list(DAMAGES))
-def test_every_reader_and_verify_refuse_a_damaged_file_with_its_fix(run_cli, damaged,
-                                                                    damage):
+def test_every_reader_and_verify_refuse_a_damaged_file_with_its_fix(run_cli, damaged, damage):
     name, do = DAMAGES[damage]
     do(damaged / name)
     if damage == "counts edited, re-sealed":
@@ -118,7 +127,7 @@ def test_every_reader_and_verify_refuse_a_damaged_file_with_its_fix(run_cli, dam
     for args, _ in readers:
         r = run_cli([*args, "--data-dir", damaged], input=START_3X3 + "\n")
         assert_one_line_error(r, 3)
-        assert f"fix: build-pdb --shape 3x3" in r.stderr and "--force" in r.stderr
+        assert "fix: build-pdb --shape 3x3" in r.stderr and "--force" in r.stderr
     r = CliRunner().invoke(build_main, ["--verify", "--data-dir", str(damaged)])
     assert_one_line_error(r, 3)
     assert name in r.stdout and "fix: build-pdb --shape 3x3" in r.stderr
@@ -137,24 +146,32 @@ def _paste(fix: str, tmp_path: Path) -> subprocess.CompletedProcess:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     script = bin_dir / "build-pdb"
-    script.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m pdb_builder -q "
-                      f"\"$@\"\n")
+    script.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m pdb_builder -q "$@"\n')
     script.chmod(0o755)
     env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    return subprocess.run(["bash", "-c", fix], env=env, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(["bash", "-c", fix], env=env, capture_output=True, text=True, timeout=300)
 
 
-@pytest.mark.parametrize("case", ["exact missing", "exact corrupt", "pdb missing",
-                                  "pdb corrupt", "pdb goal missing", "verify"])
+@pytest.mark.parametrize(
+    "case",
+    ["exact missing", "exact corrupt", "pdb missing", "pdb corrupt", "pdb goal missing", "verify"],
+)
 def test_the_fix_in_the_message_works_when_pasted(run_cli, damaged, tmp_path, case):
-    args = {"exact missing": ["stats", "--shape", "3x3"],
-            "exact corrupt": ["distance", START_3X3],
-            "pdb missing": ["heuristic", START_3X3, "--partition", "1,2,3/4,5,6,7,8"],
-            "pdb corrupt": ["heuristic", START_3X3],
-            "pdb goal missing": ["heuristic", "1 2 3/4 5 0/6 7 8", "--goal",
-                                 "1 2 3/4 0 5/6 7 8", "--partition", "1,2,3,4/5,6,7,8"],
-            "verify": None}[case]
+    args = {
+        "exact missing": ["stats", "--shape", "3x3"],
+        "exact corrupt": ["distance", START_3X3],
+        "pdb missing": ["heuristic", START_3X3, "--partition", "1,2,3/4,5,6,7,8"],
+        "pdb corrupt": ["heuristic", START_3X3],
+        "pdb goal missing": [
+            "heuristic",
+            "1 2 3/4 5 0/6 7 8",
+            "--goal",
+            "1 2 3/4 0 5/6 7 8",
+            "--partition",
+            "1,2,3,4/5,6,7,8",
+        ],
+        "verify": None,
+    }[case]
     if "exact" in case:
         (damaged / EXACT).unlink() if "missing" in case else _flip(damaged / EXACT, 5000)
     elif case == "pdb corrupt" or case == "verify":
@@ -168,8 +185,9 @@ def test_the_fix_in_the_message_works_when_pasted(run_cli, damaged, tmp_path, ca
     done = _paste(fix, tmp_path)
     assert done.returncode == 0, (fix, done.stderr)
     if args is None:
-        assert CliRunner().invoke(build_main, ["--verify", "--data-dir", str(damaged)]
-                                  ).exit_code == 0
+        assert (
+            CliRunner().invoke(build_main, ["--verify", "--data-dir", str(damaged)]).exit_code == 0
+        )
     else:
         again = run_cli([*args, "--data-dir", damaged])
         assert again.exit_code == 0, (fix, again.stderr)
@@ -190,15 +208,27 @@ def test_a_fifo_or_directory_under_a_name_is_refused_at_once(damaged, tmp_path, 
     target = damaged / EXACT
     target.unlink()
     os.mkfifo(target) if kind == "fifo" else (target.mkdir(), (target / "keep.txt").touch())
-    for cmd in (["solver", "distance", START_3X3], ["pdb_builder", "--verify"],
-                ["pdb_builder", "--list"]):
-        p = subprocess.run([sys.executable, "-m", *cmd, "--data-dir", str(damaged)],
-                           capture_output=True, text=True, timeout=60, env=ENV)
+    for cmd in (
+        ["solver", "distance", START_3X3],
+        ["pdb_builder", "--verify"],
+        ["pdb_builder", "--list"],
+    ):
+        p = subprocess.run(
+            [sys.executable, "-m", *cmd, "--data-dir", str(damaged)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=ENV,
+        )
         assert p.returncode == (0 if "--list" in cmd else 3), p.stderr
         assert "Traceback" not in p.stderr and "not a regular file" in p.stdout + p.stderr
     fix = p.stderr  # --list names no fix; take it from distance
-    p = subprocess.run([sys.executable, "-m", "solver", "distance", START_3X3, "--data-dir",
-                        str(damaged)], capture_output=True, text=True, env=ENV)
+    p = subprocess.run(
+        [sys.executable, "-m", "solver", "distance", START_3X3, "--data-dir", str(damaged)],
+        capture_output=True,
+        text=True,
+        env=ENV,
+    )
     fix = p.stderr.split("fix: ", 1)[1].strip()
     assert _paste(fix, tmp_path).returncode == 0
     assert catalog.parse_name(target) and audit.audit(target) == []
@@ -261,8 +291,10 @@ def test_an_empty_data_dir_is_refused(run_cli):
 
 
 def test_jobs_beyond_the_cores_are_capped_and_said_once(run_cli, exact_dir):
-    r = run_cli(["solve", "-", "--jobs", "100000", "--data-dir", exact_dir],
-                input=f"{START_3X3}\n{START_3X3}\n")
+    r = run_cli(
+        ["solve", "-", "--jobs", "100000", "--data-dir", exact_dir],
+        input=f"{START_3X3}\n{START_3X3}\n",
+    )
     assert r.exit_code == 0 and r.stdout.count("31 moves") == 2
     assert r.stderr.count("--jobs 100000") == 1
 
@@ -270,17 +302,30 @@ def test_jobs_beyond_the_cores_are_capped_and_said_once(run_cli, exact_dir):
 @pytest.mark.parametrize("partition", ["1,2,3,4,5,6,7,8,9,10,11,12,13,14,15"])
 def test_a_build_that_cannot_fit_is_refused_before_it_starts(tmp_path, partition):
     t0 = time.perf_counter()
-    r = CliRunner().invoke(build_main, ["--shape", "4x4", "--partition", partition,
-                                        "--data-dir", str(tmp_path)])
+    r = CliRunner().invoke(
+        build_main, ["--shape", "4x4", "--partition", partition, "--data-dir", str(tmp_path)]
+    )
     assert_one_line_error(r, 2)
     assert "memory" in r.stderr and time.perf_counter() - t0 < 5
     assert list(tmp_path.iterdir()) == []
 
 
 def test_generate_streams_a_huge_count_in_flat_memory(exact_dir):
-    p = subprocess.Popen([sys.executable, "-m", "solver", "generate", "--count", str(10**9),
-                          "--data-dir", str(exact_dir)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=ENV)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "solver",
+            "generate",
+            "--count",
+            str(10**9),
+            "--data-dir",
+            str(exact_dir),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ENV,
+    )
     try:
         t0 = time.perf_counter()
         first = p.stdout.readline()
@@ -295,10 +340,11 @@ def test_generate_streams_a_huge_count_in_flat_memory(exact_dir):
 
 
 def test_a_closed_pipe_ends_quietly(exact_dir):
-    cmd = (f"{shlex.quote(sys.executable)} -m solver generate --count 1000000 --data-dir "
-           f"{shlex.quote(str(exact_dir))} | head -1; echo \"${{PIPESTATUS[0]}}\" >&2")
-    p = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, env=ENV,
-                       timeout=120)
+    cmd = (
+        f"{shlex.quote(sys.executable)} -m solver generate --count 1000000 --data-dir "
+        f'{shlex.quote(str(exact_dir))} | head -1; echo "${{PIPESTATUS[0]}}" >&2'
+    )
+    p = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, env=ENV, timeout=120)
     assert p.stdout.count("\n") == 1 and p.stderr.strip() == "141", p.stderr
 
 
@@ -313,8 +359,13 @@ def test_library_messages_over_several_lines_become_one(run_cli, tmp_path):
 
 
 def _run_and_signal(args, sig, delay, **kw):
-    p = subprocess.Popen([sys.executable, "-m", *args], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, env=ENV, **kw)
+    p = subprocess.Popen(
+        [sys.executable, "-m", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=ENV,
+        **kw,
+    )
     time.sleep(delay)
     p.send_signal(sig)
     err = p.communicate(timeout=60)[1].decode()
@@ -323,8 +374,11 @@ def _run_and_signal(args, sig, delay, **kw):
 
 @pytest.mark.parametrize("delay", [0.15, 0.3, 0.6, 1.5])
 def test_sigint_at_any_moment_is_130_and_one_line(exact_dir, delay):
-    rc, err = _run_and_signal(["solver", "generate", "--count", str(10**9), "--data-dir",
-                               str(exact_dir)], signal.SIGINT, delay)
+    rc, err = _run_and_signal(
+        ["solver", "generate", "--count", str(10**9), "--data-dir", str(exact_dir)],
+        signal.SIGINT,
+        delay,
+    )
     assert "Traceback" not in err and rc in (130, -signal.SIGINT), (rc, err)
     if rc == 130:
         assert err.strip().splitlines()[-1] == "npuzzle: interrupted"
@@ -333,9 +387,24 @@ def test_sigint_at_any_moment_is_130_and_one_line(exact_dir, delay):
 def test_sigterm_during_a_build_removes_the_temporary_file(tmp_path):
     old = tmp_path / "apdb-4x4-5-5-5.h5"
     old.write_bytes(b"the previous file")
-    p = subprocess.Popen([sys.executable, "-m", "pdb_builder", "--shape", "4x4", "--partition",
-                          "5-5-5", "--force", "-q", "--data-dir", str(tmp_path)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pdb_builder",
+            "--shape",
+            "4x4",
+            "--partition",
+            "5-5-5",
+            "--force",
+            "-q",
+            "--data-dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=ENV,
+    )
     deadline = time.time() + 60
     while not list(tmp_path.glob("*.tmp-*")) and time.time() < deadline:
         time.sleep(0.01)
@@ -348,17 +417,33 @@ def test_sigterm_during_a_build_removes_the_temporary_file(tmp_path):
 def test_sigint_during_a_build_is_130_and_leaves_the_old_file(tmp_path):
     old = tmp_path / "apdb-4x4-5-5-5.h5"
     old.write_bytes(b"the previous file")
-    p = subprocess.Popen([sys.executable, "-m", "pdb_builder", "--shape", "4x4", "--partition",
-                          "5-5-5", "--force", "-q", "--data-dir", str(tmp_path)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pdb_builder",
+            "--shape",
+            "4x4",
+            "--partition",
+            "5-5-5",
+            "--force",
+            "-q",
+            "--data-dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=ENV,
+    )
     while not list(tmp_path.glob("*.tmp-*")) and p.poll() is None:
         time.sleep(0.01)
     time.sleep(0.2)
     p.send_signal(signal.SIGINT)
     err = p.communicate(timeout=60)[1].decode()
     assert p.returncode == 130 and "Traceback" not in err, err
-    assert err.strip().splitlines()[-1] == ("build-pdb: interrupted; no partial file was left "
-                                            "behind")
+    assert err.strip().splitlines()[-1] == (
+        "build-pdb: interrupted; no partial file was left behind"
+    )
     assert list(tmp_path.glob("*.tmp-*")) == [] and old.read_bytes() == b"the previous file"
 
 

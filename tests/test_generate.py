@@ -1,5 +1,6 @@
 """Random positions: exact distances, solvability for the chosen goal, seeds, uniformity; and
 ``npuzzle generate`` / ``npuzzle stats``."""
+
 from __future__ import annotations
 
 import json
@@ -9,20 +10,34 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import assert_one_line_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import assert_one_line_error
-from solver.tables import exact
 from solver.core.board import Board, Shape, goal_board, is_solvable
+from solver.tables import exact
 from solver.workloads.distributions import distance_counts
-from solver.workloads.generate import (GenerateError, generate, manhattan_many,
-                             parity_class, reference_counts, search, shuffled, walked)
+from solver.workloads.generate import (
+    GenerateError,
+    generate,
+    manhattan_many,
+    parity_class,
+    reference_counts,
+    search,
+    shuffled,
+    walked,
+)
 
 # The two 8-puzzle positions 31 moves from 1 2 3/4 5 6/7 8 0 (the largest distance).
 FARTHEST_3X3 = {"8 6 7/2 5 4/3 0 1", "6 4 7/8 5 0/3 2 1"}
-GOALS_3X3 = ["blank-last", "blank-first", "snake", "spiral", "1 2 3/4 0 5/6 7 8",
-             "8 7 6/5 4 3/2 1 0"]
+GOALS_3X3 = [
+    "blank-last",
+    "blank-first",
+    "snake",
+    "spiral",
+    "1 2 3/4 0 5/6 7 8",
+    "8 7 6/5 4 3/2 1 0",
+]
 
 
 def table_distance(board: Board, goal: Board, data_dir) -> int:
@@ -63,12 +78,24 @@ def test_requested_distance_is_exact_for_any_goal(exact_dir, goal, d, seed):
 
 
 @settings(max_examples=15, deadline=None)
-@given(goal=st.sampled_from(GOALS_3X3), lo=st.integers(0, 20), span=st.integers(0, 4),
-       seed=st.integers(0, 2**32))
+@given(
+    goal=st.sampled_from(GOALS_3X3),
+    lo=st.integers(0, 20),
+    span=st.integers(0, 4),
+    seed=st.integers(0, 2**32),
+)
 def test_walk_to_a_distance_range(exact_dir, goal, lo, span, seed):
     g = goal_board("3x3", goal)
-    rows = generate("3x3", 4, min_distance=lo, max_distance=lo + span, goal=g, method="walk",
-                    seed=seed, data_dir=exact_dir)
+    rows = generate(
+        "3x3",
+        4,
+        min_distance=lo,
+        max_distance=lo + span,
+        goal=g,
+        method="walk",
+        seed=seed,
+        data_dir=exact_dir,
+    )
     assert_exact(rows, g, exact_dir, want=set(range(lo, lo + span + 1)))
 
 
@@ -86,14 +113,17 @@ def test_walk_reaches_31(exact_dir):
     assert str(rows[0][0]) in FARTHEST_3X3
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"distance": 32}, "maximum is 31"),
-    ({"min_distance": 40}, "maximum is 31"),
-    ({"distance": 3, "min_distance": 1}, "not both"),
-    ({"min_distance": 9, "max_distance": 4}, "above the maximum"),
-    ({"distance": -1}, "negative"),
-    ({"method": "teleport"}, "unknown method"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"distance": 32}, "maximum is 31"),
+        ({"min_distance": 40}, "maximum is 31"),
+        ({"distance": 3, "min_distance": 1}, "not both"),
+        ({"min_distance": 9, "max_distance": 4}, "above the maximum"),
+        ({"distance": -1}, "negative"),
+        ({"method": "teleport"}, "unknown method"),
+    ],
+)
 def test_impossible_requests(exact_dir, kwargs, message):
     with pytest.raises(GenerateError, match=message):
         generate("3x3", 2, data_dir=exact_dir, **kwargs)
@@ -101,10 +131,18 @@ def test_impossible_requests(exact_dir, kwargs, message):
 
 def test_a_range_is_respected_and_open_ends_work(exact_dir):
     g = goal_board("3x3")
-    assert_exact(generate("3x3", 30, min_distance=29, seed=1, data_dir=exact_dir), g,
-                 exact_dir, want={29, 30, 31})
-    assert_exact(generate("3x3", 30, max_distance=2, seed=1, data_dir=exact_dir), g,
-                 exact_dir, want={0, 1, 2})
+    assert_exact(
+        generate("3x3", 30, min_distance=29, seed=1, data_dir=exact_dir),
+        g,
+        exact_dir,
+        want={29, 30, 31},
+    )
+    assert_exact(
+        generate("3x3", 30, max_distance=2, seed=1, data_dir=exact_dir),
+        g,
+        exact_dir,
+        want={0, 1, 2},
+    )
 
 
 def test_missing_table_is_a_database_error(tmp_path):
@@ -117,10 +155,16 @@ def test_missing_table_is_a_database_error(tmp_path):
 # --- seeds -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kwargs", [
-    {}, {"method": "walk"}, {"distance": 20}, {"distance": 12, "method": "walk"},
-    {"min_distance": 10, "max_distance": 14, "goal": "spiral"},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"method": "walk"},
+        {"distance": 20},
+        {"distance": 12, "method": "walk"},
+        {"min_distance": 10, "max_distance": 14, "goal": "spiral"},
+    ],
+)
 def test_same_seed_same_output(exact_dir, kwargs):
     a = generate("3x3", 10, seed=42, data_dir=exact_dir, **kwargs)
     b = generate("3x3", 10, seed=42, data_dir=exact_dir, **kwargs)
@@ -269,34 +313,79 @@ def run_ok(run_cli, args, **kw):
 
 
 def test_cli_generate_lines_and_json(run_cli, exact_dir):
-    r = run_ok(run_cli, ["generate", "--shape", "3x3", "--count", "4", "--distance", "20",
-                         "--seed", "7", "--goal", "snake", "--data-dir", exact_dir])
+    r = run_ok(
+        run_cli,
+        [
+            "generate",
+            "--shape",
+            "3x3",
+            "--count",
+            "4",
+            "--distance",
+            "20",
+            "--seed",
+            "7",
+            "--goal",
+            "snake",
+            "--data-dir",
+            exact_dir,
+        ],
+    )
     g = goal_board("3x3", "snake")
     lines = r.stdout.splitlines()
     assert len(lines) == 4
     for line in lines:
         board, d = line.split("\t")
         assert int(d) == 20 == table_distance(Board.parse(board), g, exact_dir)
-    j = run_ok(run_cli, ["generate", "--count", "4", "--distance", "20", "--seed", "7",
-                         "--goal", "snake", "--data-dir", exact_dir, "--json"])
+    j = run_ok(
+        run_cli,
+        [
+            "generate",
+            "--count",
+            "4",
+            "--distance",
+            "20",
+            "--seed",
+            "7",
+            "--goal",
+            "snake",
+            "--data-dir",
+            exact_dir,
+            "--json",
+        ],
+    )
     recs = [json.loads(x) for x in j.stdout.splitlines()]
     assert [r["rows"] for r in recs] == [x.split("\t")[0] for x in lines]
     assert all(r["distance"] == 20 and r["goal"] == g.flat() for r in recs)
 
 
 def test_cli_generate_seed_repeats(run_cli, exact_dir):
-    args = ["generate", "--shape", "2x3", "--count", "5", "--method", "walk", "--seed", "11",
-            "--data-dir", exact_dir]
+    args = [
+        "generate",
+        "--shape",
+        "2x3",
+        "--count",
+        "5",
+        "--method",
+        "walk",
+        "--seed",
+        "11",
+        "--data-dir",
+        exact_dir,
+    ]
     assert run_ok(run_cli, args).stdout == run_ok(run_cli, args).stdout
 
 
-@pytest.mark.parametrize("args,text", [
-    (["--distance", "32"], "maximum is 31"),
-    (["--distance", "3", "--min", "1"], "not both"),
-    (["--goal", "1 2/3 0"], "2x2"),
-    (["--method", "teleport"], None),
-    (["--seed", "-1"], "seed cannot be negative"),
-])
+@pytest.mark.parametrize(
+    "args,text",
+    [
+        (["--distance", "32"], "maximum is 31"),
+        (["--distance", "3", "--min", "1"], "not both"),
+        (["--goal", "1 2/3 0"], "2x2"),
+        (["--method", "teleport"], None),
+        (["--seed", "-1"], "seed cannot be negative"),
+    ],
+)
 def test_cli_generate_errors(run_cli, exact_dir, args, text):
     r = run_cli(["generate", "--shape", "3x3", "--data-dir", exact_dir, *args])
     if text is None:
@@ -319,8 +408,7 @@ def test_cli_stats_3x3_sums_to_181440(run_cli, exact_dir):
 
 
 def test_cli_stats_other_goal_and_4x4(run_cli, exact_dir):
-    r = run_ok(run_cli, ["stats", "--goal", "1 2 3/4 0 5/6 7 8", "--data-dir", exact_dir,
-                         "--json"])
+    r = run_ok(run_cli, ["stats", "--goal", "1 2 3/4 0 5/6 7 8", "--data-dir", exact_dir, "--json"])
     assert json.loads(r.stdout)["total"] == 181_440
     four = json.loads(run_ok(run_cli, ["stats", "--shape", "4x4", "--json"]).stdout)
     assert four["total"] == 10_461_394_944_000 and four["mean"] == pytest.approx(52.589472)
@@ -353,9 +441,24 @@ def test_reproduce_article_script_in_3x3_mode(exact_dir, tmp_path, capsys):
     spec = importlib.util.spec_from_file_location("reproduce_article", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    code = mod.main(["--shape", "3x3", "--samples", "40", "--walk-samples", "8", "--steps",
-                     "0,4,60", "--jobs", "1", "--data-dir", str(exact_dir), "--plot",
-                     str(tmp_path / "w.png")])
+    code = mod.main(
+        [
+            "--shape",
+            "3x3",
+            "--samples",
+            "40",
+            "--walk-samples",
+            "8",
+            "--steps",
+            "0,4,60",
+            "--jobs",
+            "1",
+            "--data-dir",
+            str(exact_dir),
+            "--plot",
+            str(tmp_path / "w.png"),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "exact    21.972399" in out and "95% CI" in out
@@ -363,12 +466,15 @@ def test_reproduce_article_script_in_3x3_mode(exact_dir, tmp_path, capsys):
     assert lines["0"][1] == "0.00" and lines["4"][1] == "4.00"  # short walks: exactly n away
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"distance": 81}, "maximum is 80"),
-    ({"distance": 70}, "nearer the mean"),
-    ({"distance": 70, "method": "walk"}, "nearer the mean"),
-    ({"min_distance": 66}, "nearer the mean"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"distance": 81}, "maximum is 80"),
+        ({"distance": 70}, "nearer the mean"),
+        ({"distance": 70, "method": "walk"}, "nearer the mean"),
+        ({"min_distance": 66}, "nearer the mean"),
+    ],
+)
 def test_4x4_requests_refused_before_any_search(kwargs, message):
     # Decided from the published 4x4 counts alone: no database or solve is needed.
     with pytest.raises(GenerateError, match=message):
@@ -382,9 +488,11 @@ def test_4x4_generation_by_distance(tmp_path_factory):
 
     d = tmp_path_factory.mktemp("apdb")
     build_partition(Shape(4, 4), "6-6-3", data_dir=d, progress=False)
-    for goal, kwargs in [("blank-last", {"distance": 20, "method": "walk"}),
-                         ("blank-first", {"distance": 30}),  # rare: switches to walks
-                         ("snake", {"min_distance": 48, "max_distance": 50})]:
+    for goal, kwargs in [
+        ("blank-last", {"distance": 20, "method": "walk"}),
+        ("blank-first", {"distance": 30}),  # rare: switches to walks
+        ("snake", {"min_distance": 48, "max_distance": 50}),
+    ]:
         g = goal_board("4x4", goal)
         rows = generate("4x4", 3, goal=g, seed=1, data_dir=d, **kwargs)
         assert rows == generate("4x4", 3, goal=g, seed=1, data_dir=d, **kwargs)

@@ -1,5 +1,6 @@
 """Additive pattern databases on disk and their lookups: admissibility against exact distances,
 (in)consistency, reflection, Korf's instances, file format, errors, interrupted builds, CLI."""
+
 from __future__ import annotations
 
 import json
@@ -12,13 +13,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import assert_one_line_error, reference_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from naive_bfs import distances_from
 from naive_pdb import linear_conflict as naive_lc
 from naive_pdb import manhattan as naive_md
 from naive_pdb import pattern_table
+
 from pdb_builder.build_apdb import build_apdb
 from solver.core import ranking
 from solver.core.board import Board, Shape, goal_board, is_solvable
@@ -26,8 +28,6 @@ from solver.heuristics import evaluate, linear_conflict, manhattan
 from solver.tables import pattern_db, store
 from solver.tables.catalog import apdb_file_name
 from solver.tables.pattern_db import built_partitions, load_apdb
-
-from conftest import assert_one_line_error, reference_file
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTITIONS_3X3 = ["4-4", "1,4,7/2,5,8/3,6", "1,2/3,4/5,6/7,8"]
@@ -81,18 +81,21 @@ def test_every_3x3_state_admissible_and_mean_ratio(apdb_dir, all_3x3, partition,
     moving = dist > 0
     ratio, ratio_r = (plain[moving] / dist[moving]).mean(), (both[moving] / dist[moving]).mean()
     with capsys.disabled():
-        print(f"\n  3x3 {partition}: mean h/distance {ratio:.3f}, with reflection {ratio_r:.3f} "
-              f"(mean h {both.mean():.2f}, mean distance {dist.mean():.2f})")
+        print(
+            f"\n  3x3 {partition}: mean h/distance {ratio:.3f}, with reflection {ratio_r:.3f} "
+            f"(mean h {both.mean():.2f}, mean distance {dist.mean():.2f})"
+        )
     assert 0.6 < ratio <= ratio_r < 1
 
 
 def test_vectorised_and_scalar_lookups_agree(apdb_dir, all_3x3):
     boards, _ = all_3x3
     pdb = load_apdb("3x3", "4-4", data_dir=apdb_dir)
-    sample = boards[:: 997]
+    sample = boards[::997]
     assert pdb.values(sample).tolist() == [pdb.value(tuple(b)) for b in sample]
     assert pdb.values(sample, reflect=False).tolist() == [
-        pdb.value(Board(pdb.shape, tuple(int(t) for t in b)), reflect=False) for b in sample]
+        pdb.value(Board(pdb.shape, tuple(int(t) for t in b)), reflect=False) for b in sample
+    ]
 
 
 def test_tables_are_the_naive_pattern_distances(apdb_dir):
@@ -118,8 +121,10 @@ def test_consistency_measured(apdb_dir, all_3x3, partition, capsys):
         edges += step.size
         jumps += int((step > 1).sum())
     with capsys.disabled():
-        print(f"\n  3x3 {partition}: {jumps:,} of {edges:,} edges change h by more than 1 "
-              f"({100 * jumps / edges:.1f}%)")
+        print(
+            f"\n  3x3 {partition}: {jumps:,} of {edges:,} edges change h by more than 1 "
+            f"({100 * jumps / edges:.1f}%)"
+        )
     assert 0 < jumps < 0.1 * edges
 
 
@@ -193,8 +198,9 @@ def test_conversion_matches_the_two_columns_of_hardest80():
     rows = list(read_rows("hardest80.txt"))
     assert len(rows) == 17
     for _, first, _, last in rows:
-        assert blank_first_to_blank_last([int(t) for t in first.split()]) == \
-            [int(t) for t in last.split()]
+        assert blank_first_to_blank_last([int(t) for t in first.split()]) == [
+            int(t) for t in last.split()
+        ]
 
 
 def korf100():
@@ -204,8 +210,9 @@ def korf100():
 
 def test_555_never_exceeds_korfs_optimal_lengths(apdb_dir, capsys):
     pdb = load_apdb("4x4", "5-5-5", data_dir=apdb_dir)
-    cases = list(korf100()) + [([int(t) for t in last.split()], int(n))
-                               for _, _, n, last in read_rows("hardest80.txt")]
+    cases = list(korf100()) + [
+        ([int(t) for t in last.split()], int(n)) for _, _, n, last in read_rows("hardest80.txt")
+    ]
     assert len(cases) == 117
     goal = goal_board("4x4")
     boards = np.array([c[0] for c in cases])
@@ -218,9 +225,11 @@ def test_555_never_exceeds_korfs_optimal_lengths(apdb_dir, capsys):
     assert pdb.value(goal) == 0
     with capsys.disabled():
         r = both[:100] / lengths[:100]
-        print(f"\n  Korf 100 with 5-5-5: mean h {both[:100].mean():.2f} (without reflection "
-              f"{plain[:100].mean():.2f}) vs mean optimal {lengths[:100].mean():.2f}; "
-              f"h/optimal {r.mean():.3f}")
+        print(
+            f"\n  Korf 100 with 5-5-5: mean h {both[:100].mean():.2f} (without reflection "
+            f"{plain[:100].mean():.2f}) vs mean optimal {lengths[:100].mean():.2f}; "
+            f"h/optimal {r.mean():.3f}"
+        )
 
 
 def test_555_file_format(apdb_dir):
@@ -253,8 +262,9 @@ def test_random_walks_on_4x4_consistency_rate(apdb_dir, capsys):
     h = pdb.values(np.array(walk))
     jumps = int((np.abs(np.diff(h)) > 1).sum())
     with capsys.disabled():
-        print(f"\n  4x4 5-5-5 random walk: {jumps} of {len(walk) - 1} moves change h by more "
-              f"than 1")
+        print(
+            f"\n  4x4 5-5-5 random walk: {jumps} of {len(walk) - 1} moves change h by more than 1"
+        )
     assert jumps < 0.05 * len(walk)
 
 
@@ -271,8 +281,9 @@ def test_load_by_name_tiles_or_strongest(apdb_dir):
     assert built_partitions("4x4", apdb_dir) == ["5-5-5"]
     assert built_partitions("2x3", apdb_dir) == ["3-2"]
     assert built_partitions("3x4", apdb_dir) == []
-    assert load_apdb("3x3", "4-4", "blank-first", apdb_dir).path.name == \
-        "apdb-3x3-4-4-blank-first.h5"
+    assert (
+        load_apdb("3x3", "4-4", "blank-first", apdb_dir).path.name == "apdb-3x3-4-4-blank-first.h5"
+    )
 
 
 def test_missing_database_names_the_fix(apdb_dir, tmp_path):
@@ -300,8 +311,7 @@ def test_damaged_or_mismatched_files_are_corrupt(apdb_dir, tmp_path):
     # A file for another goal under this goal's name: the metadata check refuses it.
     other = tmp_path / "other"
     other.mkdir()
-    (other / "apdb-3x3-4-4.h5").write_bytes(
-        (apdb_dir / "apdb-3x3-4-4-blank-first.h5").read_bytes())
+    (other / "apdb-3x3-4-4.h5").write_bytes((apdb_dir / "apdb-3x3-4-4-blank-first.h5").read_bytes())
     with pytest.raises(store.DatabaseCorrupt, match="goal"):
         load_apdb("3x3", "4-4", data_dir=other)
 
@@ -364,8 +374,10 @@ def test_build_skips_existing_files_and_names_goals(tmp_path):
     assert first["entries"] == 6 * 5 * 4 + 6 * 5 and first["peak_mb"] > 0
     assert build_apdb("2x3", "3-2", None, tmp_path, progress=False)["skipped"]
     assert not build_apdb("2x3", "3-2", None, tmp_path, force=True, progress=False)["skipped"]
-    assert apdb_file_name("4x4", "7-8", goal_board("4x4", "blank-first")) == \
-        "apdb-4x4-7-8-blank-first.h5"
+    assert (
+        apdb_file_name("4x4", "7-8", goal_board("4x4", "blank-first"))
+        == "apdb-4x4-7-8-blank-first.h5"
+    )
     odd = Board.parse("2 1 3/4 5 6/7 8 0")
     assert apdb_file_name("3x3", "4-4", odd).startswith("apdb-3x3-4-4-goal-")
 
@@ -377,8 +389,10 @@ def test_unwritable_data_dir_is_a_data_dir_error(tmp_path):
         build_apdb("2x3", "3-2", None, blocker / "sub", progress=False)
 
 
-_BUILD = ("from pdb_builder.build_apdb import build_apdb; import sys; "
-          "build_apdb('4x4', '6-6-3', None, sys.argv[1], force=True, progress=False)")
+_BUILD = (
+    "from pdb_builder.build_apdb import build_apdb; import sys; "
+    "build_apdb('4x4', '6-6-3', None, sys.argv[1], force=True, progress=False)"
+)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
@@ -386,8 +400,9 @@ def test_an_interrupted_build_leaves_the_old_file_and_no_partial_one(tmp_path, s
     final = tmp_path / "apdb-4x4-6-6-3.h5"
     final.write_bytes(b"the previous database")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-c", _BUILD, str(tmp_path)], env=env,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _BUILD, str(tmp_path)], env=env, stderr=subprocess.PIPE
+    )
     deadline = time.time() + 60
     while not list(tmp_path.glob("*.tmp-*")) and time.time() < deadline and proc.poll() is None:
         time.sleep(0.02)
@@ -410,12 +425,19 @@ def test_an_interrupted_build_leaves_the_old_file_and_no_partial_one(tmp_path, s
 
 
 def test_lookups_do_not_import_numba(apdb_dir):
-    code = ("import sys; from solver.tables.pattern_db import load_apdb; "
-            f"p = load_apdb('3x3', '4-4', data_dir={str(apdb_dir)!r}); "
-            "print(p.value('8 6 7 2 5 4 3 0 1'.split() and (8,6,7,2,5,4,3,0,1)), "
-            "'numba' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=str(ROOT)), check=True).stdout.split()
+    code = (
+        "import sys; from solver.tables.pattern_db import load_apdb; "
+        f"p = load_apdb('3x3', '4-4', data_dir={str(apdb_dir)!r}); "
+        "print(p.value('8 6 7 2 5 4 3 0 1'.split() and (8,6,7,2,5,4,3,0,1)), "
+        "'numba' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        check=True,
+    ).stdout.split()
     assert out[1] == "False" and 0 < int(out[0]) <= 31
 
 
@@ -425,8 +447,18 @@ def test_cli_prints_the_value(run_cli, apdb_dir):
     assert r.exit_code == 0, r.output
     pdb = load_apdb("3x3", data_dir=apdb_dir)
     assert r.output.strip() == str(pdb.value(tuple(int(t) for t in board.split())))
-    r = run_cli(["heuristic", board, "--partition", "1,4,7/2,5,8/3,6", "--no-reflect", "--json",
-                 "--data-dir", apdb_dir])
+    r = run_cli(
+        [
+            "heuristic",
+            board,
+            "--partition",
+            "1,4,7/2,5,8/3,6",
+            "--no-reflect",
+            "--json",
+            "--data-dir",
+            apdb_dir,
+        ]
+    )
     ans = json.loads(r.output)
     assert ans["partition"] == "1.4.7-2.5.8-3.6" and ans["reflect"] is False
     assert ans["h"] == ans["plain"] == sum(p["h"] for p in ans["patterns"])
@@ -442,12 +474,10 @@ def test_cli_batch_and_errors(run_cli, apdb_dir, tmp_path):
     assert r.exit_code == 2
     r = run_cli(["heuristic", "1 2 3/4 5 6/8 7 0", "--data-dir", apdb_dir])
     assert r.exit_code == 1
-    r = run_cli(["heuristic", "1 2 3/4 5 6/7 8 0", "--partition", "6-6-3", "--data-dir",
-                 tmp_path])
+    r = run_cli(["heuristic", "1 2 3/4 5 6/7 8 0", "--partition", "6-6-3", "--data-dir", tmp_path])
     assert_one_line_error(r, 2)  # not a partition of the 8-puzzle's tiles
     assert "neither a preset for 3x3 (4-4)" in r.stderr
-    r = run_cli(["heuristic", "1 2 3/4 5 6/7 8 0", "--partition", "4-4", "--data-dir",
-                 tmp_path])
+    r = run_cli(["heuristic", "1 2 3/4 5 6/7 8 0", "--partition", "4-4", "--data-dir", tmp_path])
     assert_one_line_error(r, 3)
     assert "build-pdb --shape 3x3 --partition 4-4" in r.stderr
     r = run_cli(["heuristic", "1 2 3 4 5", "--data-dir", apdb_dir])

@@ -6,6 +6,7 @@ trick: pattern tables filled with the Manhattan distance of the pattern's tiles 
 Manhattan heuristic, so IDA* over them (with or without the reflection lookup) must retrace the
 Manhattan search node for node -- any wrong rank would change some h and the node count.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,18 +19,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import reference_file
 from naive_bfs import distances_from
+
 from solver import api
-from solver.search import idastar
 from solver.api import SearchOptions
-from solver.workloads.batch import solve_stream
 from solver.core.board import Board, Shape, goal_board
 from solver.core.ranking import count_placements, unrank_many
 from solver.core.solution import SearchLimitReached
 from solver.core.symmetry import diagonal_reflection
+from solver.search import idastar
 from solver.tables.store import DatabaseMissing
+from solver.workloads.batch import solve_stream
 
 SHAPE3 = Shape(3, 3)
 SHAPE4 = Shape(4, 4)
@@ -50,8 +51,11 @@ def random_walk(goal: Board, steps: int, rng: random.Random) -> Board:
     """A board ``steps`` moves from ``goal`` (never undoing the previous move)."""
     board, last = goal, None
     for _ in range(steps):
-        moves = [m for m in board.legal_moves() if m != {"U": "D", "D": "U", "L": "R",
-                                                         "R": "L"}.get(last)]
+        moves = [
+            m
+            for m in board.legal_moves()
+            if m != {"U": "D", "D": "U", "L": "R", "R": "L"}.get(last)
+        ]
         last = rng.choice(moves)
         board = board.move(last)
     return board
@@ -128,18 +132,28 @@ def test_already_solved_and_one_move():
 # --- the incremental rank updates ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("shape,patterns", [
-    ("3x3", [(1, 2, 3, 4), (5, 6, 7, 8)]),
-    ("3x3", [(2, 5, 8), (1, 4), (3, 6, 7)]),
-    ("4x4", [(1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15)]),
-    ("4x4", [(1, 5, 9, 13), (2, 3, 6, 7), (4, 8, 12, 14), (10, 11, 15)]),
-])
+@pytest.mark.parametrize(
+    "shape,patterns",
+    [
+        ("3x3", [(1, 2, 3, 4), (5, 6, 7, 8)]),
+        ("3x3", [(2, 5, 8), (1, 4), (3, 6, 7)]),
+        ("4x4", [(1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15)]),
+        ("4x4", [(1, 5, 9, 13), (2, 3, 6, 7), (4, 8, 12, 14), (10, 11, 15)]),
+    ],
+)
 @pytest.mark.parametrize("reflect", [False, True])
 def test_rank_updates_retrace_manhattan(shape, patterns, reflect):
     shape = Shape.parse(shape)
     goal = goal_board(shape)
-    plan = idastar.pdb_plan(shape, goal, patterns, manhattan_tables(shape, goal, patterns),
-                            reflect=reflect, name="md-as-pdb", database=None)
+    plan = idastar.pdb_plan(
+        shape,
+        goal,
+        patterns,
+        manhattan_tables(shape, goal, patterns),
+        reflect=reflect,
+        name="md-as-pdb",
+        database=None,
+    )
     assert plan.reflect == reflect
     man = idastar.manhattan_plan(shape, goal)
     rng = random.Random(11)
@@ -171,8 +185,9 @@ HARD = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # Korf #1, 57 moves to blank-fir
 
 def test_max_nodes_raises_with_a_lower_bound():
     with pytest.raises(SearchLimitReached) as info:
-        api.solve(HARD, "blank-first", algorithm="idastar", heuristic="manhattan",
-                  max_nodes=200_000)
+        api.solve(
+            HARD, "blank-first", algorithm="idastar", heuristic="manhattan", max_nodes=200_000
+        )
     part = info.value.partial
     assert part.moves is None and part.status == "limit"
     assert part.root_h <= part.lower_bound <= 57
@@ -197,8 +212,13 @@ def test_keyboard_interrupt_ends_a_long_solve(tmp_path):
         " algorithm='idastar', heuristic='manhattan', max_nodes=None)\n"
     )
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(4.0)  # imports and kernel load, then deep in the search
     assert proc.poll() is None
     t0 = time.perf_counter()
@@ -263,8 +283,9 @@ def test_batch_limits_come_back_as_values():
 @pytest.mark.parametrize("partition", ["4-4", "1,4,7/2,5,8/3,6"])
 @pytest.mark.parametrize("reflect", [True, False])
 def test_3x3_optimal_with_a_pattern_database(truth3, pdb_dir, partition, reflect):
-    opts = SearchOptions(algorithm="idastar", heuristic="pdb", partition=partition,
-                         reflect=reflect, data_dir=pdb_dir)
+    opts = SearchOptions(
+        algorithm="idastar", heuristic="pdb", partition=partition, reflect=reflect, data_dir=pdb_dir
+    )
     for tiles, dist in sample_states(truth3, 250, seed=reflect):
         sol = api.solve(Board(SHAPE3, tiles), options=opts)
         assert sol.length == dist, (tiles, sol.moves)
@@ -299,8 +320,7 @@ def test_root_h_is_the_database_value(pdb_dir):
 
 @pytest.mark.parametrize("reflect", [True, False])
 def test_korf_instances_with_5_5_5(pdb_dir, reflect):
-    opts = SearchOptions(algorithm="idastar", partition="5-5-5", reflect=reflect,
-                         data_dir=pdb_dir)
+    opts = SearchOptions(algorithm="idastar", partition="5-5-5", reflect=reflect, data_dir=pdb_dir)
     for _, tiles, length in korf_instances(4 if reflect else 2):
         sol = api.solve(tiles, "blank-first", options=opts)
         assert sol.length == length
@@ -323,8 +343,7 @@ def test_random_walks_solve_within_their_length(pdb_dir, goal):
 
 
 def test_pdb_limits(pdb_dir):
-    opts = SearchOptions(algorithm="idastar", partition="5-5-5", data_dir=pdb_dir,
-                         max_nodes=1000)
+    opts = SearchOptions(algorithm="idastar", partition="5-5-5", data_dir=pdb_dir, max_nodes=1000)
     with pytest.raises(SearchLimitReached) as info:
         api.solve(HARD, "blank-first", options=opts)
     part = info.value.partial
@@ -353,8 +372,9 @@ def test_rectangles_with_every_heuristic(shape, tmp_path):
     goal = goal_board(shape)
     truth = distances_from(goal.tiles, shape.rows, shape.cols)
     half = shape.size // 2
-    partition = (",".join(map(str, range(1, half))) + "/"
-                 + ",".join(map(str, range(half, shape.size))))
+    partition = (
+        ",".join(map(str, range(1, half))) + "/" + ",".join(map(str, range(half, shape.size)))
+    )
     build_apdb(shape, partition, None, tmp_path, progress=False)
     for h in ("manhattan", "linear-conflict", "pdb"):
         opts = SearchOptions(algorithm="idastar", heuristic=h, data_dir=tmp_path)

@@ -6,6 +6,7 @@ records every front end prints) -> cli and service.  The builder (pdb_builder) m
 never the search or anything above; the solver never imports the builder.  Imports inside
 functions count too: a lazy import is still a dependency.
 """
+
 from __future__ import annotations
 
 import ast
@@ -68,8 +69,7 @@ def imports_of(path: Path) -> list[str]:
             else:
                 mod = node.module or ""
             # "from pkg import mod" imports the module pkg.mod when there is one.
-            out += [f"{mod}.{a.name}" if is_module(f"{mod}.{a.name}") else mod
-                    for a in node.names]
+            out += [f"{mod}.{a.name}" if is_module(f"{mod}.{a.name}") else mod for a in node.names]
     return [m for m in out if m.split(".")[0] in ("solver", "pdb_builder")]
 
 
@@ -105,13 +105,17 @@ def test_the_check_catches_an_upward_import(tmp_path, monkeypatch):
     bad = ROOT / "solver" / "core" / "_upward_probe.py"
     bad.write_text("from ..search import idastar\n")
     try:
-        assert violations(bad) == ["solver.core._upward_probe (layer 0) imports "
-                                   "solver.search.idastar (layer 3)"]
+        assert violations(bad) == [
+            "solver.core._upward_probe (layer 0) imports solver.search.idastar (layer 3)"
+        ]
     finally:
         bad.unlink()
 
 
 def test_every_module_has_a_layer():
-    orphans = [module_name(p) for p in project_files()
-               if layer_of(module_name(p)) is None and module_name(p) not in ("solver",)]
+    orphans = [
+        module_name(p)
+        for p in project_files()
+        if layer_of(module_name(p)) is None and module_name(p) not in ("solver",)
+    ]
     assert orphans == []

@@ -1,5 +1,6 @@
 """Reading batch input (solver.workloads.lines): every format the tools write, the header,
 bounded memory for long lines, and one bad line being one bad line."""
+
 from __future__ import annotations
 
 import io
@@ -19,12 +20,23 @@ def read(text: str | bytes, reader: Reader | None = None, line: int = 1):
     return r.read(raw, line)
 
 
-@pytest.mark.parametrize("text", [
-    "8 6 7 2 5 4 3 0 1", "8,6,7,2,5,4,3,0,1", "8 6 7/2 5 4/3 0 1", "[[8,6,7],[2,5,4],[3,0,1]]",
-    "[8,6,7,2,5,4,3,0,1]", '{"board": "8 6 7 2 5 4 3 0 1"}', '{"start": [8,6,7,2,5,4,3,0,1]}',
-    '{"input": "8 6 7/2 5 4/3 0 1", "error": "was bad once"}', "8 6 7/2 5 4/3 0 1\t31",
-    '"8 6 7/2 5 4/3 0 1",31', "8 6 7 2 5 4 3 0 1,extra", "  8 6 7 2 5 4 3 0 1  \r",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "8 6 7 2 5 4 3 0 1",
+        "8,6,7,2,5,4,3,0,1",
+        "8 6 7/2 5 4/3 0 1",
+        "[[8,6,7],[2,5,4],[3,0,1]]",
+        "[8,6,7,2,5,4,3,0,1]",
+        '{"board": "8 6 7 2 5 4 3 0 1"}',
+        '{"start": [8,6,7,2,5,4,3,0,1]}',
+        '{"input": "8 6 7/2 5 4/3 0 1", "error": "was bad once"}',
+        "8 6 7/2 5 4/3 0 1\t31",
+        '"8 6 7/2 5 4/3 0 1",31',
+        "8 6 7 2 5 4 3 0 1,extra",
+        "  8 6 7 2 5 4 3 0 1  \r",
+    ],
+)
 def test_every_format_names_the_same_board(text):
     start, goal = problem(read(text))
     assert start == Board.parse("8 6 7 2 5 4 3 0 1") and goal == goal_board("3x3")
@@ -36,8 +48,10 @@ def test_lines_that_ask_nothing(text):
 
 
 def test_json_line_goal_shape_id_and_the_rest_carried():
-    req = read('{"id": 7, "board": [[1,2],[3,0],[4,5]], "goal": "blank-first", '
-               '"shape": "3x2", "note": "x", "distance": 3}')
+    req = read(
+        '{"id": 7, "board": [[1,2],[3,0],[4,5]], "goal": "blank-first", '
+        '"shape": "3x2", "note": "x", "distance": 3}'
+    )
     assert req.id == 7 and req.goal == "blank-first" and req.shape == "3x2"
     assert req.extra == {"goal": "blank-first", "shape": "3x2", "note": "x", "distance": 3}
     start, goal = problem(req)
@@ -67,26 +81,32 @@ def test_a_line_that_is_a_board_as_a_whole_is_one():
     assert problem(read("1,2,3,4,0,5"))[0] == Board.parse("1 2 3/4 0 5")
 
 
-@pytest.mark.parametrize("text,words", [
-    ("1 2 3/4 5 6/7 8 8\t31", "appears twice"),  # the first column was meant as the board
-    ("1,2,3,4,5,6,7,8,8", "appears twice"),  # the whole line was
-    ("junk", "not a tile number"),
-])
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        ("1 2 3/4 5 6/7 8 8\t31", "appears twice"),  # the first column was meant as the board
+        ("1,2,3,4,5,6,7,8,8", "appears twice"),  # the whole line was
+        ("junk", "not a tile number"),
+    ],
+)
 def test_the_error_of_the_part_meant_as_the_board(text, words):
     with pytest.raises(BoardError, match=words):
         problem(read(text))
 
 
-@pytest.mark.parametrize("raw,words", [
-    (b"\xff\xfe 1 2 3", "not UTF-8"),
-    (b"{", "not valid JSON"),
-    (b'{"board": ' + b"[" * 1000 + b"]" * 1000 + b"}", "nested too deeply"),
-    (b'{"id": ' + b"1" * 5000 + b', "board": "1 2 3 4 0 5"}', "number too long"),
-    (b"[1,2]", None),  # a JSON list is a board (a wrong one): no line error
-    (b'{"board": 5}', "must be a string or a list"),
-    (b'{"goal": "spiral"}', 'without a "board"'),
-    (b'"just a string"', None),
-])
+@pytest.mark.parametrize(
+    "raw,words",
+    [
+        (b"\xff\xfe 1 2 3", "not UTF-8"),
+        (b"{", "not valid JSON"),
+        (b'{"board": ' + b"[" * 1000 + b"]" * 1000 + b"}", "nested too deeply"),
+        (b'{"id": ' + b"1" * 5000 + b', "board": "1 2 3 4 0 5"}', "number too long"),
+        (b"[1,2]", None),  # a JSON list is a board (a wrong one): no line error
+        (b'{"board": 5}', "must be a string or a list"),
+        (b'{"goal": "spiral"}', 'without a "board"'),
+        (b'"just a string"', None),
+    ],
+)
 def test_syntax_errors_are_line_errors(raw, words):
     if words is None:
         with pytest.raises(BoardError):
@@ -96,11 +116,18 @@ def test_syntax_errors_are_line_errors(raw, words):
         read(raw)
 
 
-@pytest.mark.parametrize("text", [
-    "1 2 3 4 5 6 7 8 " + "9" * 4301, "[" * 1000 + "]" * 1000, "[1,2,3,4,5,6,7,8," + "9" * 5000 + "]",
-    "1 2 3/4 5 6/7 8 0" + "/" * 70000, "٣ 1 2 4 5 6 7 8 0", '{"board": "1 2 3 4 5 6 7 8 0", '
-    '"shape": "3x' + "9" * 5000 + '"}', "1 2 3 4 5 6 7 8 0\x00",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 2 3 4 5 6 7 8 " + "9" * 4301,
+        "[" * 1000 + "]" * 1000,
+        "[1,2,3,4,5,6,7,8," + "9" * 5000 + "]",
+        "1 2 3/4 5 6/7 8 0" + "/" * 70000,
+        "٣ 1 2 4 5 6 7 8 0",
+        '{"board": "1 2 3 4 5 6 7 8 0", "shape": "3x' + "9" * 5000 + '"}',
+        "1 2 3 4 5 6 7 8 0\x00",
+    ],
+)
 def test_hostile_boards_are_one_line_errors(text):
     with pytest.raises(BoardError) as info:
         problem(read(text))
@@ -117,8 +144,13 @@ def test_chunks_number_lines_and_refuse_long_ones_in_bounded_memory():
         for i, raw in enumerate(c.lines()):
             numbered.append((c.first + i, raw, c.long.get(i)))
             assert len(raw) <= 1000
-    assert [(n, raw) for n, raw, _ in numbered] == [(1, b"a"), (2, b""), (3, b"b"), (4, b""),
-                                                     (5, b"c")]
+    assert [(n, raw) for n, raw, _ in numbered] == [
+        (1, b"a"),
+        (2, b""),
+        (3, b"b"),
+        (4, b""),
+        (5, b"c"),
+    ]
     assert [n for n, _, long in numbered if long] == [2] and numbered[1][2] > 1000
 
 

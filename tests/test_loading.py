@@ -1,6 +1,7 @@
 """How tables reach memory (solver.tables.loading): every way gives the same tables, the same
 heuristic values and the same search results; the rule and its overrides; layouts remembered
 so that a warm start needs no h5py."""
+
 from __future__ import annotations
 
 import os
@@ -10,8 +11,8 @@ import pytest
 
 from solver import api
 from solver.core.board import goal_board
-from solver.tables import catalog, layouts, loading, pattern_db, store
 from solver.search import plans
+from solver.tables import catalog, layouts, loading, pattern_db, store
 
 MODES = ("map", "populate", "read")
 
@@ -42,7 +43,7 @@ def test_every_mode_gives_the_same_tables(tables_dir, name):
             assert table.dtype == ref.tables[ds].dtype
         whole, offsets = store.joined(tf.tables.values())
         for table, off in zip(tf.tables.values(), offsets):
-            assert np.array_equal(whole[off:off + table.nbytes], table.view(np.uint8).ravel())
+            assert np.array_equal(whole[off : off + table.nbytes], table.view(np.uint8).ravel())
 
 
 def test_searches_agree_whatever_the_mode(tables_dir):
@@ -60,8 +61,10 @@ def test_searches_agree_whatever_the_mode(tables_dir):
         store.clear_cache()
         pattern_db.clear_cache()
         plans.clear_cache()
-        answers[mode] = [(s.length, s.nodes_generated) for s in
-                         (api.solve(b, data_dir=tables_dir) for b in boards)]
+        answers[mode] = [
+            (s.length, s.nodes_generated)
+            for s in (api.solve(b, data_dir=tables_dir) for b in boards)
+        ]
     assert answers["map"] == answers["populate"] == answers["read"]
 
 

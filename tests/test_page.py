@@ -2,6 +2,7 @@
 generate a board of a chosen distance, press solve, watch the tiles reach the goal with the
 counter at the optimal length (checked against the exact table); a hint, a move by hand, and a
 phone-sized screen.  Skipped, saying why, only when no chromium can be found."""
+
 from __future__ import annotations
 
 import shutil
@@ -14,9 +15,17 @@ from solver.tables import exact
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+)
 WAIT = 20  # seconds for anything the page does
 
 
@@ -26,8 +35,10 @@ def _why_not() -> str | None:
     except ImportError:
         return "selenium is not installed (pip install -e '.[test]')"
     if not CHROMIUM or not CHROMEDRIVER:
-        return ("chromium and chromedriver are not installed "
-                "(apt-get install chromium chromium-driver; .ci/run does it)")
+        return (
+            "chromium and chromedriver are not installed "
+            "(apt-get install chromium chromium-driver; .ci/run does it)"
+        )
     return None
 
 
@@ -60,7 +71,8 @@ def _wait(driver, condition, what):
     from selenium.webdriver.support.ui import WebDriverWait
 
     return WebDriverWait(driver, WAIT, poll_frequency=0.05).until(
-        lambda d: condition(d), message=what)
+        lambda d: condition(d), message=what
+    )
 
 
 def _tiles(driver) -> str:
@@ -73,8 +85,11 @@ def _text(driver, element_id) -> str:
 
 def _open(browser, live_server):
     browser.get(live_server.url + "/")
-    _wait(browser, lambda d: d.execute_script("return document.body.dataset.ready") == "1",
-          "the page never finished loading")
+    _wait(
+        browser,
+        lambda d: d.execute_script("return document.body.dataset.ready") == "1",
+        "the page never finished loading",
+    )
 
 
 def _generate(browser, distance: int) -> Board:
@@ -86,8 +101,11 @@ def _generate(browser, distance: int) -> Board:
     field.send_keys(str(distance))
     before = _tiles(browser)
     browser.find_element("id", "generate").click()
-    _wait(browser, lambda d: _tiles(d) != before and _text(d, "distance") == str(distance),
-          f"no board {distance} moves away appeared")
+    _wait(
+        browser,
+        lambda d: _tiles(d) != before and _text(d, "distance") == str(distance),
+        f"no board {distance} moves away appeared",
+    )
     return Board.from_tiles(map(int, _tiles(browser).split()), "3x3")
 
 
@@ -101,12 +119,18 @@ def test_generate_solve_and_watch_the_tiles_reach_the_goal(browser, live_server,
     Select(browser.find_element("id", "speed")).select_by_value("15")
     browser.find_element("id", "solve").click()
     goal = goal_board("3x3").flat()
-    _wait(browser, lambda d: _text(d, "counter") == "14 / 14" and _tiles(d) == goal,
-          "the solution did not play to the goal")
+    _wait(
+        browser,
+        lambda d: _text(d, "counter") == "14 / 14" and _tiles(d) == goal,
+        "the solution did not play to the goal",
+    )
     assert _text(browser, "distance") == "0"
     assert len(browser.find_elements("css selector", ".tile.home")) == 8
-    _wait(browser, lambda d: _text(d, "heuristic").startswith("0 "),
-          "the heuristic was not asked again for the goal")
+    _wait(
+        browser,
+        lambda d: _text(d, "heuristic").startswith("0 "),
+        "the heuristic was not asked again for the goal",
+    )
 
 
 def test_hint_and_moving_a_tile_by_hand(browser, live_server, service_dir):
@@ -129,8 +153,11 @@ def test_hint_and_moving_a_tile_by_hand(browser, live_server, service_dir):
         _wait(browser, lambda d: _text(d, "distance").isdigit(), "no distance after a move")
         moved = Board.from_tiles(map(int, _tiles(browser).split()), "3x3")
         want = exact.distance(moved, goal_board("3x3"), data_dir=service_dir)
-        _wait(browser, lambda d: _text(d, "distance") == str(want),
-              "the distance shown is not the table's")
+        _wait(
+            browser,
+            lambda d, want=want: _text(d, "distance") == str(want),
+            "the distance shown is not the table's",
+        )
         break
 
 
@@ -142,7 +169,8 @@ def test_a_phone_sized_screen_needs_no_sideways_scrolling(browser, live_server):
             "const right = [...document.querySelectorAll('body *')]"
             "  .map((e) => e.getBoundingClientRect().right);"
             "return Math.max(document.documentElement.scrollWidth, ...right)"
-            "  - document.documentElement.clientWidth")
+            "  - document.documentElement.clientWidth"
+        )
         assert overflow <= 0
         tile = browser.find_element("css selector", ".tile")
         assert tile.size["width"] >= 40  # big enough for a finger

@@ -6,6 +6,7 @@ none of it; the parallel search must return a solution of the serial length (eve
 an iteration shares the bound, so any solution found in it is a shortest one) that replays to
 the goal.
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -21,12 +22,14 @@ from solver import api
 from solver.api import SearchOptions
 from solver.core.board import Board, Shape, goal_board
 from solver.core.solution import SearchLimitReached
-from solver.search import driver, kernels as K, parallel, units
+from solver.search import driver, parallel, units
+from solver.search import kernels as K
 from solver.search.walk import READY, Walk
 
 SHAPE3, SHAPE4 = Shape(3, 3), Shape(4, 4)
-SETTINGS = settings(max_examples=25, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 def random_walk(goal: Board, steps: int, seed: int) -> Board:
@@ -82,8 +85,12 @@ def eager(monkeypatch):
 
 
 @SETTINGS
-@given(kind=st.sampled_from(KINDS), seed=st.integers(0, 10**6), depth=st.integers(1, 5),
-       extra=st.integers(0, 3))
+@given(
+    kind=st.sampled_from(KINDS),
+    seed=st.integers(0, 10**6),
+    depth=st.integers(1, 5),
+    extra=st.integers(0, 3),
+)
 def test_units_search_exactly_the_serial_tree(pdb_dir, kind, seed, depth, extra):
     problem = problem_of(board_for(kind, seed), options(kind, pdb_dir))
     if problem.root_h == 0:
@@ -103,8 +110,11 @@ def test_units_search_exactly_the_serial_tree(pdb_dir, kind, seed, depth, extra)
 
 
 @SETTINGS
-@given(kind=st.sampled_from(KINDS), seed=st.integers(0, 10**6),
-       slices=st.lists(st.integers(1, 400), min_size=1, max_size=6))
+@given(
+    kind=st.sampled_from(KINDS),
+    seed=st.integers(0, 10**6),
+    slices=st.lists(st.integers(1, 400), min_size=1, max_size=6),
+)
 def test_give_away_loses_and_repeats_nothing(pdb_dir, kind, seed, slices):
     problem = problem_of(board_for(kind, seed), options(kind, pdb_dir))
     if problem.root_h == 0:
@@ -121,8 +131,9 @@ def test_give_away_loses_and_repeats_nothing(pdb_dir, kind, seed, slices):
             given_away += w.give_away()
     while state in (READY, K.BUDGET_SPENT):
         state = w.run(1 << 30)
-    results = [units.run_unit(problem, units.WorkUnit(problem.letters(p)), bound)
-               for p in given_away]
+    results = [
+        units.run_unit(problem, units.WorkUnit(problem.letters(p)), bound) for p in given_away
+    ]
     found = [r.moves for r in results if r.moves] + ([1] if state == K.FOUND else [])
     if status == K.FOUND:
         assert found
@@ -154,8 +165,9 @@ def test_parallel_on_korf_instances(pdb_dir):
     from test_idastar import korf_instances
 
     for _, tiles, length in korf_instances(3):
-        sol = api.solve(tiles, "blank-first", algorithm="idastar", partition="5-5-5",
-                        data_dir=pdb_dir, jobs=2)
+        sol = api.solve(
+            tiles, "blank-first", algorithm="idastar", partition="5-5-5", data_dir=pdb_dir, jobs=2
+        )
         assert sol.length == length and sol.optimal
         assert sol.nodes_generated > 0 and sol.extra["jobs"] == 2
 
@@ -168,8 +180,7 @@ def test_work_units_travel_to_other_processes(pdb_dir):
     boards = [random_walk(goal, 44, s) for s in (1, 2, 3)]
     with ctx.Pool(2) as pool:
         for board in boards:
-            moves, nodes, count = units.search_units(board, goal, opts, mapper=pool.map,
-                                                     want=8)
+            moves, nodes, count = units.search_units(board, goal, opts, mapper=pool.map, want=8)
             assert board.apply(moves) == goal
             assert len(moves) == api.solve(board, options=opts).length
             assert nodes > 0
@@ -189,14 +200,21 @@ HARD = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # Korf #1, 57 moves to blank-fir
 
 def test_parallel_limits(eager):
     with pytest.raises(SearchLimitReached) as info:
-        api.solve(HARD, "blank-first", algorithm="idastar", heuristic="manhattan",
-                  max_nodes=300_000, jobs=2)
+        api.solve(
+            HARD,
+            "blank-first",
+            algorithm="idastar",
+            heuristic="manhattan",
+            max_nodes=300_000,
+            jobs=2,
+        )
     part = info.value.partial
     assert 41 <= part.lower_bound <= 57 and (57 - part.lower_bound) % 2 == 0
     assert 300_000 <= part.nodes_generated < 400_000
     with pytest.raises(SearchLimitReached) as info:
-        api.solve(HARD, "blank-first", algorithm="idastar", heuristic="manhattan",
-                  timeout=0.3, jobs=2)
+        api.solve(
+            HARD, "blank-first", algorithm="idastar", heuristic="manhattan", timeout=0.3, jobs=2
+        )
     assert "time limit" in str(info.value)
 
 
@@ -234,8 +252,13 @@ def test_keyboard_interrupt_stops_every_thread():
         " algorithm='idastar', heuristic='manhattan', jobs=2)\n"
     )
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(4.0)  # imports and kernel load, then deep in the search
     assert proc.poll() is None
     t0 = time.perf_counter()

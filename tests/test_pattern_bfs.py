@@ -1,4 +1,5 @@
 """The pattern BFS kernel: its ranks agree with solver.ranking, its tables with a naive 0-1 BFS."""
+
 from __future__ import annotations
 
 import itertools
@@ -8,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive_pdb import pattern_table
+
 from pdb_builder.pattern_bfs import (
     UNREACHED,
     bfs_pattern,
@@ -28,9 +30,20 @@ def expected_table(shape: Shape, goal: Board, tiles) -> np.ndarray:
     return table
 
 
-@pytest.mark.parametrize("shape, k", [("2x2", 3), ("2x3", 1), ("2x3", 5), ("3x3", 2),
-                                      ("3x3", 3), ("3x3", 4), ("3x4", 5), ("4x4", 4),
-                                      ("5x5", 3)])
+@pytest.mark.parametrize(
+    "shape, k",
+    [
+        ("2x2", 3),
+        ("2x3", 1),
+        ("2x3", 5),
+        ("3x3", 2),
+        ("3x3", 3),
+        ("3x3", 4),
+        ("3x4", 5),
+        ("4x4", 4),
+        ("5x5", 3),
+    ],
+)
 def test_kernel_ranks_agree_with_solver_ranking(shape, k):
     """The sweep's own decoding of placements and its incremental rank after every move are
     exactly solver.ranking.rank (the index the heuristics look up)."""
@@ -50,10 +63,22 @@ def test_kernel_ranks_agree_with_solver_ranking(shape, k):
             assert np.array_equal(moves[:, 4 * i + t], want), (i, t)
 
 
-CASES = [("2x2", (1, 2, 3)), ("2x3", (1, 2, 3)), ("2x3", (4, 5)), ("2x3", (1, 2, 3, 4, 5)),
-         ("3x3", (1, 2, 3, 4)), ("3x3", (5, 6, 7, 8)), ("3x3", (2,)), ("3x3", (1, 3, 5, 7, 8)),
-         ("3x4", (1, 2, 3)), ("4x3", (3, 6, 9)),
-         ("4x4", (1, 2)), ("4x4", (13, 14, 15)), ("5x5", (1, 7)), ("2x4", (2, 3, 5, 7))]
+CASES = [
+    ("2x2", (1, 2, 3)),
+    ("2x3", (1, 2, 3)),
+    ("2x3", (4, 5)),
+    ("2x3", (1, 2, 3, 4, 5)),
+    ("3x3", (1, 2, 3, 4)),
+    ("3x3", (5, 6, 7, 8)),
+    ("3x3", (2,)),
+    ("3x3", (1, 3, 5, 7, 8)),
+    ("3x4", (1, 2, 3)),
+    ("4x3", (3, 6, 9)),
+    ("4x4", (1, 2)),
+    ("4x4", (13, 14, 15)),
+    ("5x5", (1, 7)),
+    ("2x4", (2, 3, 5, 7)),
+]
 
 
 @pytest.mark.parametrize("goal", [None, "blank-first", "spiral"])
@@ -67,8 +92,11 @@ def test_tables_equal_a_naive_zero_one_bfs(shape, tiles, goal):
     reached = result.table[result.table != UNREACHED]
     assert np.array_equal(np.bincount(reached, minlength=len(result.counts)), result.counts)
     assert result.unreached == int((result.table == UNREACHED).sum())
-    assert result.counts[-1] > 0 and result.table[ranking.rank(
-        np.array([g.tiles.index(t) for t in sorted(tiles)]), s.size)] == 0
+    assert (
+        result.counts[-1] > 0
+        and result.table[ranking.rank(np.array([g.tiles.index(t) for t in sorted(tiles)]), s.size)]
+        == 0
+    )
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3, 8])
@@ -126,15 +154,23 @@ def test_random_patterns_and_goals_match_the_naive_search(data):
     assert np.array_equal(result.table, expected_table(s, goal, tiles))
 
 
-@pytest.mark.parametrize("shape, tiles", [("3x3", (1, 2, 3, 4)), ("3x3", (2, 4, 6, 8)),
-                                          ("3x3", (1, 5, 8)), ("2x4", (1, 2, 3, 4, 5)),
-                                          ("2x4", (3, 6, 7))])
+@pytest.mark.parametrize(
+    "shape, tiles",
+    [
+        ("3x3", (1, 2, 3, 4)),
+        ("3x3", (2, 4, 6, 8)),
+        ("3x3", (1, 5, 8)),
+        ("2x4", (1, 2, 3, 4, 5)),
+        ("2x4", (3, 6, 7)),
+    ],
+)
 def test_push_only_pull_only_and_mixed_layers_agree(shape, tiles):
     """Every layer pushed, every layer pulled, and the default switch: the same table, the same
     states, the same histogram (and the naive table)."""
     s = Shape.parse(shape)
-    runs = [bfs_pattern(s, tiles, progress=False, threads=2, pull_when=pw)
-            for pw in (0.0, 1e9, 1.0)]
+    runs = [
+        bfs_pattern(s, tiles, progress=False, threads=2, pull_when=pw) for pw in (0.0, 1e9, 1.0)
+    ]
     assert [r.layers[0][1] for r in runs[:2]] == ["push", "pull"]
     assert {mode for _, mode, _, _ in runs[0].layers} == {"push"}
     assert {mode for _, mode, _, _ in runs[1].layers} == {"pull"}
@@ -144,9 +180,17 @@ def test_push_only_pull_only_and_mixed_layers_agree(shape, tiles):
         assert r.states == runs[0].states and r.counts.tolist() == runs[0].counts.tolist()
 
 
-@pytest.mark.parametrize("shape, k, word", [("4x4", 8, np.uint16), ("4x4", 7, np.uint32),
-                                            ("4x4", 6, np.uint32), ("3x3", 4, np.uint16),
-                                            ("5x5", 3, np.uint64), ("4x4", 15, np.uint16)])
+@pytest.mark.parametrize(
+    "shape, k, word",
+    [
+        ("4x4", 8, np.uint16),
+        ("4x4", 7, np.uint32),
+        ("4x4", 6, np.uint32),
+        ("3x3", 4, np.uint16),
+        ("5x5", 3, np.uint64),
+        ("4x4", 15, np.uint16),
+    ],
+)
 def test_words_hold_two_bits_per_free_cell(shape, k, word):
     g = geometry(Shape.parse(shape), k)
     free = Shape.parse(shape).size - k
@@ -158,7 +202,8 @@ def test_work_items_cover_the_blocks_once():
         items = work_items(nblocks, threads)
         assert items[0][0] == 0 and items[-1][1] == nblocks
         assert all(a < b for a, b in items) and all(
-            b == a2 for (_, b), (a2, _) in itertools.pairwise(items))
+            b == a2 for (_, b), (a2, _) in itertools.pairwise(items)
+        )
         assert len(items) >= min(nblocks, 8 * threads) or threads == 1
 
 
@@ -185,8 +230,12 @@ def test_the_fallback_without_bmi2_builds_the_same_tables(tmp_path):
     env = dict(os.environ, NUMBA_CPU_NAME="generic")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    subprocess.run([sys.executable, "-c", f"OUT = {str(tmp_path)!r}\n" + FALLBACK_SCRIPT],
-                   env=env, check=True, timeout=600)
+    subprocess.run(
+        [sys.executable, "-c", f"OUT = {str(tmp_path)!r}\n" + FALLBACK_SCRIPT],
+        env=env,
+        check=True,
+        timeout=600,
+    )
     for shape, tiles in [("3x3", (1, 2, 3, 4)), ("2x4", (2, 3, 5, 7))]:
         s = Shape.parse(shape)
         want = expected_table(s, goal_board(s), tiles)

@@ -1,4 +1,5 @@
 """Partitions: the presets, custom partitions, validation and normalisation."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,10 +28,18 @@ PUBLISHED_BLANK_FIRST = {
 
 # The 24-puzzle's 6-6-6-6 (Korf & Felner 2002), as the tile sets of Korf's own program; its
 # mirror image across the main diagonal is the set other solvers list (Sewell's, for one).
-PUBLISHED_5X5 = [[1, 2, 5, 6, 7, 12], [3, 4, 8, 9, 13, 14], [10, 11, 15, 16, 20, 21],
-                 [17, 18, 19, 22, 23, 24]]
-MIRRORED_5X5 = [[1, 5, 6, 10, 11, 12], [2, 3, 4, 7, 8, 9], [13, 14, 18, 19, 23, 24],
-                [15, 16, 17, 20, 21, 22]]
+PUBLISHED_5X5 = [
+    [1, 2, 5, 6, 7, 12],
+    [3, 4, 8, 9, 13, 14],
+    [10, 11, 15, 16, 20, 21],
+    [17, 18, 19, 22, 23, 24],
+]
+MIRRORED_5X5 = [
+    [1, 5, 6, 10, 11, 12],
+    [2, 3, 4, 7, 8, 9],
+    [13, 14, 18, 19, 23, 24],
+    [15, 16, 17, 20, 21, 22],
+]
 
 
 def test_presets_are_the_published_sets_rotated_onto_the_blank_last_goal():
@@ -65,8 +74,7 @@ def test_the_7_8_preset_for_blank_last_is_9_to_15_and_1_to_8():
 
 
 @pytest.mark.parametrize("shape", sorted(set(PRESET_SHAPES.values())))
-@pytest.mark.parametrize("goal", ["blank-last", "blank-first", "snake", "spiral",
-                                  "middle-blank"])
+@pytest.mark.parametrize("goal", ["blank-last", "blank-first", "snake", "spiral", "middle-blank"])
 def test_every_preset_is_a_valid_partition_for_every_goal(shape, goal):
     g = goal_board(shape, goal) if goal != "middle-blank" else _middle_blank(shape)
     for name, part in presets(shape, g).items():
@@ -115,17 +123,20 @@ def test_custom_partitions_are_normalised_and_named():
     assert parse_partition(q, "3x3") == q
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("1,2,3/3,4,5,6,7,8", "tile 3 appears in two patterns"),
-    ("1,2,2,3/4,5,6,7,8", "tile 2 appears twice in one pattern"),
-    ("1,2,3", "tiles 4,5,6,7,8 are in no pattern"),
-    ("1,2,9/3,4,5,6,7,8", "tile 9 does not exist on a 3x3 board"),
-    ("0,1,2,3,4/5,6,7,8", "the blank (0) cannot be in a pattern"),
-    ("1,2,3,4//5,6,7,8", "empty pattern"),
-    ("7-8", "neither a preset for 3x3"),
-    ("abc", "neither a preset"),
-    ("", "neither a preset"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("1,2,3/3,4,5,6,7,8", "tile 3 appears in two patterns"),
+        ("1,2,2,3/4,5,6,7,8", "tile 2 appears twice in one pattern"),
+        ("1,2,3", "tiles 4,5,6,7,8 are in no pattern"),
+        ("1,2,9/3,4,5,6,7,8", "tile 9 does not exist on a 3x3 board"),
+        ("0,1,2,3,4/5,6,7,8", "the blank (0) cannot be in a pattern"),
+        ("1,2,3,4//5,6,7,8", "empty pattern"),
+        ("7-8", "neither a preset for 3x3"),
+        ("abc", "neither a preset"),
+        ("", "neither a preset"),
+    ],
+)
 def test_invalid_partitions_are_one_line_value_errors(text, fragment):
     with pytest.raises(ValueError) as info:
         parse_partition(text, "3x3")

@@ -1,6 +1,7 @@
 """5x5 pattern databases: a small partition built in the test (seconds; the real 6-6-6-6 is
 never built here) is found by the catalog for its goal and for symmetric goals, and its values
 never exceed the true distance, which an independent IDA* (linear conflict) measures."""
+
 from __future__ import annotations
 
 import random
@@ -55,14 +56,13 @@ def test_a_goal_with_a_central_blank_names_the_command_that_builds_its_own(small
 
 @settings(max_examples=15, deadline=None)
 @given(goal=st.sampled_from(GOALS), steps=st.integers(0, 30), seed=st.integers(0, 2**32))
-def test_the_heuristic_never_exceeds_the_distance_on_random_walks(small_dir, goal, steps,
-                                                                  seed):
+def test_the_heuristic_never_exceeds_the_distance_on_random_walks(small_dir, goal, steps, seed):
     g = goal_board("5x5", goal)
     board = walk(g, steps, seed)
-    with_pdb = api.solve(board.flat(), goal, algorithm="idastar", heuristic="pdb",
-                         data_dir=small_dir)
-    independent = api.solve(board.flat(), goal, algorithm="idastar",
-                            heuristic="linear-conflict")
+    with_pdb = api.solve(
+        board.flat(), goal, algorithm="idastar", heuristic="pdb", data_dir=small_dir
+    )
+    independent = api.solve(board.flat(), goal, algorithm="idastar", heuristic="linear-conflict")
     h = heuristics.evaluate(board, goal, data_dir=small_dir)
     assert with_pdb.database == FILE
     assert with_pdb.length == independent.length <= steps

@@ -3,6 +3,7 @@
 Lines go to stderr only: on a terminal, or anywhere with -v; never on stdout; nothing for
 searches shorter than a second.
 """
+
 from __future__ import annotations
 
 import io
@@ -18,16 +19,23 @@ HARD = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # Korf #1, 57 moves to blank-fir
 
 def test_describe():
     p = Progress(iteration=7, bound=59, nodes=1_839_113, seconds=0.5, done=True, jobs=2)
-    assert progress.describe(p) == ("iteration 7, bound 59 done: 1,839,113 nodes "
-                                    "(3.7 M/s, 2 threads), 0.5 s")
+    assert progress.describe(p) == (
+        "iteration 7, bound 59 done: 1,839,113 nodes (3.7 M/s, 2 threads), 0.5 s"
+    )
     p = Progress(3, 52.5, 10, 2.0, False, 1)
     assert progress.describe(p) == "iteration 3, bound 52.5: 10 nodes (0.0 M/s), 2.0 s"
 
 
 def test_the_driver_reports_every_iteration(pdb_dir):
     heard = []
-    sol = api.solve(HARD, "blank-first", algorithm="idastar", partition="5-5-5",
-                    data_dir=pdb_dir, progress=heard.append)
+    sol = api.solve(
+        HARD,
+        "blank-first",
+        algorithm="idastar",
+        partition="5-5-5",
+        data_dir=pdb_dir,
+        progress=heard.append,
+    )
     done = [p for p in heard if p.done]
     assert [p.iteration for p in done] == list(range(1, sol.iterations + 1))
     assert done[-1].bound == 57 and done[-1].nodes == sol.nodes_generated
@@ -59,7 +67,8 @@ def test_cli_prints_iterations_on_stderr_with_v(run_cli, pdb_dir, monkeypatch, v
     monkeypatch.setattr(progress, "QUIET_SECONDS", 0.0)
     monkeypatch.setattr(driver, "TICK_SECONDS", 0.0)
     args = ["solve", HARD, "--goal", "blank-first", "--data-dir", pdb_dir] + (
-        ["-v"] if verbose else [])
+        ["-v"] if verbose else []
+    )
     r = run_cli(args)
     assert r.exit_code == 0
     assert r.stdout.startswith("57 moves: ") and "iteration" not in r.stdout

@@ -1,4 +1,5 @@
 """The pipelines the README shows run, with the answers the README says they give."""
+
 from __future__ import annotations
 
 import os
@@ -20,16 +21,25 @@ def test_the_readme_pipelines_run(tables_dir, tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     script = bin_dir / "npuzzle"  # this checkout's npuzzle, whatever is installed
-    script.write_text(f"#!/bin/sh\nexec {sys.executable} -m solver \"$@\"\n")
+    script.write_text(f'#!/bin/sh\nexec {sys.executable} -m solver "$@"\n')
     script.chmod(0o755)
-    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "PYTHONPATH": str(ROOT),
-           "NPUZZLE_DATA": str(tables_dir)}
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "PYTHONPATH": str(ROOT),
+        "NPUZZLE_DATA": str(tables_dir),
+    }
     outputs = []
     for line in readme_block().splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        r = subprocess.run(["bash", "-o", "pipefail", "-c", line], capture_output=True,
-                           text=True, env=env, cwd=tmp_path)
+        r = subprocess.run(
+            ["bash", "-o", "pipefail", "-c", line],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
         assert r.returncode == 0, (line, r.stderr)
         assert "Traceback" not in r.stderr
         outputs.append(r.stdout)

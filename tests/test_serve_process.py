@@ -1,6 +1,7 @@
 """`npuzzle serve` as a user runs it: a real process on a free loopback port, called over HTTP;
 a long search in one request does not hold up lookups in others; Ctrl-C ends it cleanly; and
 without the [serve] extra the command says in one line how to install it."""
+
 from __future__ import annotations
 
 import sys
@@ -9,6 +10,7 @@ import time
 
 from conftest import assert_one_line_error
 from serving import call
+
 from solver.core.board import goal_board, parse_board
 
 FAR_3X3 = "8 6 7/2 5 4/3 0 1"
@@ -25,8 +27,7 @@ def test_the_real_server_answers(live_server):
     status, body = call(url + "/distance", {"board": "1 2"})
     assert status == 400 and "error" in body
     status, health = call(url + "/health")
-    assert status == 200 and health["workers"] == {"ready": 1, "of": 1, "running": 0,
-                                                   "waiting": 0}
+    assert status == 200 and health["workers"] == {"ready": 1, "of": 1, "running": 0, "waiting": 0}
 
 
 def test_a_long_search_does_not_stall_lookups(live_server):
@@ -36,8 +37,9 @@ def test_a_long_search_does_not_stall_lookups(live_server):
     slow = {}
 
     def long_search():
-        slow["answer"] = call(url + "/solve", {"board": FAR_3X3, "algorithm": "iddfs",
-                                               "timeout": 3}, timeout=60)
+        slow["answer"] = call(
+            url + "/solve", {"board": FAR_3X3, "algorithm": "iddfs", "timeout": 3}, timeout=60
+        )
 
     worker = threading.Thread(target=long_search)
     worker.start()
@@ -82,18 +84,22 @@ def test_a_busy_port_is_one_line(run_cli):
 def test_help_does_not_import_the_service():
     import subprocess
 
-    code = ("import sys; from solver.cli import main\n"
-            "try: main(['--help'])\nexcept SystemExit: pass\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('fastapi', 'uvicorn', 'starlette') or m.startswith('solver.service')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip().splitlines()[-1]
+    code = (
+        "import sys; from solver.cli import main\n"
+        "try: main(['--help'])\nexcept SystemExit: pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('fastapi', 'uvicorn', 'starlette') or m.startswith('solver.service')))"
+    )
+    out = (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        .stdout.strip()
+        .splitlines()[-1]
+    )
     assert out == "[]"
 
 
 def test_solutions_from_the_real_server_replay(live_server):
-    status, body = call(live_server.url + "/generate", {"shape": "2x3", "count": 5,
-                                                        "seed": 3})
+    status, body = call(live_server.url + "/generate", {"shape": "2x3", "count": 5, "seed": 3})
     assert status == 200
     for rec in body["results"]:
         status, sol = call(live_server.url + "/solve", {"board": rec["board"]})

@@ -1,6 +1,7 @@
 """The HTTP service through FastAPI's test client: every endpoint's answers checked against the
 exact tables (solutions replayed, lengths optimal), every error a client can cause answered in
 one JSON line with DESIGN §7's status, never a 500 -- hypothesis throws malformed bodies."""
+
 from __future__ import annotations
 
 import json
@@ -14,10 +15,15 @@ pytest.importorskip("httpx", reason="FastAPI's test client needs httpx")
 from fastapi.testclient import TestClient  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-
 from naive_bfs import distances_from  # noqa: E402
-from solver.core.board import Board, goal_board, is_solvable, parse_board  # noqa: E402
-from solver.core.board import BoardError  # noqa: E402
+
+from solver.core.board import (  # noqa: E402
+    Board,
+    BoardError,  # noqa: E402
+    goal_board,
+    is_solvable,
+    parse_board,
+)
 from solver.service.app import create_app  # noqa: E402
 from solver.service.limits import Settings  # noqa: E402
 
@@ -49,8 +55,11 @@ def client(service_dir, tmp_path_factory):
 
 
 def post(client, path, body):
-    r = client.post(path, json=body) if not isinstance(body, (bytes, str)) else \
-        client.post(path, content=body)
+    r = (
+        client.post(path, json=body)
+        if not isinstance(body, (bytes, str))
+        else client.post(path, content=body)
+    )
     return r.status_code, r.json()
 
 
@@ -88,8 +97,9 @@ def test_board_as_rows_and_goal_preset(client):
 
 def test_search_runs_in_a_worker_and_is_optimal(client, exact_3x3):
     """IDA* with a named heuristic goes to the worker process; its length is the table's."""
-    status, rec = post(client, "/solve", {"board": FAR_3X3, "algorithm": "idastar",
-                                          "heuristic": "linear-conflict"})
+    status, rec = post(
+        client, "/solve", {"board": FAR_3X3, "algorithm": "idastar", "heuristic": "linear-conflict"}
+    )
     assert status == 200 and rec["algorithm"] == "idastar" and rec["length"] == 31
     assert parse_board(FAR_3X3).apply(rec["moves"]) == GOAL_3X3
 
@@ -148,8 +158,9 @@ def test_several_boards_answer_in_order_each_on_its_own(client, exact_3x3):
 
 
 def test_generate_by_exact_distance(client, exact_3x3):
-    status, body = post(client, "/generate", {"shape": "3x3", "distance": 20, "count": 3,
-                                              "seed": 5})
+    status, body = post(
+        client, "/generate", {"shape": "3x3", "distance": 20, "count": 3, "seed": 5}
+    )
     assert status == 200 and len(body["results"]) == 3
     for rec in body["results"]:
         assert exact_3x3[parse_board(rec["board"]).tiles] == rec["distance"] == 20
@@ -158,8 +169,9 @@ def test_generate_by_exact_distance(client, exact_3x3):
 
 
 def test_generate_4x4_solves_in_a_worker(client):
-    status, body = post(client, "/generate", {"shape": "4x4", "distance": 10, "count": 2,
-                                              "seed": 1})
+    status, body = post(
+        client, "/generate", {"shape": "4x4", "distance": 10, "count": 2, "seed": 1}
+    )
     assert status == 200
     for rec in body["results"]:
         assert rec["distance"] == 10
@@ -191,34 +203,41 @@ def test_docs_work_offline(client):
 # --- errors ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path, body, code, fragment", [
-    ("/distance", b"{bad", 400, "not valid JSON"),
-    ("/distance", b"[1, 2]", 400, "JSON object"),
-    ("/distance", b"", 400, "JSON object"),
-    ("/distance", b'{"board":' + b"[" * 30_000 + b"]" * 30_000 + b"}", 400, "nested"),
-    ("/distance", b'{"board": "1 2 3 4 5 6 7 8 0", "timeout": ' + b"9" * 5000 + b"}", 400,
-     "number too long"),
-    ("/distance", {"board": "1 2 3/4 5 6/7 7 0"}, 400, "tile 7 appears twice"),
-    ("/distance", {"board": [[1, 2, 3], [4, 5, 6], [7, 8]]}, 400, "different lengths"),
-    ("/distance", {"board": 5}, 400, "cannot tell the shape"),
-    ("/distance", {"board": "[" * 20_000 + "]" * 20_000}, 400, "nested too deeply"),
-    ("/distance", {"board": "9" * 5000}, 400, "out of range"),
-    ("/distance", {}, 400, "give the board"),
-    ("/distance", {"board": FAR_3X3, "boards": [FAR_3X3]}, 400, "not both"),
-    ("/distance", {"board": FAR_3X3, "frobnicate": 1}, 400, "unknown field 'frobnicate'"),
-    ("/distance", {"board": FAR_3X3, "timeout": -1}, 400, "timeout"),
-    ("/distance", {"board": FAR_3X3, "max_nodes": 0}, 400, "max_nodes"),
-    ("/distance", {"board": FAR_3X3, "goal": "sideways"}, 400, "unknown goal"),
-    ("/distance", {"board": FAR_3X3, "shape": "2x3"}, 400, "3x3"),
-    ("/solve", {"board": FAR_3X3, "algorithm": "magic"}, 400, "algorithm"),
-    ("/solve", {"board": FAR_3X3, "algorithm": "dls"}, 400, "depth"),
-    ("/heuristic", {"board": FAR_3X3, "partition": "1,2/3"}, 400, ""),
-    ("/generate", {"shape": "3x3", "distance": 40}, 400, "maximum is 31"),
-    ("/generate", {"shape": "3x3", "count": 101}, 400, "at most 100"),
-    ("/generate", {"shape": "1x1"}, 400, "not supported"),
-    ("/generate", {"seed": -1}, 400, "seed"),
-    ("/hint", {"board": FAR_3X3, "algorithm": "dfs"}, 400, "optimal"),
-])
+@pytest.mark.parametrize(
+    "path, body, code, fragment",
+    [
+        ("/distance", b"{bad", 400, "not valid JSON"),
+        ("/distance", b"[1, 2]", 400, "JSON object"),
+        ("/distance", b"", 400, "JSON object"),
+        ("/distance", b'{"board":' + b"[" * 30_000 + b"]" * 30_000 + b"}", 400, "nested"),
+        (
+            "/distance",
+            b'{"board": "1 2 3 4 5 6 7 8 0", "timeout": ' + b"9" * 5000 + b"}",
+            400,
+            "number too long",
+        ),
+        ("/distance", {"board": "1 2 3/4 5 6/7 7 0"}, 400, "tile 7 appears twice"),
+        ("/distance", {"board": [[1, 2, 3], [4, 5, 6], [7, 8]]}, 400, "different lengths"),
+        ("/distance", {"board": 5}, 400, "cannot tell the shape"),
+        ("/distance", {"board": "[" * 20_000 + "]" * 20_000}, 400, "nested too deeply"),
+        ("/distance", {"board": "9" * 5000}, 400, "out of range"),
+        ("/distance", {}, 400, "give the board"),
+        ("/distance", {"board": FAR_3X3, "boards": [FAR_3X3]}, 400, "not both"),
+        ("/distance", {"board": FAR_3X3, "frobnicate": 1}, 400, "unknown field 'frobnicate'"),
+        ("/distance", {"board": FAR_3X3, "timeout": -1}, 400, "timeout"),
+        ("/distance", {"board": FAR_3X3, "max_nodes": 0}, 400, "max_nodes"),
+        ("/distance", {"board": FAR_3X3, "goal": "sideways"}, 400, "unknown goal"),
+        ("/distance", {"board": FAR_3X3, "shape": "2x3"}, 400, "3x3"),
+        ("/solve", {"board": FAR_3X3, "algorithm": "magic"}, 400, "algorithm"),
+        ("/solve", {"board": FAR_3X3, "algorithm": "dls"}, 400, "depth"),
+        ("/heuristic", {"board": FAR_3X3, "partition": "1,2/3"}, 400, ""),
+        ("/generate", {"shape": "3x3", "distance": 40}, 400, "maximum is 31"),
+        ("/generate", {"shape": "3x3", "count": 101}, 400, "at most 100"),
+        ("/generate", {"shape": "1x1"}, 400, "not supported"),
+        ("/generate", {"seed": -1}, 400, "seed"),
+        ("/hint", {"board": FAR_3X3, "algorithm": "dfs"}, 400, "optimal"),
+    ],
+)
 def test_bad_requests_get_one_line(client, path, body, code, fragment):
     status, answer = post(client, path, body)
     assert_error(status, answer, code, fragment)
@@ -268,8 +287,9 @@ def test_unknown_paths_and_methods(client):
 
 
 def test_a_capped_search_answers_with_the_lower_bound(client):
-    status, rec = post(client, "/solve", {"board": KORF_1, "goal": "blank-first",
-                                          "max_nodes": 1000})
+    status, rec = post(
+        client, "/solve", {"board": KORF_1, "goal": "blank-first", "max_nodes": 1000}
+    )
     assert status == 200 and rec["status"] == "limit" and rec["moves"] is None
     assert 40 <= rec["lower_bound"] <= 57 and "at least" in rec["error"]
 
@@ -277,8 +297,11 @@ def test_a_capped_search_answers_with_the_lower_bound(client):
 def test_server_caps_win_over_the_clients(service_dir, tmp_path_factory):
     mp, c = _client(service_dir, tmp_path_factory, max_nodes=500, max_teaching_nodes=50)
     with c:
-        status, rec = post(c, "/solve", {"board": KORF_1, "goal": "blank-first",
-                                         "max_nodes": 10**12, "timeout": 10**6})
+        status, rec = post(
+            c,
+            "/solve",
+            {"board": KORF_1, "goal": "blank-first", "max_nodes": 10**12, "timeout": 10**6},
+        )
         assert status == 200 and rec["status"] == "limit" and rec["nodes_generated"] <= 2000
         status, rec = post(c, "/solve", {"board": FAR_3X3, "algorithm": "bfs"})
         assert status == 200 and rec["status"] == "limit" and rec["nodes_generated"] <= 60
@@ -290,8 +313,9 @@ def test_the_time_cap_holds_for_a_whole_batch(service_dir, tmp_path_factory):
     with c:
         post(c, "/solve", {"board": EASY_4X4})  # the worker is up
         t0 = time.monotonic()
-        status, body = post(c, "/solve", {"boards": [KORF_1] * 4, "goal": "blank-first",
-                                          "heuristic": "manhattan"})
+        status, body = post(
+            c, "/solve", {"boards": [KORF_1] * 4, "goal": "blank-first", "heuristic": "manhattan"}
+        )
         assert time.monotonic() - t0 < 4  # not 4 x 1 s
         assert status == 200 and [r["status"] for r in body["results"]] == ["limit"] * 4
     mp.undo()
@@ -312,28 +336,53 @@ def test_a_worker_that_overruns_is_replaced(service_dir, tmp_path_factory):
 # --- malformed bodies: never a 500 -------------------------------------------------------------
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
-    | st.text(max_size=30),
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=10), inner,
-                                                                   max_size=5),
-    max_leaves=20)
-fields = st.sampled_from(["board", "boards", "goal", "shape", "partition", "algorithm",
-                          "heuristic", "timeout", "max_nodes", "no_reflect", "depth_limit",
-                          "cycle_check", "count", "distance", "min", "max", "method", "length",
-                          "seed", "unique", "other"])
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=10), inner, max_size=5)
+    ),
+    max_leaves=20,
+)
+fields = st.sampled_from(
+    [
+        "board",
+        "boards",
+        "goal",
+        "shape",
+        "partition",
+        "algorithm",
+        "heuristic",
+        "timeout",
+        "max_nodes",
+        "no_reflect",
+        "depth_limit",
+        "cycle_check",
+        "count",
+        "distance",
+        "min",
+        "max",
+        "method",
+        "length",
+        "seed",
+        "unique",
+        "other",
+    ]
+)
 bodies = st.one_of(
     json_values.map(lambda v: json.dumps(v).encode()),
     st.dictionaries(fields, json_values, max_size=4).map(lambda d: json.dumps(d).encode()),
     st.binary(max_size=200),
     st.permutations(range(9)).map(
-        lambda p: json.dumps({"board": list(p), "algorithm": "auto"}).encode()),
+        lambda p: json.dumps({"board": list(p), "algorithm": "auto"}).encode()
+    ),
 )
 PATHS = ["/solve", "/distance", "/hint", "/heuristic", "/check", "/generate"]
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                 HealthCheck.too_slow])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(path=st.sampled_from(PATHS), body=bodies)
 def test_malformed_bodies_never_get_a_500(client, path, body):
     r = client.post(path, content=body)
@@ -344,8 +393,9 @@ def test_malformed_bodies_never_get_a_500(client, path, body):
         assert "\n" not in answer["error"]
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(perm=st.permutations(range(9)))
 def test_any_3x3_board_gets_its_distance_or_unsolvable(client, exact_3x3, perm):
     status, rec = post(client, "/distance", {"board": list(perm)})

@@ -1,5 +1,6 @@
 """A lean start-up: each command imports what it needs and no more (numba only for searches,
 h5py only to read a file's layout the first time, nothing heavy for --help)."""
+
 from __future__ import annotations
 
 import json
@@ -17,22 +18,29 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def imported_after(args: list[str], env: dict) -> set:
     """The heavy modules imported by running ``npuzzle ARGS`` in a fresh interpreter."""
-    code = ("import sys, atexit, json\n"
-            "heavy = ('numpy', 'h5py', 'numba', 'scipy', 'tqdm', 'matplotlib', 'cffi', "
-            "'importlib.metadata', 'numba.np.arraymath')\n"
-            "atexit.register(lambda: sys.__stderr__.write('MODULES ' + json.dumps("
-            "[m for m in heavy if m in sys.modules]) + '\\n'))\n"
-            "from solver.cli import main\n"
-            f"main({args!r})\n")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       env={**os.environ, "PYTHONPATH": ROOT, **env}, cwd=ROOT)
+    code = (
+        "import sys, atexit, json\n"
+        "heavy = ('numpy', 'h5py', 'numba', 'scipy', 'tqdm', 'matplotlib', 'cffi', "
+        "'importlib.metadata', 'numba.np.arraymath')\n"
+        "atexit.register(lambda: sys.__stderr__.write('MODULES ' + json.dumps("
+        "[m for m in heavy if m in sys.modules]) + '\\n'))\n"
+        "from solver.cli import main\n"
+        f"main({args!r})\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ROOT, **env},
+        cwd=ROOT,
+    )
     line = [l for l in r.stderr.splitlines() if l.startswith("MODULES ")][-1]
-    return set(json.loads(line[len("MODULES "):]))
+    return set(json.loads(line[len("MODULES ") :]))
 
 
 def test_the_group_help_names_each_command_as_its_own_help_does():
     ctx = click.Context(main)
-    for name, (module, opening) in COMMANDS.items():
+    for name, (_module, opening) in COMMANDS.items():
         command = main.get_command(ctx, name)
         assert command.help.split("\n\n")[0].split() == opening.split(), name
 
@@ -57,9 +65,17 @@ def test_a_lookup_needs_numpy_only_and_h5py_only_the_first_time(tables_dir, tmp_
 
 @pytest.mark.slow
 def test_a_kernel_compiled_afresh_still_solves(tables_dir, tmp_path):
-    env = {**os.environ, "PYTHONPATH": ROOT, "NPUZZLE_DATA": str(tables_dir),
-           "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
-    r = subprocess.run([sys.executable, "-m", "solver", "solve",
-                        "5 1 2 3 9 6 7 4 13 10 11 8 0 14 15 12"], capture_output=True, text=True,
-                       env=env, cwd=ROOT)
+    env = {
+        **os.environ,
+        "PYTHONPATH": ROOT,
+        "NPUZZLE_DATA": str(tables_dir),
+        "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+    }
+    r = subprocess.run(
+        [sys.executable, "-m", "solver", "solve", "5 1 2 3 9 6 7 4 13 10 11 8 0 14 15 12"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
     assert r.returncode == 0 and r.stdout == "9 moves: UUURRRDDD\n", r.stderr

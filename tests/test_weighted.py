@@ -5,6 +5,7 @@ The promise: a solution at most W times the optimal length, labelled ``optimal: 
 from the optimal IDA*; the cost rules are checked against the two properties the proof in
 solver/search/weights.py rests on.
 """
+
 from __future__ import annotations
 
 import json
@@ -12,22 +13,28 @@ import random
 from fractions import Fraction
 
 import pytest
+from conftest import assert_one_line_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import assert_one_line_error
 from solver import api
 from solver.core.board import Board, BoardError, Shape, goal_board
 from solver.search.weights import RULES, Weighting, parse_weight
 
 SHAPE3, SHAPE4 = Shape(3, 3), Shape(4, 4)
 WEIGHTS = ["1.2", "1.5", "2", "3", "1.25"]
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
-@given(g=st.integers(0, 300), h=st.integers(0, 300), dh=st.integers(0, 50),
-       w=st.sampled_from(WEIGHTS), rule=st.sampled_from(RULES))
+@given(
+    g=st.integers(0, 300),
+    h=st.integers(0, 300),
+    dh=st.integers(0, 50),
+    w=st.sampled_from(WEIGHTS),
+    rule=st.sampled_from(RULES),
+)
 @settings(max_examples=300, deadline=None)
 def test_cost_rules_keep_the_bound(g, h, dh, w, rule):
     wt = Weighting.of(w, rule)
@@ -61,10 +68,15 @@ def random_state(rng: random.Random, shape: Shape) -> Board:
 
 
 @SETTINGS
-@given(seed=st.integers(0, 10**6), w=st.sampled_from(WEIGHTS), rule=st.sampled_from(RULES),
-       heuristic=st.sampled_from(["manhattan", "linear-conflict", "pdb"]))
-def test_3x3_within_w_times_the_exact_distance(exact_dir, pdb_dir, monkeypatch, seed, w, rule,
-                                               heuristic):
+@given(
+    seed=st.integers(0, 10**6),
+    w=st.sampled_from(WEIGHTS),
+    rule=st.sampled_from(RULES),
+    heuristic=st.sampled_from(["manhattan", "linear-conflict", "pdb"]),
+)
+def test_3x3_within_w_times_the_exact_distance(
+    exact_dir, pdb_dir, monkeypatch, seed, w, rule, heuristic
+):
     monkeypatch.setenv("NPUZZLE_WEIGHTING", rule)
     board = random_state(random.Random(seed), SHAPE3)
     exact = api.distance(board, data_dir=exact_dir)
@@ -78,8 +90,12 @@ def test_3x3_within_w_times_the_exact_distance(exact_dir, pdb_dir, monkeypatch, 
 
 
 @SETTINGS
-@given(seed=st.integers(0, 10**6), steps=st.integers(0, 40), w=st.sampled_from(WEIGHTS),
-       jobs=st.sampled_from([1, 2]))
+@given(
+    seed=st.integers(0, 10**6),
+    steps=st.integers(0, 40),
+    w=st.sampled_from(WEIGHTS),
+    jobs=st.sampled_from([1, 2]),
+)
 def test_4x4_within_w_times_the_optimal_length(pdb_dir, seed, steps, w, jobs):
     goal = goal_board(SHAPE4)
     rng = random.Random(seed)
@@ -88,8 +104,9 @@ def test_4x4_within_w_times_the_optimal_length(pdb_dir, seed, steps, w, jobs):
         board = board.move(rng.choice(board.legal_moves()))
     opts = api.SearchOptions(algorithm="idastar", partition="5-5-5", data_dir=pdb_dir)
     best = api.solve(board, options=opts).length
-    sol = api.solve(board, options=api.SearchOptions(**{**opts.__dict__, "weight": w,
-                                                        "jobs": jobs}))
+    sol = api.solve(
+        board, options=api.SearchOptions(**{**opts.__dict__, "weight": w, "jobs": jobs})
+    )
     assert sol.length <= Fraction(w) * best
     assert sol.lower_bound <= best
 
@@ -105,8 +122,19 @@ def test_weighted_search_is_faster_on_a_hard_board(pdb_dir):
 
 def test_cli_weight(run_cli, pdb_dir):
     board = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"
-    r = run_cli(["solve", board, "--goal", "blank-first", "--weight", "1.5", "--json",
-                 "--data-dir", pdb_dir])
+    r = run_cli(
+        [
+            "solve",
+            board,
+            "--goal",
+            "blank-first",
+            "--weight",
+            "1.5",
+            "--json",
+            "--data-dir",
+            pdb_dir,
+        ]
+    )
     assert r.exit_code == 0, r.output
     rec = json.loads(r.stdout)
     assert rec["optimal"] is False and rec["bound"] == 1.5 and rec["length"] <= 85

@@ -7,6 +7,7 @@ the opening of each one's help for ``npuzzle --help`` (a test checks it against 
 Signal handling comes first, before any heavy import, so Ctrl-C during start-up is one line
 too (:mod:`solver.core.interrupts`).
 """
+
 from __future__ import annotations
 
 from ..core import interrupts
@@ -18,19 +19,28 @@ from .common import main_group as main  # noqa: E402
 # name -> (module, the first sentence of the command's help)
 COMMANDS = {
     "check": ("check", "Say whether BOARD can reach the goal, and show why (the parity rule)."),
-    "compare": ("compare", "Run several algorithms on one board and print their statistics "
-                           "side by side."),
+    "compare": (
+        "compare",
+        "Run several algorithms on one board and print their statistics side by side.",
+    ),
     "distance": ("distance", "Print the optimal number of moves from BOARD to the goal."),
-    "generate": ("generate", "Print COUNT random positions that can reach the goal, each "
-                             "with its optimal distance."),
-    "heuristic": ("heuristic", "Print the additive pattern-database heuristic of BOARD: a "
-                               "lower bound on its distance to the goal (the max of the sum "
-                               "of the pattern tables and the same sum for the board "
-                               "mirrored across the diagonal)."),
-    "solve": ("solve", "Print an optimal solution: the blank's moves (U D L R) and their "
-                       "number."),
-    "serve": ("serve", "Serve the npuzzle questions as JSON over HTTP, and a page at / where "
-                       "you can type or generate a board and watch its optimal solution slide."),
+    "generate": (
+        "generate",
+        "Print COUNT random positions that can reach the goal, each with its optimal distance.",
+    ),
+    "heuristic": (
+        "heuristic",
+        "Print the additive pattern-database heuristic of BOARD: a "
+        "lower bound on its distance to the goal (the max of the sum "
+        "of the pattern tables and the same sum for the board "
+        "mirrored across the diagonal).",
+    ),
+    "solve": ("solve", "Print an optimal solution: the blank's moves (U D L R) and their number."),
+    "serve": (
+        "serve",
+        "Serve the npuzzle questions as JSON over HTTP, and a page at / where "
+        "you can type or generate a board and watch its optimal solution slide.",
+    ),
     "stats": ("stats", "Count the positions at each optimal distance from the goal."),
 }
 main.lazy = COMMANDS

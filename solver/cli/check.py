@@ -1,4 +1,5 @@
 """``npuzzle check``: can this board reach the goal?  The parity rule, with its working shown."""
+
 from __future__ import annotations
 
 import click
@@ -8,9 +9,24 @@ from ..core.board import Board, Solvability, solvability
 from . import common
 from .common import main_group as main
 
-ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
-            "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth",
-            "sixteenth")
+ORDINALS = (
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+    "thirteenth",
+    "fourteenth",
+    "fifteenth",
+    "sixteenth",
+)
 
 
 def _parity(x: int) -> str:
@@ -34,10 +50,8 @@ def working(start: Board, goal: Board, s: Solvability) -> list[str]:
     si, gi = s.start_inversions, s.goal_inversions
     sr, gr = s.start_blank_row_from_bottom, s.goal_blank_row_from_bottom
     lines = [
-        f"start {start}: {_plural(si, 'inversion')} ({_parity(si)}), "
-        f"blank in {_row(sr)}",
-        f"goal  {goal}: {_plural(gi, 'inversion')} ({_parity(gi)}), "
-        f"blank in {_row(gr)}",
+        f"start {start}: {_plural(si, 'inversion')} ({_parity(si)}), blank in {_row(sr)}",
+        f"goal  {goal}: {_plural(gi, 'inversion')} ({_parity(gi)}), blank in {_row(gr)}",
     ]
     if s.width_even:
         lines.append(
@@ -48,8 +62,11 @@ def working(start: Board, goal: Board, s: Solvability) -> list[str]:
         lines.append(
             f"      start {si} + {sr} = {si + sr} ({_parity(si + sr)}), "
             f"goal {gi} + {gr} = {gi + gr} ({_parity(gi + gr)}): "
-            + ("the same parity, so the start is solvable" if s.solvable
-               else "different parities, so the start is unsolvable")
+            + (
+                "the same parity, so the start is solvable"
+                if s.solvable
+                else "different parities, so the start is unsolvable"
+            )
         )
     else:
         lines.append(
@@ -59,8 +76,11 @@ def working(start: Board, goal: Board, s: Solvability) -> list[str]:
         )
         lines.append(
             f"      start {si} ({_parity(si)}), goal {gi} ({_parity(gi)}): "
-            + ("the same parity, so the start is solvable" if s.solvable
-               else "different parities, so the start is unsolvable")
+            + (
+                "the same parity, so the start is solvable"
+                if s.solvable
+                else "different parities, so the start is unsolvable"
+            )
         )
     return lines
 
@@ -78,16 +98,24 @@ def _bulk(group, as_json: bool):
 
     p = parity_many(group.tiles, group.goal)
     # The verdict depends only on the start's inversions and blank row: one text per pair.
-    keys, first, codes = np.unique(np.stack([p.start_inversions, p.start_blank_row], axis=1),
-                                   axis=0, return_index=True, return_inverse=True)
-    verdicts = [Solvability(bool(p.solvable[k]), int(si), p.goal_inversions, int(sr),
-                            p.goal_blank_row, p.width_even)
-                for (si, sr), k in zip(keys.tolist(), first.tolist())]
+    keys, first, codes = np.unique(
+        np.stack([p.start_inversions, p.start_blank_row], axis=1),
+        axis=0,
+        return_index=True,
+        return_inverse=True,
+    )
+    verdicts = [
+        Solvability(
+            bool(p.solvable[k]), int(si), p.goal_inversions, int(sr), p.goal_blank_row, p.width_even
+        )
+        for (si, sr), k in zip(keys.tolist(), first.tolist())
+    ]
     codes = codes.reshape(-1)
     out = BulkAnswers(codes=np.where(p.solvable, common.EXIT_OK, common.EXIT_UNSOLVABLE))
     if as_json:
         out.record = lambda k: answers.solvability_record(
-            Board(group.shape, tuple(group.tiles[k].tolist())), group.goal, verdicts[codes[k]])
+            Board(group.shape, tuple(group.tiles[k].tolist())), group.goal, verdicts[codes[k]]
+        )
     else:
         out.words = (codes, [v.reason for v in verdicts])
     return out
@@ -117,11 +145,16 @@ def check(board, goal, shape, data_dir, as_json):
         from . import stream
 
         batch = stream.Batch(
-            one=_verdict, text=lambda v: v[2].reason,
+            one=_verdict,
+            text=lambda v: v[2].reason,
             record=lambda v: answers.solvability_record(*v),
             code=lambda v: common.EXIT_OK if v[2].solvable else common.EXIT_UNSOLVABLE,
-            bulk=_bulk, counted=(common.EXIT_UNSOLVABLE, common.EXIT_USAGE), goal=goal,
-            shape=shape, as_json=as_json)
+            bulk=_bulk,
+            counted=(common.EXIT_UNSOLVABLE, common.EXIT_USAGE),
+            goal=goal,
+            shape=shape,
+            as_json=as_json,
+        )
         raise SystemExit(stream.run(batch))
     start, goal_b = api.read_problem(common.board_text(board), goal, shape)
     s = solvability(start, goal_b)

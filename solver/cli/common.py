@@ -6,6 +6,7 @@ missing, stale or corrupt · 4 a search limit was reached (memory included) · 1
 error (a bug: please report it).  Every failure is one line on stderr, never a traceback
 (``NPUZZLE_DEBUG=1`` shows the traceback of an internal error).
 """
+
 from __future__ import annotations
 
 import functools
@@ -16,11 +17,11 @@ import sys
 
 import click
 
-from ..core import interrupts
-from ..core.solution import Unsolvable
 from .. import __version__ as package_version
 from .. import answers
 from ..api import CYCLE_CHECKS, HEURISTICS
+from ..core import interrupts
+from ..core.solution import Unsolvable
 
 EXIT_OK = 0
 EXIT_UNSOLVABLE = 1
@@ -220,8 +221,10 @@ class OneLineUsage:
         except Exception as e:  # noqa: BLE001 - a bug: still one line, the traceback on demand
             if os.environ.get("NPUZZLE_DEBUG") == "1":
                 raise
-            say(f"{program}: internal error: {type(e).__name__}: {one_line(e)} (a bug: "
-                f"please report it; NPUZZLE_DEBUG=1 shows the traceback)")
+            say(
+                f"{program}: internal error: {type(e).__name__}: {one_line(e)} (a bug: "
+                f"please report it; NPUZZLE_DEBUG=1 shows the traceback)"
+            )
             return EXIT_INTERNAL
 
 
@@ -268,8 +271,7 @@ class Group(OneLineUsage, click.Group):
             if name in self.commands:
                 rows.append((name, self.commands[name].get_short_help_str(limit)))
             else:
-                rows.append((name, click.utils.make_default_short_help(self.lazy[name][1],
-                                                                       limit)))
+                rows.append((name, click.utils.make_default_short_help(self.lazy[name][1], limit)))
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -312,8 +314,9 @@ class DataDirType(click.Path):
 
     def convert(self, value, param, ctx):
         if isinstance(value, str) and not value.strip():
-            self.fail("the data directory is empty (leave the option out for the default)",
-                      param, ctx)
+            self.fail(
+                "the data directory is empty (leave the option out for the default)", param, ctx
+            )
         return super().convert(value, param, ctx)
 
 
@@ -360,17 +363,35 @@ def problem_options(command):
     """The options every board-answering command shares: --goal, --shape, --data-dir, --json."""
     for decorator in reversed(
         [
-            click.option("--goal", "-g", default=None, metavar="G",
-                         help="Goal: blank-last (default), blank-first, snake, spiral, or a "
-                              "board such as '0 1 2/3 4 5/6 7 8'."),
-            click.option("--shape", "-s", default=None, metavar="RxC",
-                         help="Board shape when it cannot be inferred from a flat list "
-                              "(6, 9, 16, 25 tiles are 2x3, 3x3, 4x4, 5x5)."),
-            click.option("--data-dir", default=None, type=DATA_DIR,
-                         help="Database directory (default: $NPUZZLE_DATA, the checkout's "
-                              "data/, or ~/.local/share/npuzzle)."),
-            click.option("--json", "as_json", is_flag=True,
-                         help="Print JSON (one object per line in batch mode)."),
+            click.option(
+                "--goal",
+                "-g",
+                default=None,
+                metavar="G",
+                help="Goal: blank-last (default), blank-first, snake, spiral, or a "
+                "board such as '0 1 2/3 4 5/6 7 8'.",
+            ),
+            click.option(
+                "--shape",
+                "-s",
+                default=None,
+                metavar="RxC",
+                help="Board shape when it cannot be inferred from a flat list "
+                "(6, 9, 16, 25 tiles are 2x3, 3x3, 4x4, 5x5).",
+            ),
+            click.option(
+                "--data-dir",
+                default=None,
+                type=DATA_DIR,
+                help="Database directory (default: $NPUZZLE_DATA, the checkout's "
+                "data/, or ~/.local/share/npuzzle).",
+            ),
+            click.option(
+                "--json",
+                "as_json",
+                is_flag=True,
+                help="Print JSON (one object per line in batch mode).",
+            ),
         ]
     ):
         command = decorator(command)
@@ -395,31 +416,55 @@ def _options(*decorators):
 
 # Options several commands take, declared once so their names and help agree everywhere.
 limit_options = _options(
-    click.option("--timeout", type=SECONDS, default=None, metavar="S",
-                 help="Give up a search after S seconds (exit 4, with the lower bound proven "
-                      "so far)."),
-    click.option("--max-nodes", type=click.IntRange(min=1), default=None, metavar="N",
-                 help="Give up a search after generating N nodes (exit 4)."),
+    click.option(
+        "--timeout",
+        type=SECONDS,
+        default=None,
+        metavar="S",
+        help="Give up a search after S seconds (exit 4, with the lower bound proven so far).",
+    ),
+    click.option(
+        "--max-nodes",
+        type=click.IntRange(min=1),
+        default=None,
+        metavar="N",
+        help="Give up a search after generating N nodes (exit 4).",
+    ),
 )
 partition_option = click.option(
-    "--partition", "-p", default=None, metavar="P",
+    "--partition",
+    "-p",
+    default=None,
+    metavar="P",
     help="Which pattern database: a preset (7-8, 6-6-3, 5-5-5 on 4x4; 6-6-6-6 on 5x5) or "
-         "tiles like "
-         "1,2,3,4/5,6,7,8; default: the strongest built for the goal.")
-reflect_option = click.option("--no-reflect", is_flag=True,
-                              help="Only the additive sum, without the mirrored lookup.")
+    "tiles like "
+    "1,2,3,4/5,6,7,8; default: the strongest built for the goal.",
+)
+reflect_option = click.option(
+    "--no-reflect", is_flag=True, help="Only the additive sum, without the mirrored lookup."
+)
 heuristic_option = click.option(
-    "--heuristic", default="auto", show_default=True, type=click.Choice(HEURISTICS),
+    "--heuristic",
+    default="auto",
+    show_default=True,
+    type=click.Choice(HEURISTICS),
     help="For idastar/astar: auto (the pattern database built for the goal, else linear "
-         "conflict), pdb, manhattan or linear-conflict.")
-depth_limit_option = click.option("--depth-limit", type=click.IntRange(min=0), default=None,
-                                  help="Depth limit for dls (required by it) and the last "
-                                       "limit iddfs tries.")
+    "conflict), pdb, manhattan or linear-conflict.",
+)
+depth_limit_option = click.option(
+    "--depth-limit",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Depth limit for dls (required by it) and the last limit iddfs tries.",
+)
 cycle_check_option = click.option(
-    "--cycle-check", type=click.Choice(CYCLE_CHECKS), default=None,
+    "--cycle-check",
+    type=click.Choice(CYCLE_CHECKS),
+    default=None,
     help="For the blind searches: never return to the parent, never repeat a state on the "
-         "current path, or remember every state generated (default per algorithm: bfs/dfs/"
-         "astar visited, dls/iddfs path).")
+    "current path, or remember every state generated (default per algorithm: bfs/dfs/"
+    "astar visited, dls/iddfs path).",
+)
 
 
 def _set_load(ctx, param, value):
@@ -431,9 +476,14 @@ def _set_load(ctx, param, value):
 
 
 load_option = click.option(
-    "--load", type=click.Choice(("auto", "map", "populate", "read")), default=None,
-    callback=_set_load, expose_value=True, is_eager=False,
+    "--load",
+    type=click.Choice(("auto", "map", "populate", "read")),
+    default=None,
+    callback=_set_load,
+    expose_value=True,
+    is_eager=False,
     help="How database files reach memory: map (nothing read until used), populate (map and "
-         "fault every page in before the search), read (copy into memory backed by huge "
-         "pages).  auto (default, or $NPUZZLE_LOAD): populate for a batch ('-'), map for one "
-         "board.")
+    "fault every page in before the search), read (copy into memory backed by huge "
+    "pages).  auto (default, or $NPUZZLE_LOAD): populate for a batch ('-'), map for one "
+    "board.",
+)

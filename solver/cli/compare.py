@@ -4,6 +4,7 @@ Each algorithm runs through :func:`solver.api.solve`, so every solution in the t
 replayed onto the start.  A run stopped by ``--max-nodes`` / ``--timeout`` shows ``limit`` with
 the statistics it had gathered, and the other runs still fill the table.
 """
+
 from __future__ import annotations
 
 import click
@@ -80,9 +81,16 @@ def table_row(sol: Solution) -> list[str]:
         length = str(sol.length)
     optimal = {True: "yes", False: "no", None: "?"}[sol.optimal]
     return [
-        sol.algorithm, _setting(sol), length, optimal,
-        f"{sol.nodes_generated:,}", f"{sol.nodes_expanded:,}", f"{sol.max_frontier:,}",
-        f"{sol.peak_states:,}", str(sol.depth_reached), f"{sol.seconds:.3f}",
+        sol.algorithm,
+        _setting(sol),
+        length,
+        optimal,
+        f"{sol.nodes_generated:,}",
+        f"{sol.nodes_expanded:,}",
+        f"{sol.max_frontier:,}",
+        f"{sol.peak_states:,}",
+        str(sol.depth_reached),
+        f"{sol.seconds:.3f}",
     ]
 
 
@@ -118,18 +126,34 @@ def run_one(start, goal, algorithm: str, check: str | None, opts: api.SearchOpti
 @main.command()
 @common.board_argument
 @common.problem_options
-@click.option("--algorithms", "-a", default=DEFAULT_ALGORITHMS, show_default=True,
-              metavar="A[,A...]",
-              help=f"Algorithms to run, in order: {', '.join(api.ALGORITHMS)}; "
-                   "append :parent, :path or :visited to set one run's cycle check "
-                   "(e.g. dfs:path).")
+@click.option(
+    "--algorithms",
+    "-a",
+    default=DEFAULT_ALGORITHMS,
+    show_default=True,
+    metavar="A[,A...]",
+    help=f"Algorithms to run, in order: {', '.join(api.ALGORITHMS)}; "
+    "append :parent, :path or :visited to set one run's cycle check "
+    "(e.g. dfs:path).",
+)
 @common.heuristic_option
 @common.depth_limit_option
 @common.cycle_check_option
 @common.limit_options
 @common.guarded
-def compare(board, goal, shape, data_dir, as_json, algorithms, heuristic, depth_limit,
-            cycle_check, timeout, max_nodes):
+def compare(
+    board,
+    goal,
+    shape,
+    data_dir,
+    as_json,
+    algorithms,
+    heuristic,
+    depth_limit,
+    cycle_check,
+    timeout,
+    max_nodes,
+):
     """Run several algorithms on one board and print their statistics side by side.
 
     Columns: solution length (limit = stopped by a cap, none = not found within the
@@ -148,8 +172,13 @@ def compare(board, goal, shape, data_dir, as_json, algorithms, heuristic, depth_
     runs = parse_runs(algorithms, cycle_check)
     start, goal_b = api.read_problem(common.board_text(board), goal, shape)
     api.check_solvable(start, goal_b)
-    opts = api.SearchOptions(heuristic=heuristic, depth_limit=depth_limit, timeout=timeout,
-                             max_nodes=max_nodes, data_dir=data_dir)
+    opts = api.SearchOptions(
+        heuristic=heuristic,
+        depth_limit=depth_limit,
+        timeout=timeout,
+        max_nodes=max_nodes,
+        data_dir=data_dir,
+    )
     worst, rows, records = common.EXIT_OK, [], []
     for name, check in runs:
         sol, code, message = run_one(start, goal_b, name, check, opts)
@@ -168,10 +197,16 @@ def compare(board, goal, shape, data_dir, as_json, algorithms, heuristic, depth_
                 click.echo(f"npuzzle: {name}: {message}", err=True)
         records.append(record)
     if as_json:
-        click.echo(common.json_line({
-            "start": start.flat(), "goal": goal_b.flat(), "shape": str(start.shape),
-            "runs": records,
-        }))
+        click.echo(
+            common.json_line(
+                {
+                    "start": start.flat(),
+                    "goal": goal_b.flat(),
+                    "shape": str(start.shape),
+                    "runs": records,
+                }
+            )
+        )
     else:
         click.echo(f"start {start}  goal {goal_b}")
         click.echo(format_table(rows))

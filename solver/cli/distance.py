@@ -1,4 +1,5 @@
 """``npuzzle distance``: the exact optimal number of moves, one board or a stream of them."""
+
 from __future__ import annotations
 
 import functools
@@ -7,7 +8,8 @@ import time
 import click
 
 from .. import answers, api
-from . import common, scheduler as cluster
+from . import common
+from . import scheduler as cluster
 from .common import main_group as main
 
 
@@ -30,8 +32,8 @@ def _bulk(opts: api.SearchOptions):
             goal, shape = group.goal.flat(), str(group.shape)
             database = api.exact_database(group.shape, group.goal)
             out.record = lambda k: answers.distance_fields(
-                " ".join(map(str, group.tiles[k].tolist())), goal, shape, int(d[k]), database,
-                share)
+                " ".join(map(str, group.tiles[k].tolist())), goal, shape, int(d[k]), database, share
+            )
         return out
 
     return answer
@@ -45,8 +47,16 @@ def make_batch(opts: api.SearchOptions, goal, shape, as_json: bool, many=None):
     def one(start, goal_b) -> dict:
         return answers.distance_record(start, goal_b, options=opts)
 
-    return stream.Batch(one=one, text=lambda rec: str(_heard(rec)["distance"]), record=_heard,
-                        bulk=_bulk(opts), many=many, goal=goal, shape=shape, as_json=as_json)
+    return stream.Batch(
+        one=one,
+        text=lambda rec: str(_heard(rec)["distance"]),
+        record=_heard,
+        bulk=_bulk(opts),
+        many=many,
+        goal=goal,
+        shape=shape,
+        as_json=as_json,
+    )
 
 
 def _heard(rec: dict) -> dict:

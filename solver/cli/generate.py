@@ -1,4 +1,5 @@
 """``npuzzle generate``: random solvable positions, each with its exact optimal distance."""
+
 from __future__ import annotations
 
 import sys
@@ -14,34 +15,86 @@ FLUSH_SECONDS = 0.2  # rows written to a pipe reach it at least this often
 
 
 @main.command()
-@click.option("--shape", "-s", default="3x3", show_default=True, metavar="RxC",
-              help="Board shape.")
-@click.option("--count", "-n", default=1, show_default=True, type=click.IntRange(min=0),
-              help="How many positions.")
-@click.option("--distance", "-d", type=click.IntRange(min=0), default=None,
-              help="Exact optimal distance of every position.")
-@click.option("--min", "min_distance", type=click.IntRange(min=0), default=None,
-              help="Smallest optimal distance allowed.")
-@click.option("--max", "max_distance", type=click.IntRange(min=0), default=None,
-              help="Largest optimal distance allowed.")
-@click.option("--goal", "-g", default=None, metavar="G",
-              help="Goal: blank-last (default), blank-first, snake, spiral, or a board.")
-@click.option("--method", "-m", type=click.Choice(("shuffle", "walk")), default="shuffle",
-              show_default=True,
-              help="shuffle: uniform over the solvable positions; walk: random walks from the "
-                   "goal that never undo a move.")
-@click.option("--length", "walk_length", type=click.IntRange(min=0), default=None,
-              help="Steps of each walk (--method walk; default 20 per cell).")
-@click.option("--seed", type=int, default=None, help="Random seed: the same seed, the same "
-                                                     "positions.")
+@click.option("--shape", "-s", default="3x3", show_default=True, metavar="RxC", help="Board shape.")
+@click.option(
+    "--count",
+    "-n",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="How many positions.",
+)
+@click.option(
+    "--distance",
+    "-d",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Exact optimal distance of every position.",
+)
+@click.option(
+    "--min",
+    "min_distance",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Smallest optimal distance allowed.",
+)
+@click.option(
+    "--max",
+    "max_distance",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Largest optimal distance allowed.",
+)
+@click.option(
+    "--goal",
+    "-g",
+    default=None,
+    metavar="G",
+    help="Goal: blank-last (default), blank-first, snake, spiral, or a board.",
+)
+@click.option(
+    "--method",
+    "-m",
+    type=click.Choice(("shuffle", "walk")),
+    default="shuffle",
+    show_default=True,
+    help="shuffle: uniform over the solvable positions; walk: random walks from the "
+    "goal that never undo a move.",
+)
+@click.option(
+    "--length",
+    "walk_length",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Steps of each walk (--method walk; default 20 per cell).",
+)
+@click.option(
+    "--seed", type=int, default=None, help="Random seed: the same seed, the same positions."
+)
 @click.option("--unique", is_flag=True, help="Never repeat a position.")
-@click.option("--data-dir", default=None, type=common.DATA_DIR,
-              help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
-                   "~/.local/share/npuzzle).")
+@click.option(
+    "--data-dir",
+    default=None,
+    type=common.DATA_DIR,
+    help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
+    "~/.local/share/npuzzle).",
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
 @common.guarded
-def generate(shape, count, distance, min_distance, max_distance, goal, method, walk_length,
-             seed, unique, data_dir, as_json):
+def generate(
+    shape,
+    count,
+    distance,
+    min_distance,
+    max_distance,
+    goal,
+    method,
+    walk_length,
+    seed,
+    unique,
+    data_dir,
+    as_json,
+):
     """Print COUNT random positions that can reach the goal, each with its optimal distance.
 
     Each line is the board (rows separated by '/'), a tab, and the distance.  With
@@ -56,9 +109,19 @@ def generate(shape, count, distance, min_distance, max_distance, goal, method, w
       npuzzle generate --shape 2x3 --method walk --length 12 --goal blank-first
     """
     records = answers.iter_generate_records(
-        shape, count, goal=goal, method=method, distance=distance, min_distance=min_distance,
-        max_distance=max_distance, seed=seed, data_dir=data_dir, progress=True,
-        walk_length=walk_length, unique=unique)
+        shape,
+        count,
+        goal=goal,
+        method=method,
+        distance=distance,
+        min_distance=min_distance,
+        max_distance=max_distance,
+        seed=seed,
+        data_dir=data_dir,
+        progress=True,
+        walk_length=walk_length,
+        unique=unique,
+    )
     flushed = time.monotonic()
     for rec in records:  # streamed: the first lines come at once, memory stays flat
         click.echo(common.json_line(rec) if as_json else f"{rec['rows']}\t{rec['distance']}")

@@ -1,4 +1,5 @@
 """``npuzzle heuristic``: the additive pattern-database heuristic of a board (or a stream)."""
+
 from __future__ import annotations
 
 import time
@@ -23,8 +24,7 @@ def _bulk(partition, reflect: bool, data_dir):
         ok = parity.solvable
         out = BulkAnswers(unsolvable=~ok, parity=parity, ints=np.zeros(len(ok), np.int64))
         if ok.any():
-            values = ba.pattern_values(group.tiles[ok], group.goal, partition, reflect,
-                                       data_dir)
+            values = ba.pattern_values(group.tiles[ok], group.goal, partition, reflect, data_dir)
             out.ints[ok] = values.h
             if as_json:
                 _json_records(out, group, ok, values, reflect, t0)
@@ -49,14 +49,22 @@ def _json_records(out, group, ok, values, reflect, t0) -> None:
 
     def record(k: int) -> dict:
         j = where[k]
-        parts = {"h": int(values.h[j]), "plain": int(values.plain[j]),
-                 "reflected": None if values.reflected is None else int(values.reflected[j]),
-                 "reflect": used, "partition": pdb.name, "database": pdb.path.name,
-                 "patterns": [{"tiles": name, "h": int(v)}
-                              for name, v in zip(names, values.parts[j].tolist())],
-                 "manhattan": int(md[j]), "linear_conflict": int(lc[j])}
-        return answers.heuristic_fields(" ".join(map(str, group.tiles[k].tolist())), goal,
-                                        shape, parts, share)
+        parts = {
+            "h": int(values.h[j]),
+            "plain": int(values.plain[j]),
+            "reflected": None if values.reflected is None else int(values.reflected[j]),
+            "reflect": used,
+            "partition": pdb.name,
+            "database": pdb.path.name,
+            "patterns": [
+                {"tiles": name, "h": int(v)} for name, v in zip(names, values.parts[j].tolist())
+            ],
+            "manhattan": int(md[j]),
+            "linear_conflict": int(lc[j]),
+        }
+        return answers.heuristic_fields(
+            " ".join(map(str, group.tiles[k].tolist())), goal, shape, parts, share
+        )
 
     out.record = record
 
@@ -86,16 +94,22 @@ def heuristic(board, goal, shape, data_dir, as_json, partition, no_reflect, load
     """
 
     def answer(text, goal_b=goal) -> dict:
-        return answers.heuristic_record(text, goal_b, shape, partition=partition,
-                                        reflect=not no_reflect, data_dir=data_dir)
+        return answers.heuristic_record(
+            text, goal_b, shape, partition=partition, reflect=not no_reflect, data_dir=data_dir
+        )
 
     if common.is_stdin(board):
         from . import stream
 
-        batch = stream.Batch(one=lambda start, goal_b: answer(start, goal_b),
-                             text=lambda rec: str(rec["h"]), record=lambda rec: rec,
-                             bulk=_bulk(partition, not no_reflect, data_dir), goal=goal,
-                             shape=shape, as_json=as_json)
+        batch = stream.Batch(
+            one=lambda start, goal_b: answer(start, goal_b),
+            text=lambda rec: str(rec["h"]),
+            record=lambda rec: rec,
+            bulk=_bulk(partition, not no_reflect, data_dir),
+            goal=goal,
+            shape=shape,
+            as_json=as_json,
+        )
         raise SystemExit(stream.run(batch))
     ans = common.answer_one(answer, common.board_text(board), as_json)
     click.echo(common.json_line(ans) if as_json else str(ans["h"]))

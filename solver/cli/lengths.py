@@ -14,6 +14,7 @@ Each line is read as what the tools write:
 
 Imports: :mod:`.stream`, :mod:`.distance`, :mod:`solver.workloads.lines`.
 """
+
 from __future__ import annotations
 
 import json
@@ -57,9 +58,15 @@ class Lengths:
 
     def as_dict(self) -> dict:
         """JSON-ready fields (the names of ``stats --json`` for a table)."""
-        return {"source": "stdin", "counts": self.counts, "total": self.total,
-                "max_distance": self.max_distance, "mean": round(self.mean, 6),
-                "unanswered": self.unanswered, "errors": self.errors}
+        return {
+            "source": "stdin",
+            "counts": self.counts,
+            "total": self.total,
+            "max_distance": self.max_distance,
+            "mean": round(self.mean, 6),
+            "unanswered": self.unanswered,
+            "errors": self.errors,
+        }
 
 
 def classify(raw: bytes) -> int | str | None:
@@ -112,8 +119,8 @@ class _Tally:
 def read_lengths(stream, goal=None, shape=None, data_dir=None) -> tuple[Lengths, int]:
     """The histogram of the lengths in ``stream`` and the exit status (2 when a line was
     neither an answer nor a question)."""
-    from .distance import make_batch
     from . import stream as streams
+    from .distance import make_batch
 
     lengths = Lengths()
 

@@ -7,6 +7,7 @@ scheduler at the address, the command says so in one line and exits with status 
 
 Imports: click, :mod:`.common`, :mod:`solver.api`, :mod:`solver.workloads`.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -22,11 +23,15 @@ from . import common
 ENV_SCHEDULER = "DASK_SCHEDULER_ADDRESS"  # Dask's own variable: a cluster the user already has
 
 scheduler_option = click.option(
-    "--scheduler", metavar="ADDRESS", envvar=ENV_SCHEDULER, default=None,
+    "--scheduler",
+    metavar="ADDRESS",
+    envvar=ENV_SCHEDULER,
+    default=None,
     help="Solve on a Dask cluster: the address of its scheduler (tcp://host:8786; default "
-         "$DASK_SCHEDULER_ADDRESS).  Each worker needs npuzzle and the databases (a shared "
-         "--data-dir, or build-pdb on each machine); --jobs is then the cluster's business.  "
-         "Needs pip install 'npuzzle[cluster]'.")
+    "$DASK_SCHEDULER_ADDRESS).  Each worker needs npuzzle and the databases (a shared "
+    "--data-dir, or build-pdb on each machine); --jobs is then the cluster's business.  "
+    "Needs pip install 'npuzzle[cluster]'.",
+)
 
 
 @contextlib.contextmanager
@@ -38,8 +43,10 @@ def connected(address: str):
     try:
         with cluster.connect(address) as client:
             if not cluster.worker_threads(client):
-                common.notice(f"the scheduler at {address} has no workers yet: the work waits "
-                              f"for 'dask worker {address}'")
+                common.notice(
+                    f"the scheduler at {address} has no workers yet: the work waits "
+                    f"for 'dask worker {address}'"
+                )
             yield client
     except cluster.ClusterError as e:
         common.fail(f"error: {e}", common.EXIT_USAGE)
@@ -83,8 +90,9 @@ def many(address: str | None, remote, progress: bool | None = None):
     from ..workloads import cluster
 
     with connected(address) as client:
-        answers = cluster.Answers(client, remote, sys.stderr.isatty() if progress is None
-                                  else progress)
+        answers = cluster.Answers(
+            client, remote, sys.stderr.isatty() if progress is None else progress
+        )
         try:
             yield answers
         finally:
@@ -101,8 +109,10 @@ def solver(address: str | None):
     from ..workloads import cluster_search
 
     with connected(address) as client:
+
         def solve(board, goal=None, *, shape=None, options=None):
-            return cluster_search.solve_board(client, board, goal, shape=shape,
-                                              options=remote_options(options))
+            return cluster_search.solve_board(
+                client, board, goal, shape=shape, options=remote_options(options)
+            )
 
         yield solve

@@ -3,6 +3,7 @@
 The service (FastAPI, uvicorn) is an optional extra, imported only when this command runs, so
 ``npuzzle --help`` and every other command start as fast as before.
 """
+
 from __future__ import annotations
 
 import logging
@@ -22,20 +23,42 @@ GRACEFUL_SECONDS = 3
 
 
 @main.command()
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on; anything but loopback makes the service reachable "
-                   "from other machines.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on; anything but loopback makes the service reachable "
+    "from other machines.",
+)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--data-dir", default=None, type=common.DATA_DIR,
-              help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
-                   "~/.local/share/npuzzle).")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Search processes (default: the number of cores).  Lookups are answered "
-                   "by the server process itself.")
-@click.option("--max-seconds", type=common.POSITIVE_SECONDS, default=60.0,
-              show_default=True, help="Cap on one search's time; a client may ask for less.")
-@click.option("--max-nodes", type=click.IntRange(min=1), default=2_000_000_000,
-              show_default=True, help="Cap on one IDA* search's nodes.")
+@click.option(
+    "--data-dir",
+    default=None,
+    type=common.DATA_DIR,
+    help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
+    "~/.local/share/npuzzle).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Search processes (default: the number of cores).  Lookups are answered "
+    "by the server process itself.",
+)
+@click.option(
+    "--max-seconds",
+    type=common.POSITIVE_SECONDS,
+    default=60.0,
+    show_default=True,
+    help="Cap on one search's time; a client may ask for less.",
+)
+@click.option(
+    "--max-nodes",
+    type=click.IntRange(min=1),
+    default=2_000_000_000,
+    show_default=True,
+    help="Cap on one IDA* search's nodes.",
+)
 @click.option("--access-log", is_flag=True, help="Log every request on stderr.")
 @common.guarded
 def serve(host, port, data_dir, workers, max_seconds, max_nodes, access_log):
@@ -61,19 +84,26 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, access_log):
     from ..service.limits import Limits, Settings
 
     logging.basicConfig(level=logging.WARNING, format="npuzzle serve: %(message)s")
-    settings = Settings(data_dir=data_dir, workers=workers or default_jobs(),
-                        limits=Limits(max_seconds=max_seconds, max_nodes=max_nodes))
+    settings = Settings(
+        data_dir=data_dir,
+        workers=workers or default_jobs(),
+        limits=Limits(max_seconds=max_seconds, max_nodes=max_nodes),
+    )
     sock = _listen(host, port)
     if host not in LOOPBACK:
         common.notice(f"listening on {host}: reachable from other machines")
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     workers_text = f"{settings.workers} search worker{'s' if settings.workers > 1 else ''}"
-    click.echo(f"npuzzle serve: http://{shown}:{bound}/ ({workers_text}; Ctrl-C stops)",
-               err=True)
+    click.echo(f"npuzzle serve: http://{shown}:{bound}/ ({workers_text}; Ctrl-C stops)", err=True)
     # Ctrl-C waits a moment for requests in flight, then ends the searches still running.
-    config = uvicorn.Config(create_app(settings), log_level="warning", access_log=access_log,
-                            server_header=False, timeout_graceful_shutdown=GRACEFUL_SECONDS)
+    config = uvicorn.Config(
+        create_app(settings),
+        log_level="warning",
+        access_log=access_log,
+        server_header=False,
+        timeout_graceful_shutdown=GRACEFUL_SECONDS,
+    )
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])
@@ -94,5 +124,4 @@ def _listen(host: str, port: int) -> socket.socket:
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
         return socket.create_server((host, port), family=family)
     except OSError as e:
-        common.fail(f"error: cannot listen on {host}:{port}: {e.strerror or e}",
-                    common.EXIT_USAGE)
+        common.fail(f"error: cannot listen on {host}:{port}: {e.strerror or e}", common.EXIT_USAGE)

@@ -1,4 +1,5 @@
 """``npuzzle solve``: an optimal solution (or a teaching search) for one board or a stream."""
+
 from __future__ import annotations
 
 import contextlib
@@ -12,7 +13,8 @@ from .. import answers, api
 from ..core.board import Board
 from ..core.solution import Solution
 from ..workloads import batch
-from . import common, scheduler as cluster
+from . import common
+from . import scheduler as cluster
 from .common import main_group as main
 
 
@@ -42,8 +44,9 @@ def _stats(sol: Solution) -> str:
     if sol.extra.get("work_units"):
         parts.append(f"{sol.extra['work_units']:,} work units on {sol.extra['jobs']} threads")
     if sol.extra.get("bound"):
-        parts.append(f"at most {sol.extra['bound']:g} x optimal (optimal length >= "
-                     f"{sol.lower_bound})")
+        parts.append(
+            f"at most {sol.extra['bound']:g} x optimal (optimal length >= {sol.lower_bound})"
+        )
     parts.append(f"{sol.seconds:.3f} s")
     return ", ".join(parts)
 
@@ -101,7 +104,8 @@ def _bulk(opts: api.SearchOptions, tiles: bool):
         from .stream import BulkAnswers
 
         if opts.algorithm not in ("auto", "table") or (
-                opts.algorithm == "auto" and opts.heuristic != "auto"):
+            opts.algorithm == "auto" and opts.heuristic != "auto"
+        ):
             return None
         if not exact.has_table(group.shape, opts.data_dir):
             return None
@@ -120,12 +124,16 @@ def _bulk(opts: api.SearchOptions, tiles: bool):
         if as_json:
             out.record = lambda k: answers.solution_record(solution(k))
         elif tiles:
-            out.texts = [None if w is None else _human(solution(k), True)
-                         for k, w in enumerate(walks)]
+            out.texts = [
+                None if w is None else _human(solution(k), True) for k, w in enumerate(walks)
+            ]
         else:
-            out.texts = [None if w is None else
-                         (f"{len(w)} moves: {w}" if w else "0 moves: already at the goal")
-                         for w in walks]
+            out.texts = [
+                None
+                if w is None
+                else (f"{len(w)} moves: {w}" if w else "0 moves: already at the goal")
+                for w in walks
+            ]
         return out
 
     return answer
@@ -140,9 +148,13 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
             text=lambda sol: _text(sol, tiles),
             record=lambda sol: (common.notice(sol.notice), answers.solution_record(sol))[1],
             code=lambda sol: common.EXIT_LIMIT if sol.moves is None else common.EXIT_OK,
-            bulk=_bulk(opts, tiles), many=solve_many,
-            counted=(common.EXIT_USAGE, common.EXIT_LIMIT), goal=goal, shape=shape,
-            as_json=as_json)
+            bulk=_bulk(opts, tiles),
+            many=solve_many,
+            counted=(common.EXIT_USAGE, common.EXIT_LIMIT),
+            goal=goal,
+            shape=shape,
+            as_json=as_json,
+        )
         return stream.run(spec)
 
 
@@ -150,40 +162,86 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
 @common.board_argument
 @common.problem_options
 @click.option("--show", is_flag=True, help="Print the board after every move.")
-@click.option("--tiles", is_flag=True, help="Print which tile slides at each step instead of "
-                                            "the blank's directions.")
-@click.option("--algorithm", "-a", default="auto", show_default=True,
-              type=click.Choice(["auto", *api.ALGORITHMS]),
-              help="auto: the exact table where one is built (up to 12 cells), IDA* "
-                   "elsewhere.  bfs, dfs, dls, iddfs, astar are the teaching searches (with "
-                   "statistics); fast is --fast.")
-@click.option("--fast", is_flag=True,
-              help="A quick solution that is NOT optimal (line by line, like a person): any "
-                   "board up to 16x16 in well under a second, no database needed.  Same as "
-                   "--algorithm fast; the JSON says \"optimal\": false, \"bound\": null.")
+@click.option(
+    "--tiles",
+    is_flag=True,
+    help="Print which tile slides at each step instead of the blank's directions.",
+)
+@click.option(
+    "--algorithm",
+    "-a",
+    default="auto",
+    show_default=True,
+    type=click.Choice(["auto", *api.ALGORITHMS]),
+    help="auto: the exact table where one is built (up to 12 cells), IDA* "
+    "elsewhere.  bfs, dfs, dls, iddfs, astar are the teaching searches (with "
+    "statistics); fast is --fast.",
+)
+@click.option(
+    "--fast",
+    is_flag=True,
+    help="A quick solution that is NOT optimal (line by line, like a person): any "
+    "board up to 16x16 in well under a second, no database needed.  Same as "
+    '--algorithm fast; the JSON says "optimal": false, "bound": null.',
+)
 @common.heuristic_option
 @common.partition_option
 @common.reflect_option
 @common.depth_limit_option
 @common.cycle_check_option
 @common.limit_options
-@click.option("--weight", "-w", type=click.FloatRange(min=1), default=1, show_default=True,
-              help="Accept a solution up to W times the optimal length, found much faster "
-                   "(weighted IDA*; 1.5 is a good start on 5x5).  The JSON then says "
-                   "\"optimal\": false and \"bound\": W.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Cores to use (default, and at most: all this process may use).  One "
-                   "board: IDA* shares its long iterations among J threads.  '-': J "
-                   "processes solve the boards.")
+@click.option(
+    "--weight",
+    "-w",
+    type=click.FloatRange(min=1),
+    default=1,
+    show_default=True,
+    help="Accept a solution up to W times the optimal length, found much faster "
+    "(weighted IDA*; 1.5 is a good start on 5x5).  The JSON then says "
+    '"optimal": false and "bound": W.',
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Cores to use (default, and at most: all this process may use).  One "
+    "board: IDA* shares its long iterations among J threads.  '-': J "
+    "processes solve the boards.",
+)
 @cluster.scheduler_option
-@click.option("--verbose", "-v", is_flag=True,
-              help="Statistics on stderr, and the iterations of a long search even when "
-                   "stderr is not a terminal.")
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Statistics on stderr, and the iterations of a long search even when "
+    "stderr is not a terminal.",
+)
 @common.load_option
 @common.guarded
-def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, fast, heuristic,
-          partition, no_reflect, depth_limit, cycle_check, timeout, max_nodes, weight, jobs,
-          scheduler, verbose, load):
+def solve(
+    board,
+    goal,
+    shape,
+    data_dir,
+    as_json,
+    show,
+    tiles,
+    algorithm,
+    fast,
+    heuristic,
+    partition,
+    no_reflect,
+    depth_limit,
+    cycle_check,
+    timeout,
+    max_nodes,
+    weight,
+    jobs,
+    scheduler,
+    verbose,
+    load,
+):
     """Print an optimal solution: the blank's moves (U D L R) and their number.
 
     Boards of up to 12 cells walk the exact table (2x3, 3x3, 2x5 by default; 3x4 and
@@ -206,10 +264,18 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, fast, h
         if algorithm not in ("auto", "fast"):
             raise click.UsageError(f"--fast and --algorithm {algorithm} ask for two algorithms")
         algorithm = "fast"
-    opts = api.SearchOptions(algorithm=algorithm, heuristic=heuristic, partition=partition,
-                             reflect=not no_reflect, depth_limit=depth_limit,
-                             cycle_check=cycle_check, timeout=timeout, max_nodes=max_nodes,
-                             data_dir=data_dir, weight=weight)
+    opts = api.SearchOptions(
+        algorithm=algorithm,
+        heuristic=heuristic,
+        partition=partition,
+        reflect=not no_reflect,
+        depth_limit=depth_limit,
+        cycle_check=cycle_check,
+        timeout=timeout,
+        max_nodes=max_nodes,
+        data_dir=data_dir,
+        weight=weight,
+    )
     # On this machine --jobs is capped at its cores (said once); a Dask scheduler's workers
     # are elsewhere, and take what they are given.
     jobs = (jobs or batch.default_jobs()) if scheduler else common.usable_jobs(jobs)
@@ -218,8 +284,9 @@ def solve(board, goal, shape, data_dir, as_json, show, tiles, algorithm, fast, h
     text = common.board_text(board)
     with _iteration_log(verbose) as log, cluster.solver(scheduler) as solve_one:
         opts = replace(opts, jobs=jobs, progress=log)
-        sol = common.answer_one(lambda t: solve_one(t, goal, shape=shape, options=opts), text,
-                                as_json)
+        sol = common.answer_one(
+            lambda t: solve_one(t, goal, shape=shape, options=opts), text, as_json
+        )
     raise SystemExit(_print_solution(sol, as_json, show, tiles, verbose))
 
 

@@ -1,11 +1,12 @@
 """``npuzzle stats``: how many positions lie at each optimal distance — a table, a terminal
 bar chart and, with matplotlib, a histogram PNG."""
+
 from __future__ import annotations
 
 import click
 
 from ..core.board import Shape
-from ..workloads.distributions import DistanceCounts, distance_counts
+from ..workloads.distributions import distance_counts
 from . import common
 from .common import main_group as main
 
@@ -30,8 +31,10 @@ def table_lines(dc) -> list[str]:
         bar = "#" * round(BAR_WIDTH * c / top)
         if c and not bar:
             bar = "."  # fewer than half a character's worth, but not none
-        lines.append(f"{d:>8}  {c:>{width},}  {100 * c / dc.total:>7.3f}  "
-                     f"{100 * cum / dc.total:>7.3f}  {bar}")
+        lines.append(
+            f"{d:>8}  {c:>{width},}  {100 * c / dc.total:>7.3f}  "
+            f"{100 * cum / dc.total:>7.3f}  {bar}"
+        )
     lines.append(f"{'total':>8}  {dc.total:>{width},}")
     lines.append(f"mean distance {dc.mean:.6f}, maximum {dc.max_distance}")
     return lines
@@ -45,8 +48,9 @@ def _pyplot():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        common.fail(f"--plot needs matplotlib, which is not installed: {PLOT_HINT}",
-                    common.EXIT_USAGE)
+        common.fail(
+            f"--plot needs matplotlib, which is not installed: {PLOT_HINT}", common.EXIT_USAGE
+        )
     return plt
 
 
@@ -56,8 +60,11 @@ def write_plot(dc, path: str, plt, title: str | None = None) -> None:
     ax.bar(range(len(dc.counts)), dc.counts, color="#3b6ea8")
     ax.set_xlabel("optimal distance (moves)")
     ax.set_ylabel("positions")
-    ax.set_title(title or f"{dc.shape}: positions at each distance from {dc.goal} "
-                          f"(mean {dc.mean:.2f}, max {dc.max_distance})")
+    ax.set_title(
+        title
+        or f"{dc.shape}: positions at each distance from {dc.goal} "
+        f"(mean {dc.mean:.2f}, max {dc.max_distance})"
+    )
     ax.axvline(dc.mean, color="#c44e52", linestyle="--", linewidth=1)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -66,16 +73,34 @@ def write_plot(dc, path: str, plt, title: str | None = None) -> None:
 
 @main.command()
 @click.argument("source", required=False, metavar="[-]")
-@click.option("--shape", "-s", default=None, metavar="RxC",
-              help="Board shape (default 3x3; with '-': of the boards read).")
-@click.option("--goal", "-g", default=None, metavar="G",
-              help="Goal: blank-last (default), blank-first, snake, spiral, or a board.")
-@click.option("--plot", "plot_path", default=None, metavar="FILE.png",
-              help="Also write a histogram to FILE.png (needs matplotlib: "
-                   f"{PLOT_HINT}).")
-@click.option("--data-dir", default=None, type=common.DATA_DIR,
-              help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
-                   "~/.local/share/npuzzle).")
+@click.option(
+    "--shape",
+    "-s",
+    default=None,
+    metavar="RxC",
+    help="Board shape (default 3x3; with '-': of the boards read).",
+)
+@click.option(
+    "--goal",
+    "-g",
+    default=None,
+    metavar="G",
+    help="Goal: blank-last (default), blank-first, snake, spiral, or a board.",
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    default=None,
+    metavar="FILE.png",
+    help=f"Also write a histogram to FILE.png (needs matplotlib: {PLOT_HINT}).",
+)
+@click.option(
+    "--data-dir",
+    default=None,
+    type=common.DATA_DIR,
+    help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
+    "~/.local/share/npuzzle).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @common.guarded
 def stats(source, shape, goal, plot_path, data_dir, as_json):
@@ -123,13 +148,20 @@ def _lengths(goal, shape, data_dir, as_json, plot_path, plt) -> int:
     if as_json:
         click.echo(common.json_line(found.as_dict()))
     else:
-        click.echo(f"solution lengths read from stdin: {found.total:,} answers, "
-                   f"{found.unanswered:,} without a length (unsolvable or not found), "
-                   f"{found.errors:,} errors")
+        click.echo(
+            f"solution lengths read from stdin: {found.total:,} answers, "
+            f"{found.unanswered:,} without a length (unsolvable or not found), "
+            f"{found.errors:,} errors"
+        )
         for line in table_lines(found):
             click.echo(line)
     if plot_path:
-        write_plot(found, plot_path, plt, f"solution lengths of {found.total:,} answers "
-                                          f"(mean {found.mean:.2f}, max {found.max_distance})")
+        write_plot(
+            found,
+            plot_path,
+            plt,
+            f"solution lengths of {found.total:,} answers "
+            f"(mean {found.mean:.2f}, max {found.max_distance})",
+        )
         click.echo(f"wrote {plot_path}", err=True)
     return status

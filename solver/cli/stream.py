@@ -14,12 +14,13 @@ database ends the batch (exit 3): it would fail every line.
 
 Imports: click, numpy, :mod:`solver.workloads` and :mod:`.common`.
 """
+
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
 import numpy as np
 
@@ -170,8 +171,16 @@ class _Answers:
 
     def render(self, n: int, slow: list) -> _FastLines:
         cat = lambda parts: np.concatenate(parts) if parts else np.zeros(0, np.int64)  # noqa
-        return _FastLines(n, slow, cat(self.int_rows), cat(self.int_values),
-                          cat(self.word_rows), cat(self.word_codes), self.word_list, self.texts)
+        return _FastLines(
+            n,
+            slow,
+            cat(self.int_rows),
+            cat(self.int_values),
+            cat(self.word_rows),
+            cat(self.word_codes),
+            self.word_list,
+            self.texts,
+        )
 
 
 class _FastLines:
@@ -183,7 +192,7 @@ class _FastLines:
         width[np.asarray(slow, dtype=np.int64)] = 0
         digits = np.ones(at.size, dtype=np.int64)
         for p in range(1, 20):
-            more = vals >= 10 ** p
+            more = vals >= 10**p
             if not more.any():
                 break
             digits += more
@@ -217,8 +226,9 @@ class _FastLines:
         return self.buf[self.offset[a] : self.offset[b]].tobytes() if b > a else b""
 
 
-def _render_group(batch, reader, chunk, raw_lines, g: bulk.Group, ans: BulkAnswers,
-                  answers: _Answers) -> None:
+def _render_group(
+    batch, reader, chunk, raw_lines, g: bulk.Group, ans: BulkAnswers, answers: _Answers
+) -> None:
     rows = g.rows
     bad = ans.unsolvable if ans.unsolvable is not None else np.zeros(rows.size, dtype=bool)
     if ans.codes is not None:
@@ -247,9 +257,14 @@ def _render_group(batch, reader, chunk, raw_lines, g: bulk.Group, ans: BulkAnswe
         req = reader.read(raw_lines[i], line) if g.meta or bad[k] else None
         head = lines.answer_fields(req, line)
         if bad[k]:
-            s = Solvability(False, int(parity.start_inversions[k]), parity.goal_inversions,
-                            int(parity.start_blank_row[k]), parity.goal_blank_row,
-                            parity.width_even)
+            s = Solvability(
+                False,
+                int(parity.start_inversions[k]),
+                parity.goal_inversions,
+                int(parity.start_blank_row[k]),
+                parity.goal_blank_row,
+                parity.width_even,
+            )
             start = Board(g.shape, tuple(g.tiles[k].tolist()))
             rec = records.error_record(req.text, Unsolvable(s), "", start, g.goal)
         else:
@@ -264,8 +279,9 @@ def _slow_answers(batch: Batch, reader, chunk, raw_lines, slow: list) -> Iterato
     for i in slow:
         line = chunk.first + i
         if i in chunk.long:
-            err = lines.LineError(f"line {line} is longer than {lines.MAX_LINE_BYTES:,} bytes, "
-                                  f"the limit for one line")
+            err = lines.LineError(
+                f"line {line} is longer than {lines.MAX_LINE_BYTES:,} bytes, the limit for one line"
+            )
             reader_outcomes.append((line, None, err, b""))
             continue
         raw = raw_lines[i]
@@ -296,8 +312,9 @@ def _slow_answers(batch: Batch, reader, chunk, raw_lines, slow: list) -> Iterato
             continue
         batch.note(batch.code(result))
         if batch.as_json:
-            yield common.json_line(lines.merged(lines.answer_fields(req, line),
-                                                batch.record(result), req))
+            yield common.json_line(
+                lines.merged(lines.answer_fields(req, line), batch.record(result), req)
+            )
         else:
             yield batch.text(result)
 
@@ -309,6 +326,7 @@ def _each(one):
                 yield one(start, goal)
             except Exception as e:  # noqa: BLE001 - classified by the caller
                 yield e
+
     return answer_all
 
 

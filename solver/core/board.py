@@ -6,12 +6,13 @@ blank written ``0``.  A move is the direction the *blank* travels (``U D L R``).
 
 Imports: the standard library only (no numpy), so parsing is cheap everywhere.
 """
+
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 BLANK = 0
 BLANK_SYMBOLS = {"0", "x", "X", "_", "."}
@@ -210,13 +211,13 @@ def validate_tiles(tiles: Sequence[int], shape: Shape) -> None:
     ``0..N-1`` for ``shape``."""
     n = shape.size
     if len(tiles) != n:
-        raise BoardError(f"a {shape} board needs {n} tiles, got {len(tiles)} in "
-                         f"{_quote(tiles)}")
+        raise BoardError(f"a {shape} board needs {n} tiles, got {len(tiles)} in {_quote(tiles)}")
     seen = set()
     for t in tiles:
         if not 0 <= t < n:
-            raise BoardError(f"tile {_clip(t)} is out of range 0..{n - 1} for {shape} in "
-                             f"{_quote(tiles)}")
+            raise BoardError(
+                f"tile {_clip(t)} is out of range 0..{n - 1} for {shape} in {_quote(tiles)}"
+            )
         if t in seen:
             raise BoardError(f"tile {t} appears twice in {_quote(tiles)}")
         seen.add(t)
@@ -233,15 +234,18 @@ def _token_to_tile(token: str) -> int:
     if not _DIGITS.fullmatch(token):
         raise BoardError(f"'{_clip(token)}' is not a tile number (the blank is 0, x, _ or .)")
     if len(token) > MAX_TILE_DIGITS:  # int() of a 4,301-digit number raises ValueError
-        raise BoardError(f"tile {_clip(token)} is out of range (a board has at most "
-                         f"{MAX_SIDE * MAX_SIDE} cells)")
+        raise BoardError(
+            f"tile {_clip(token)} is out of range (a board has at most {MAX_SIDE * MAX_SIDE} cells)"
+        )
     return int(token)
 
 
 def _clip(text: str, limit: int = 40) -> str:
     """``text`` cut to ``limit`` characters for an error message."""
-    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else "?"
-                   for c in str(text)[: limit + 1])
+    text = "".join(
+        c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else "?"
+        for c in str(text)[: limit + 1]
+    )
     return text if len(text) <= limit else text[:limit] + "…"
 
 
@@ -320,16 +324,19 @@ def _rows_from_text(text: str) -> list[list[int]]:
     if not stripped:
         raise BoardError("empty board: give the tiles, e.g. '1 2 3/4 0 5'")
     if len(stripped) > MAX_BOARD_CHARS:
-        raise BoardError(f"a board of {len(stripped):,} characters is too long (the limit is "
-                         f"{MAX_BOARD_CHARS:,})")
+        raise BoardError(
+            f"a board of {len(stripped):,} characters is too long (the limit is "
+            f"{MAX_BOARD_CHARS:,})"
+        )
     if stripped.startswith("["):
         try:
             data = json.loads(stripped)
         except json.JSONDecodeError as e:
             raise BoardError(f"board looks like JSON but is not valid JSON ({e.msg})") from None
         except (RecursionError, ValueError):  # nested too deeply, or a number too long
-            raise BoardError("board looks like JSON but cannot be read (nested too deeply "
-                             "or a number too long)") from None
+            raise BoardError(
+                "board looks like JSON but cannot be read (nested too deeply or a number too long)"
+            ) from None
         if not isinstance(data, list):
             raise BoardError("a JSON board must be a list of rows or of tiles")
         return _rows_from_sequence(data)
@@ -400,8 +407,9 @@ def goal_board(shape: Shape | str, goal=None) -> Board:
             return _board_along(shape, _snake_order(shape))
         return _board_along(shape, _spiral_order(shape))
     if isinstance(goal, str) and re.fullmatch(r"[a-zA-Z-]+", goal.strip()):
-        raise BoardError(f"unknown goal '{_clip(goal)}': use one of {', '.join(GOAL_PRESETS)} "
-                         f"or a board")
+        raise BoardError(
+            f"unknown goal '{_clip(goal)}': use one of {', '.join(GOAL_PRESETS)} or a board"
+        )
     board = parse_board(goal, shape)
     return board
 

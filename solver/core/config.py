@@ -7,6 +7,7 @@ slice sizes, say) stay beside that algorithm, named.
 
 Imports: the standard library only.
 """
+
 from __future__ import annotations
 
 import os

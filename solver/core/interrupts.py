@@ -30,6 +30,7 @@ Library users are untouched: nothing is installed unless the program is ``npuzzl
 
 Imports: the standard library only.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -130,8 +131,7 @@ def _safe(frame) -> bool:
     depth = 0
     while frame is not None and depth < 200:
         code = frame.f_code
-        if code.co_name in _UNSAFE_FUNCTIONS or any(f in code.co_filename
-                                                    for f in _UNSAFE_FILES):
+        if code.co_name in _UNSAFE_FUNCTIONS or any(f in code.co_filename for f in _UNSAFE_FILES):
             return False
         frame, depth = frame.f_back, depth + 1
     return True
@@ -220,6 +220,21 @@ def quiet_broken_pipe() -> int:
     return EXIT_BROKEN_PIPE
 
 
-__all__ = ["Interrupted", "install", "install_if_program", "installed", "command", "check",
-           "pending", "handled", "temporary", "leave_now", "quiet_broken_pipe", "describe", "message",
-           "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_BROKEN_PIPE"]
+__all__ = [
+    "Interrupted",
+    "install",
+    "install_if_program",
+    "installed",
+    "command",
+    "check",
+    "pending",
+    "handled",
+    "temporary",
+    "leave_now",
+    "quiet_broken_pipe",
+    "describe",
+    "message",
+    "EXIT_INTERRUPTED",
+    "EXIT_TERMINATED",
+    "EXIT_BROKEN_PIPE",
+]

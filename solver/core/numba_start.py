@@ -21,6 +21,7 @@ collector's way.  ``NPUZZLE_NUMBA_BLAS=1`` lets numba import scipy as usual;
 
 Imports: numba (only when called).
 """
+
 from __future__ import annotations
 
 import contextlib

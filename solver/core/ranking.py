@@ -15,6 +15,7 @@ hash.  ``rank_many`` / ``unrank_many`` are the vectorised numpy twins.
 
 Imports: numpy only.
 """
+
 from __future__ import annotations
 
 import math

@@ -3,6 +3,7 @@
 The definitions live, once, as plain Python in :mod:`solver.ranking`; this module compiles
 them.  Importing it imports numba, so exact-table lookups never import it.
 """
+
 from __future__ import annotations
 
 from . import ranking

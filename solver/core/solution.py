@@ -3,6 +3,7 @@
 Shared by the exact-table walk, IDA*, A* and the blind searches, so the CLI prints them all the
 same way.  Imports: :mod:`solver.board` only.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ class SearchLimitReached(Exception):
     """A node or time cap stopped the search; ``partial`` holds the statistics so far and
     ``partial.lower_bound`` the distance proven so far (the last completed threshold)."""
 
-    def __init__(self, partial: "Solution", why: str):
+    def __init__(self, partial: Solution, why: str):
         super().__init__(why)
         self.partial = partial
 
@@ -74,7 +75,7 @@ class Solution:
         """Number of moves, or None without a solution."""
         return None if self.moves is None else len(self.moves)
 
-    def check(self) -> "Solution":
+    def check(self) -> Solution:
         """Replay the moves on the start; raise :class:`InvalidSolution` if they do not reach
         the goal (or are not moves at all).  Returns self."""
         if self.moves is None:
@@ -86,7 +87,9 @@ class Solution:
         if reached != self.goal:
             raise InvalidSolution(
                 f"{self.algorithm} returned {len(self.moves)} moves that do not take "
-                f"{self.start} to {self.goal}", self.database)
+                f"{self.start} to {self.goal}",
+                self.database,
+            )
         return self
 
     def boards(self) -> list[Board]:

@@ -16,6 +16,7 @@ reflection, used by the tables, the heuristics and the search plans alike.
 
 Imports: :mod:`solver.core.board` only.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -54,23 +55,44 @@ def symmetries(shape: Shape) -> list[Symmetry]:
     same = {"U": "U", "D": "D", "L": "L", "R": "R"}
     out = [
         Symmetry("identity", _cell_map(shape, lambda r, c: (r, c)), same),
-        Symmetry("rotate-180", _cell_map(shape, lambda r, c: (R - r, C - c)),
-                 {"U": "D", "D": "U", "L": "R", "R": "L"}),
-        Symmetry("flip-left-right", _cell_map(shape, lambda r, c: (r, C - c)),
-                 {"U": "U", "D": "D", "L": "R", "R": "L"}),
-        Symmetry("flip-up-down", _cell_map(shape, lambda r, c: (R - r, c)),
-                 {"U": "D", "D": "U", "L": "L", "R": "R"}),
+        Symmetry(
+            "rotate-180",
+            _cell_map(shape, lambda r, c: (R - r, C - c)),
+            {"U": "D", "D": "U", "L": "R", "R": "L"},
+        ),
+        Symmetry(
+            "flip-left-right",
+            _cell_map(shape, lambda r, c: (r, C - c)),
+            {"U": "U", "D": "D", "L": "R", "R": "L"},
+        ),
+        Symmetry(
+            "flip-up-down",
+            _cell_map(shape, lambda r, c: (R - r, c)),
+            {"U": "D", "D": "U", "L": "L", "R": "R"},
+        ),
     ]
     if shape.rows == shape.cols:
         out += [
-            Symmetry(TRANSPOSE, _cell_map(shape, lambda r, c: (c, r)),
-                     {"U": "L", "L": "U", "D": "R", "R": "D"}),
-            Symmetry("anti-transpose", _cell_map(shape, lambda r, c: (C - c, R - r)),
-                     {"U": "R", "R": "U", "D": "L", "L": "D"}),
-            Symmetry("rotate-90", _cell_map(shape, lambda r, c: (c, R - r)),
-                     {"U": "R", "R": "D", "D": "L", "L": "U"}),
-            Symmetry("rotate-270", _cell_map(shape, lambda r, c: (C - c, r)),
-                     {"U": "L", "L": "D", "D": "R", "R": "U"}),
+            Symmetry(
+                TRANSPOSE,
+                _cell_map(shape, lambda r, c: (c, r)),
+                {"U": "L", "L": "U", "D": "R", "R": "D"},
+            ),
+            Symmetry(
+                "anti-transpose",
+                _cell_map(shape, lambda r, c: (C - c, R - r)),
+                {"U": "R", "R": "U", "D": "L", "L": "D"},
+            ),
+            Symmetry(
+                "rotate-90",
+                _cell_map(shape, lambda r, c: (c, R - r)),
+                {"U": "R", "R": "D", "D": "L", "L": "U"},
+            ),
+            Symmetry(
+                "rotate-270",
+                _cell_map(shape, lambda r, c: (C - c, r)),
+                {"U": "L", "L": "D", "D": "R", "R": "U"},
+            ),
         ]
     return out
 
@@ -100,8 +122,7 @@ class Reduction:
     @property
     def is_identity(self) -> bool:
         """True when boards are unchanged (same goal, nothing to map)."""
-        return self.symmetry.name == "identity" and all(
-            t == m for t, m in enumerate(self.relabel))
+        return self.symmetry.name == "identity" and all(t == m for t, m in enumerate(self.relabel))
 
     def board(self, board: Board) -> Board:
         """``board`` as seen in the reduced problem."""
@@ -117,8 +138,7 @@ class Reduction:
         return "".join(self.symmetry.moves[m] for m in moves)
 
 
-def reduction(goal: Board, target: Board, symmetry_name: str | None = None
-              ) -> Reduction | None:
+def reduction(goal: Board, target: Board, symmetry_name: str | None = None) -> Reduction | None:
     """The reduction of problems towards ``goal`` to problems towards ``target`` (the first
     symmetry, identity first, that carries ``goal``'s blank onto ``target``'s blank cell), or
     None when no symmetry of the board does.  ``symmetry_name`` asks for one symmetry only.
@@ -159,5 +179,14 @@ def diagonal_reflection(goal: Board) -> Reduction | None:
     return reduction(goal, goal, TRANSPOSE)
 
 
-__all__ = ["Symmetry", "Reduction", "symmetries", "relabelling", "reduction", "reduce_to",
-           "diagonal_reflection", "TRANSPOSE", "BLANK"]
+__all__ = [
+    "Symmetry",
+    "Reduction",
+    "symmetries",
+    "relabelling",
+    "reduction",
+    "reduce_to",
+    "diagonal_reflection",
+    "TRANSPOSE",
+    "BLANK",
+]

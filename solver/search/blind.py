@@ -31,12 +31,21 @@ The policies and the packed states they work on live in :mod:`solver.search_poli
 Imports: :mod:`solver.board`, :mod:`solver.solution`, :mod:`solver.search_policies`; :mod:`solver.heuristics` (A*) and
 :mod:`solver.exact` (is a DFS answer optimal?) lazily, when a run needs them.
 """
+
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from ..core.board import Board, BoardError, solvability
+from ..core.solution import (
+    STATUS_LIMIT,
+    STATUS_NOT_FOUND,
+    STATUS_SOLVED,
+    SearchLimitReached,
+    Solution,
+    Unsolvable,
+)
 from .policies import (
     FifoFrontier,
     LifoFrontier,
@@ -47,14 +56,6 @@ from .policies import (
     VisitedCheck,
     cycle_check,
     encoding,
-)
-from ..core.solution import (
-    STATUS_LIMIT,
-    STATUS_NOT_FOUND,
-    STATUS_SOLVED,
-    SearchLimitReached,
-    Solution,
-    Unsolvable,
 )
 
 DEFAULT_CYCLE_CHECK = {
@@ -218,18 +219,25 @@ def _heuristic(start: Board, goal: Board, opts):
     notice = None
     if name in ("auto", "pdb"):
         try:
-            pdb, red = pattern_db.resolve(start.shape, goal, getattr(opts, "partition", None),
-                                          opts.data_dir)
+            pdb, red = pattern_db.resolve(
+                start.shape, goal, getattr(opts, "partition", None), opts.data_dir
+            )
         except DatabaseMissing as e:
             if name == "pdb" or getattr(opts, "partition", None):
                 raise
             name = "linear-conflict"
-            notice = (f"no pattern database is built for {start.shape}: A* uses linear "
-                      f"conflict; to build one: {e.fix}")
+            notice = (
+                f"no pattern database is built for {start.shape}: A* uses linear "
+                f"conflict; to build one: {e.fix}"
+            )
         else:
             reflect = getattr(opts, "reflect", True)
-            return ("pdb", (lambda b: pdb.value(red.board(b), reflect=reflect)),
-                    pdb.path.name, None)
+            return (
+                "pdb",
+                (lambda b: pdb.value(red.board(b), reflect=reflect)),
+                pdb.path.name,
+                None,
+            )
     if name == "manhattan":
         return name, (lambda b: heuristics.manhattan(b, goal)), None, notice
     if name == "linear-conflict":
@@ -283,7 +291,12 @@ def _run(
     sol.extra = {"frontier": frontier.name, "cycle_check": check_name, "depth_limit": depth_limit}
     try:
         moves, _, _ = search(
-            start, goal, frontier, check, depth_limit=depth_limit, stats=stats,
+            start,
+            goal,
+            frontier,
+            check,
+            depth_limit=depth_limit,
+            stats=stats,
             **_caps(opts, stats),
         )
     except _Limit as e:
@@ -406,8 +419,16 @@ def astar(start: Board, goal: Board, opts) -> Solution:
         return h_board(Board(shape, enc.decode(state)))
 
     sol = _run(
-        "astar", start, goal, opts, lambda: PriorityFrontier(h), reopen=True, optimal=True,
-        heuristic=name, database=database, root_h=h_board(start),
+        "astar",
+        start,
+        goal,
+        opts,
+        lambda: PriorityFrontier(h),
+        reopen=True,
+        optimal=True,
+        heuristic=name,
+        database=database,
+        root_h=h_board(start),
     )
     sol.notice = notice
     return sol

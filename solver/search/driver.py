@@ -14,6 +14,7 @@ one is long enough to share; see ``scripts/bench_parallel.py``).
 
 Imports: :mod:`solver.core`, the search's kernels, walk, weights and parallel pool.
 """
+
 from __future__ import annotations
 
 import time
@@ -116,12 +117,28 @@ class _Report:
             self._say(nodes, time.perf_counter(), True)
 
     def _say(self, nodes: int, now: float, done: bool) -> None:
-        self.progress(Progress(self.iteration, self.problem.in_moves(self.bound), nodes,
-                               now - self.t0, done, self.jobs))
+        self.progress(
+            Progress(
+                self.iteration,
+                self.problem.in_moves(self.bound),
+                nodes,
+                now - self.t0,
+                done,
+                self.jobs,
+            )
+        )
 
 
-def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | None = None,
-           jobs: int = 1, weighting: Weighting | None = None, progress=None) -> SearchResult:
+def search(
+    plan: Plan,
+    tiles,
+    *,
+    timeout: float | None = None,
+    max_nodes: int | None = None,
+    jobs: int = 1,
+    weighting: Weighting | None = None,
+    progress=None,
+) -> SearchResult:
     """Run IDA* from ``tiles`` (cell -> tile) to ``plan.target``: optimal, or within
     ``weighting``'s factor of optimal.  ``jobs`` threads share iterations that are long enough;
     ``progress(Progress)`` hears about each iteration.  Stops at ``timeout`` seconds or
@@ -160,8 +177,18 @@ def search(plan: Plan, tiles, *, timeout: float | None = None, max_nodes: int | 
         bound = problem.next_bound(out.next_f)
     moves = Problem.letters(out.path) if out.path is not None else None
     lower = len(moves) if moves is not None and weighting is None else problem.lower_bound(bound)
-    return SearchResult(moves, problem.root_h, lower, generated, expanded, iterations,
-                        time.perf_counter() - t0, out.stopped, jobs, units)
+    return SearchResult(
+        moves,
+        problem.root_h,
+        lower,
+        generated,
+        expanded,
+        iterations,
+        time.perf_counter() - t0,
+        out.stopped,
+        jobs,
+        units,
+    )
 
 
 def numba_ready() -> None:

@@ -27,6 +27,7 @@ The answer is labelled ``optimal: false, bound: null`` (DESIGN section 2): it is
 several times longer than optimal, but any solvable board up to the largest shape is answered
 in well under a second.  Imports: :mod:`solver.core` only (no numpy, no numba).
 """
+
 from __future__ import annotations
 
 import time
@@ -55,8 +56,10 @@ class _Peeler:
         self.locked = [False] * n
         self.moves: list[str] = []
         # nbr[c]: (neighbour cell, the letter of the blank's move from c to it)
-        self.nbr = [[(shape.neighbour(c, m), m) for m in "UDLR"
-                     if shape.neighbour(c, m) is not None] for c in range(n)]
+        self.nbr = [
+            [(shape.neighbour(c, m), m) for m in "UDLR" if shape.neighbour(c, m) is not None]
+            for c in range(n)
+        ]
 
     # --- moving -------------------------------------------------------------------------
 
@@ -141,8 +144,9 @@ class _Peeler:
         ``wanted`` interchangeable.  False when no arrangement of the window reaches it."""
         index = {c: i for i, c in enumerate(cells)}
         links = [[(index[d], m) for d, m in self.nbr[c] if d in index] for c in cells]
-        first = tuple(t if t in wanted or t == BLANK else OTHER
-                      for t in (self.tiles[c] for c in cells))
+        first = tuple(
+            t if t in wanted or t == BLANK else OTHER for t in (self.tiles[c] for c in cells)
+        )
         want = [(index[c], t) for t, c in wanted.items()]
         parent = {first: None}
         queue = deque([first])
@@ -187,8 +191,10 @@ class _Peeler:
             if self.pos[ta] not in window:
                 self.move_tile(ta, inner[-2], until=set(window))
             if self.pos[BLANK] not in window:
-                self.route_blank([c for c in window if not self.locked[c] and c != self.pos[ta]],
-                                 avoid=self.pos[ta])
+                self.route_blank(
+                    [c for c in window if not self.locked[c] and c != self.pos[ta]],
+                    avoid=self.pos[ta],
+                )
             self.locked[a] = False
             if not self.search_window(window, {ta: a, tb: b}):
                 raise AssertionError("internal error: the line's window has no solution")
@@ -226,6 +232,7 @@ def _next_line(top, bottom, left, right, goal_row, goal_col):
 
 def _lines(side, top, bottom, left, right, cols):
     """The cells of the side being peeled and of the two lines behind it."""
+
     def row(r):
         return [r * cols + c for c in range(left, right + 1)]
 
@@ -280,8 +287,16 @@ def solve(start: Board, goal: Board, opts=None) -> Solution:
     """A quick solution by :func:`peel`, labelled not optimal and with no bound."""
     t0 = time.perf_counter()
     moves = peel(start, goal)
-    sol = Solution(start, goal, moves, "fast", optimal=False, heuristic=None,
-                   seconds=time.perf_counter() - t0, extra={"bound": None})
+    sol = Solution(
+        start,
+        goal,
+        moves,
+        "fast",
+        optimal=False,
+        heuristic=None,
+        seconds=time.perf_counter() - t0,
+        extra={"bound": None},
+    )
     return sol
 
 

@@ -15,6 +15,7 @@ admissible h the first solution found is a shortest one.  The pieces, innermost 
 This module maps a problem onto the database's goal, runs the driver and wraps the answer.
 Imports: the search package and :mod:`solver.core`.
 """
+
 from __future__ import annotations
 
 import time
@@ -23,7 +24,14 @@ from ..core.board import Board, BoardError
 from ..core.solution import STATUS_LIMIT, SearchLimitReached, Solution
 from .driver import Progress, SearchResult, numba_ready, search  # noqa: F401 - public names
 from .plans import (  # noqa: F401 - the plans are part of this module's interface
-    Plan, clear_cache, lc_plan, manhattan_plan, move_tables, pdb_plan, pdb_plan_from, plan_for,
+    Plan,
+    clear_cache,
+    lc_plan,
+    manhattan_plan,
+    move_tables,
+    pdb_plan,
+    pdb_plan_from,
+    plan_for,
 )
 from .walk import line_values  # noqa: F401
 from .weights import Weighting
@@ -57,14 +65,23 @@ def solve(start: Board, goal: Board, opts) -> Solution:
     t0 = time.perf_counter()
     weighting = Weighting.of(getattr(opts, "weight", 1))
     plan, red = plan_for(goal, opts)
-    res = search(plan, red.board(start).tiles, timeout=opts.timeout, max_nodes=opts.max_nodes,
-                 jobs=max(1, getattr(opts, "jobs", 1) or 1), weighting=weighting,
-                 progress=getattr(opts, "progress", None))
+    res = search(
+        plan,
+        red.board(start).tiles,
+        timeout=opts.timeout,
+        max_nodes=opts.max_nodes,
+        jobs=max(1, getattr(opts, "jobs", 1) or 1),
+        weighting=weighting,
+        progress=getattr(opts, "progress", None),
+    )
     moves = res.moves
     if moves is not None:
         moves = red.moves_back(moves)
-    extra = {"search_seconds": round(res.seconds, 6), "jobs": res.jobs,
-             "work_units": res.work_units}
+    extra = {
+        "search_seconds": round(res.seconds, 6),
+        "jobs": res.jobs,
+        "work_units": res.work_units,
+    }
     if weighting is not None:
         extra.update(bound=float(weighting.weight), weighting=weighting.rule)
     sol = Solution(

@@ -34,6 +34,7 @@ increfs and decrefs the arrays an inlined helper receives wherever its body bran
 refcount traffic of ``_push``/``_pop``/``_expand`` helpers made the loop 3-7 times slower
 (measured); ``_slid`` is straight-line code and costs nothing, ``_f`` is chosen by type.  Imports: numpy, numba, :mod:`solver.core.board`.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -92,9 +93,14 @@ class Stack(NamedTuple):
 def new_stack(depth: int) -> Stack:
     """Zeroed stack arrays for walks up to ``depth`` moves deep."""
     z = depth + 2
-    return Stack(np.zeros(z, np.int64), np.zeros((z, 4, CHILD_FIELDS), np.int64),
-                 np.zeros(z, np.int64), np.zeros(z, np.int64), np.zeros((z, 2), np.int64),
-                 np.zeros((z, 4), np.int64))
+    return Stack(
+        np.zeros(z, np.int64),
+        np.zeros((z, 4, CHILD_FIELDS), np.int64),
+        np.zeros(z, np.int64),
+        np.zeros(z, np.int64),
+        np.zeros((z, 2), np.int64),
+        np.zeros((z, 4), np.int64),
+    )
 
 
 # --- pieces shared by the kernels ------------------------------------------------------------
@@ -192,8 +198,7 @@ def ida_pdb(node, stack, st, table, normal, mirror, moves, fcost, reflect, order
                     m = kid[d, k, C_MOVE]
                     t = tiles[moves.nb[m]]
                     q = mirror.pat[t]
-                    r, v, hc = _slid(mirror, table, tiles, t, m, ranks[1, q], vals[1, q],
-                                     hs[d, 1])
+                    r, v, hc = _slid(mirror, table, tiles, t, m, ranks[1, q], vals[1, q], hs[d, 1])
                     kid[d, k, C_RANKM] = r
                     kid[d, k, C_VALM] = v
                     kid[d, k, C_HM] = hc

@@ -17,6 +17,7 @@ share one copy of the tables (layer 3: search; :mod:`solver.search.driver` decid
 
 Imports: the standard library's threading, and the search's walk and units.
 """
+
 from __future__ import annotations
 
 import threading
@@ -82,8 +83,7 @@ class Pool:
         self.walks = [Walk(problem) for _ in range(jobs)]
         self.depth = 1  # the frontier depth of the last split: the next one starts there
 
-    def iteration(self, bound: int, limits: Limits, nodes_before: int = 0, tick=None
-                  ) -> Outcome:
+    def iteration(self, bound: int, limits: Limits, nodes_before: int = 0, tick=None) -> Outcome:
         """Search the iteration with ``bound`` on the pool's threads.  ``tick(nodes)`` is
         called by this (coordinating) thread every ``JOIN_SECONDS`` with the nodes so far;
         a KeyboardInterrupt here stops the workers and propagates."""
@@ -97,8 +97,9 @@ class Pool:
             return Outcome(path, sp.next_f, sp.generated, sp.expanded)
         it = _Iteration(bound, sp.units, limits, nodes_before + sp.generated, self.jobs)
         it.next_f, it.generated, it.expanded = sp.next_f, sp.generated, sp.expanded
-        threads = [threading.Thread(target=self._work, args=(walk, it), daemon=True)
-                   for walk in self.walks]
+        threads = [
+            threading.Thread(target=self._work, args=(walk, it), daemon=True) for walk in self.walks
+        ]
         for t in threads:
             t.start()
         try:
@@ -143,11 +144,10 @@ class Pool:
                 return
             spent = [0, 0]  # nodes of this unit already added to the shared counts
 
-            def between(w: Walk) -> bool:
+            def between(w: Walk, spent=spent) -> bool:
                 with it.cond:
                     _count(it, w, spent)
-                    reason = it.limits.reason(it.nodes_before + it.generated,
-                                              time.perf_counter())
+                    reason = it.limits.reason(it.nodes_before + it.generated, time.perf_counter())
                     if reason and not it.over:
                         it.stopped = reason
                         it.cond.notify_all()
@@ -162,8 +162,9 @@ class Pool:
                 return True
 
             cap = it.limits.budget(it.nodes_before + it.generated, SLICE_NODES, it.jobs)
-            result = run_unit(self.problem, unit, it.bound, between=between, walk=walk,
-                              slice_nodes=max(1, cap))
+            result = run_unit(
+                self.problem, unit, it.bound, between=between, walk=walk, slice_nodes=max(1, cap)
+            )
             with it.cond:
                 _count(it, walk, spent)
                 if result.moves is not None and it.found is None:

@@ -12,6 +12,7 @@ conflict with a notice, or the command that builds one.
 Imports: numpy, :mod:`solver.core`, :mod:`solver.tables` -- no numba, so plans are prepared
 without the compiler.
 """
+
 from __future__ import annotations
 
 import functools
@@ -27,7 +28,6 @@ from ..core.ranking import rank
 from ..core.symmetry import Reduction, diagonal_reflection, reduction
 from ..tables import pattern_db, store
 
-
 # --- move tables -----------------------------------------------------------------------------
 
 
@@ -42,7 +42,7 @@ class Moves(NamedTuple):
     succ_n: np.ndarray
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def move_tables(shape: Shape) -> Moves:
     """The move tables of ``shape`` (cached)."""
     n = shape.size
@@ -196,9 +196,10 @@ class Plan:
         pos[tiles] = np.arange(len(tiles))
 
         def ranked(cell_of):
-            return [self.offsets[p] + int(rank(np.array([cell_of(t) for t in pt]),
-                                               self.shape.size))
-                    for p, pt in enumerate(self.patterns)]
+            return [
+                self.offsets[p] + int(rank(np.array([cell_of(t) for t in pt]), self.shape.size))
+                for p, pt in enumerate(self.patterns)
+            ]
 
         normal = ranked(lambda t: pos[t])
         if self.reflect:
@@ -238,8 +239,9 @@ def _joined_tables(tables: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return _readonly(np.concatenate([np.asarray(t, dtype=np.uint8) for t in tables])), offsets
 
 
-def pdb_plan(shape: Shape, target: Board, patterns, tables, *, reflect: bool, name: str,
-             database: str | None) -> Plan:
+def pdb_plan(
+    shape: Shape, target: Board, patterns, tables, *, reflect: bool, name: str, database: str | None
+) -> Plan:
     """A plan for additive tables ``tables[i]`` over ``patterns[i]`` (tuples of tiles),
     indexed by :func:`solver.ranking.rank` of the pattern tiles' cells in sorted tile order."""
     patterns = [tuple(sorted(int(t) for t in p)) for p in patterns]
@@ -250,8 +252,22 @@ def pdb_plan(shape: Shape, target: Board, patterns, tables, *, reflect: bool, na
     table, offsets = _joined_tables(list(tables))
     normal = frame(shape, patterns)
     mirror = frame(shape, patterns, relabel, cells) if reflect else normal
-    return Plan("pdb", name, shape, target, database, reflect, patterns, offsets, table,
-                normal, mirror, None, cells, relabel)
+    return Plan(
+        "pdb",
+        name,
+        shape,
+        target,
+        database,
+        reflect,
+        patterns,
+        offsets,
+        table,
+        normal,
+        mirror,
+        None,
+        cells,
+        relabel,
+    )
 
 
 def manhattan_plan(shape: Shape, target: Board) -> Plan:
@@ -261,12 +277,18 @@ def manhattan_plan(shape: Shape, target: Board) -> Plan:
     home = {t: c for c, t in enumerate(target.tiles)}
     tiles = [t for t in range(1, shape.size)]
     tables = [
-        np.array([abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
-                  for c in range(shape.size)], dtype=np.uint8)
+        np.array(
+            [
+                abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
+                for c in range(shape.size)
+            ],
+            dtype=np.uint8,
+        )
         for t in tiles
     ]
-    return pdb_plan(shape, target, [(t,) for t in tiles], tables, reflect=False,
-                    name="manhattan", database=None)
+    return pdb_plan(
+        shape, target, [(t,) for t in tiles], tables, reflect=False, name="manhattan", database=None
+    )
 
 
 def lc_plan(shape: Shape, target: Board) -> Plan:
@@ -284,8 +306,9 @@ def lc_plan(shape: Shape, target: Board) -> Plan:
     gcol = np.array([home[t] % cols if t else -1 for t in range(n)], dtype=np.int64)
     for a in (md, grow, gcol):
         a.setflags(write=False)
-    return Plan("lc", "linear-conflict", shape, target,
-                lines=Lines(md, grow, gcol, shape.rows, shape.cols))
+    return Plan(
+        "lc", "linear-conflict", shape, target, lines=Lines(md, grow, gcol, shape.rows, shape.cols)
+    )
 
 
 # --- choosing a heuristic --------------------------------------------------------------------
@@ -307,8 +330,15 @@ def pdb_plan_from(pdb: pattern_db.AdditivePDB, reflect: bool) -> Plan:
     if hit is not None and hit[0] is pdb:
         return hit[1]
     patterns = [tuple(int(t) for t in e.tiles) for e in pdb.tables]
-    plan = pdb_plan(pdb.shape, pdb.goal, patterns, [e.table for e in pdb.tables],
-                    reflect=reflect, name="", database=pdb.path.name)
+    plan = pdb_plan(
+        pdb.shape,
+        pdb.goal,
+        patterns,
+        [e.table for e in pdb.tables],
+        reflect=reflect,
+        name="",
+        database=pdb.path.name,
+    )
     plan.name = f"pdb {pdb.name}" + (" + reflection" if plan.reflect else "")
     _PDB_PLANS[key] = (pdb, plan)  # the pdb is kept so its id is never reused
     return plan
@@ -333,9 +363,11 @@ def plan_for(goal: Board, opts) -> tuple[Plan, Reduction]:
     except store.DatabaseMissing as e:
         if kind == "pdb" or opts.partition or str(shape) in config.REQUIRES_PDB:
             raise
-        plan = replace(_cached_simple_plan(shape, goal.tiles, "linear-conflict"),
-                       notice=f"no pattern database is built for {shape}: searching with linear "
-                              f"conflict (much slower); to build one: {e.fix}")
+        plan = replace(
+            _cached_simple_plan(shape, goal.tiles, "linear-conflict"),
+            notice=f"no pattern database is built for {shape}: searching with linear "
+            f"conflict (much slower); to build one: {e.fix}",
+        )
         return plan, same
     return pdb_plan_from(pdb, bool(opts.reflect)), red
 

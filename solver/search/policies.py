@@ -12,12 +12,13 @@ cell carried beside it, so a move is two shifts and an add, and a visited set is
 
 Imports: :mod:`solver.board` only.
 """
+
 from __future__ import annotations
 
 import functools
 import heapq
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
 
 from ..core.board import MOVES, BoardError, Shape
 
@@ -63,7 +64,7 @@ class Encoding:
         return tuple((state >> s) & mask for s in self.shifts)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def encoding(shape: Shape) -> Encoding:
     """The (cached) :class:`Encoding` of ``shape``."""
     return Encoding(shape)

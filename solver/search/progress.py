@@ -8,6 +8,7 @@ written, and only when asked (``npuzzle solve -v``).  Never on stdout: that is t
 
 Imports: the standard library and tqdm (when a terminal shows the status line).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -25,8 +26,10 @@ def describe(p: Progress) -> str:
     bound = f"{p.bound:g}"  # a weighted search's bound may be a fraction of a move
     threads = f", {p.jobs} threads" if p.jobs > 1 else ""
     state = " done" if p.done else ""
-    return (f"iteration {p.iteration}, bound {bound}{state}: {p.nodes:,} nodes "
-            f"({rate / 1e6:.1f} M/s{threads}), {p.seconds:.1f} s")
+    return (
+        f"iteration {p.iteration}, bound {bound}{state}: {p.nodes:,} nodes "
+        f"({rate / 1e6:.1f} M/s{threads}), {p.seconds:.1f} s"
+    )
 
 
 class IterationLog:
@@ -62,8 +65,13 @@ class IterationLog:
 
             # Some terminals report a size of 0 x 0, and tqdm then hides the line: fall back.
             size = shutil.get_terminal_size((100, 24))
-            self.bar = tqdm(file=self.stream, bar_format="{desc}", leave=False,
-                            ncols=size.columns or 100, nrows=size.lines or 24)
+            self.bar = tqdm(
+                file=self.stream,
+                bar_format="{desc}",
+                leave=False,
+                ncols=size.columns or 100,
+                nrows=size.lines or 24,
+            )
         self.bar.set_description_str(text)
 
     def close(self) -> None:

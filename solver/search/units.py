@@ -29,10 +29,11 @@ target (``problem.plan.target``); ``reduction.moves_back`` maps them to the call
 
 Imports: :mod:`solver.core`, the search's plans, weights and walk.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..core.board import Board, BoardError
 from ..core.symmetry import Reduction
@@ -100,8 +101,9 @@ def prepare(start: Board, goal: Board, opts) -> tuple[Problem, Reduction]:
     return Problem(plan, red.board(start).tiles, weighting), red
 
 
-def split(problem: Problem, bound: int, want: int = 64, depth: int = 1,
-          walk: Walk | None = None) -> Split:
+def split(
+    problem: Problem, bound: int, want: int = 64, depth: int = 1, walk: Walk | None = None
+) -> Split:
     """Cut the iteration with ``bound`` into at least ``want`` units (when the tree has
     them): the nodes within the bound at the shallowest depth (from ``depth`` on) that has
     that many."""
@@ -125,9 +127,15 @@ def split(problem: Problem, bound: int, want: int = 64, depth: int = 1,
         depth += 1
 
 
-def run_unit(problem: Problem, unit: WorkUnit, bound: int, *,
-             between: Callable[[Walk], bool] | None = None, walk: Walk | None = None,
-             slice_nodes: int = SLICE_NODES) -> UnitResult:
+def run_unit(
+    problem: Problem,
+    unit: WorkUnit,
+    bound: int,
+    *,
+    between: Callable[[Walk], bool] | None = None,
+    walk: Walk | None = None,
+    slice_nodes: int = SLICE_NODES,
+) -> UnitResult:
     """Search ``unit`` within ``bound``.  ``between(walk)`` is called every ``slice_nodes``
     nodes and stops the unit when it returns False (it may also take work away from the walk
     with ``walk.give_away()``)."""
@@ -141,8 +149,9 @@ def run_unit(problem: Problem, unit: WorkUnit, bound: int, *,
     return UnitResult(moves, walk.next_f, walk.generated, walk.expanded)
 
 
-def search_units(start: Board, goal: Board, opts, mapper=map, want: int = 64,
-                 max_iterations: int = 10_000) -> tuple[str, int, int]:
+def search_units(
+    start: Board, goal: Board, opts, mapper=map, want: int = 64, max_iterations: int = 10_000
+) -> tuple[str, int, int]:
     """IDA* by the unit protocol above, each iteration's units run by ``mapper(fn, units)``
     (``map``, a process pool's ``map``, a Dask client's ``map`` + ``gather``...; ``fn`` is a
     picklable :class:`UnitTask`).  Returns ``(moves, nodes generated, units run)``, the moves

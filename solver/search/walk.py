@@ -9,6 +9,7 @@ work unit (:mod:`solver.search.units`).
 
 Imports: numpy, :mod:`solver.core`, the search's kernels, plans and weights.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -203,12 +204,31 @@ class Walk:
         FRONTIER."""
         plan = self.plan
         if plan.kind == "pdb":
-            return K.ida_pdb(self.node, self.stack, self.st, plan.table, plan.normal,
-                             plan.mirror, self.problem.moves, self.fcost, plan.reflect,
-                             ORDER_CHILDREN, budget)
-        return K.ida_lc(self.tiles, self.conflicts, self.stack, self.st, plan.lines,
-                        self.problem.moves, self.fcost, plan.name == "linear-conflict",
-                        self.scratch, budget)
+            return K.ida_pdb(
+                self.node,
+                self.stack,
+                self.st,
+                plan.table,
+                plan.normal,
+                plan.mirror,
+                self.problem.moves,
+                self.fcost,
+                plan.reflect,
+                ORDER_CHILDREN,
+                budget,
+            )
+        return K.ida_lc(
+            self.tiles,
+            self.conflicts,
+            self.stack,
+            self.st,
+            plan.lines,
+            self.problem.moves,
+            self.fcost,
+            plan.name == "linear-conflict",
+            self.scratch,
+            budget,
+        )
 
     @property
     def path(self) -> tuple[int, ...]:
@@ -246,8 +266,9 @@ class Walk:
                 lo, hi = int(s.kidx[level]) + keep, int(s.nkid[level])
                 if lo >= hi:
                     continue
-                moves = [int(s.kid[level, s.kid[level, i, K.C_SEL], K.C_MOVE])
-                         for i in range(lo, hi)]
+                moves = [
+                    int(s.kid[level, s.kid[level, i, K.C_SEL], K.C_MOVE]) for i in range(lo, hi)
+                ]
                 s.nkid[level] = lo
             else:
                 blank = int(st[K.S_BLANK]) if level == d else int(s.path[level]) >> 2

@@ -25,6 +25,7 @@ The rules (Chen & Sturtevant 2019 for the last two; W = 1 is the optimal search)
 ``NPUZZLE_WEIGHTING`` picks the rule (default ``wida``, the fastest in
 ``scripts/bench_weighted.py``).  Imports: numpy, :mod:`solver.core`.
 """
+
 from __future__ import annotations
 
 import math
@@ -49,8 +50,10 @@ def parse_weight(weight) -> Fraction:
     except (ValueError, ZeroDivisionError):
         raise BoardError(f"weight '{weight}' is not a number") from None
     if w < 1:
-        raise BoardError(f"weight {weight} is below 1: use 1 for an optimal solution, more for a "
-                         f"faster one at most that many times longer")
+        raise BoardError(
+            f"weight {weight} is below 1: use 1 for an optimal solution, more for a "
+            f"faster one at most that many times longer"
+        )
     return w
 
 
@@ -63,7 +66,7 @@ class Weighting:
     _table: np.ndarray = field(default=None, repr=False)
 
     @classmethod
-    def of(cls, weight, rule: str | None = None) -> "Weighting | None":
+    def of(cls, weight, rule: str | None = None) -> Weighting | None:
         """The weighting for ``weight`` (None for 1: the optimal search); ``rule`` defaults to
         ``$NPUZZLE_WEIGHTING`` or :data:`DEFAULT_RULE`."""
         w = parse_weight(weight)

@@ -8,6 +8,7 @@ status -- never a 500, never a traceback.
 
 Imports: fastapi/starlette, :mod:`solver.tables`, and this package.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -29,8 +30,14 @@ from ..tables import catalog, exact, pattern_db, store
 from . import work
 from .limits import Settings
 from .pool import SearchPool
-from .requests import (CheckRequest, DistanceRequest, GenerateRequest, HeuristicRequest,
-                       HintRequest, SolveRequest)
+from .requests import (
+    CheckRequest,
+    DistanceRequest,
+    GenerateRequest,
+    HeuristicRequest,
+    HintRequest,
+    SolveRequest,
+)
 
 log = logging.getLogger("npuzzle.serve")
 STATIC = Path(__file__).resolve().parent / "static"
@@ -81,8 +88,13 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def _refuse(self, send):
-        response = JSONResponse({"error": f"the request body is larger than the server takes "
-                                          f"({self.max_bytes:,} bytes)"}, status_code=413)
+        response = JSONResponse(
+            {
+                "error": f"the request body is larger than the server takes "
+                f"({self.max_bytes:,} bytes)"
+            },
+            status_code=413,
+        )
         await response({"type": "http"}, None, send)
 
 
@@ -101,7 +113,7 @@ def validation_message(errors) -> str:
     if kind == "extra_forbidden":
         return f"unknown field '{where}' (see /docs for the fields of each endpoint)"
     if not where:
-        return "the body must be a JSON object, e.g. {\"board\": \"8 6 7/2 5 4/3 0 1\"}"
+        return 'the body must be a JSON object, e.g. {"board": "8 6 7/2 5 4/3 0 1"}'
     return f"{where}: {e.get('msg', 'invalid')}"
 
 
@@ -112,16 +124,26 @@ async def _bad_request(request: Request, exc: RequestValidationError):
 async def _http_error(request: Request, exc: StarletteHTTPException):
     text = exc.detail if isinstance(exc.detail, str) else "error"
     if exc.status_code == 400 and "parsing the body" in text:  # what json.loads gave up on
-        return JSONResponse({"error": "the body could not be read as JSON (nested too deeply, "
-                                      "or a number too long)"}, status_code=400)
-    return JSONResponse({"error": f"{text.lower()}: {request.method} {request.url.path}"},
-                        status_code=exc.status_code, headers=getattr(exc, "headers", None))
+        return JSONResponse(
+            {
+                "error": "the body could not be read as JSON (nested too deeply, "
+                "or a number too long)"
+            },
+            status_code=400,
+        )
+    return JSONResponse(
+        {"error": f"{text.lower()}: {request.method} {request.url.path}"},
+        status_code=exc.status_code,
+        headers=getattr(exc, "headers", None),
+    )
 
 
 async def _internal_error(request: Request, exc: Exception):
     log.exception("internal error on %s %s", request.method, request.url.path)
-    return JSONResponse({"error": f"internal error ({type(exc).__name__}); the server log "
-                                  f"has the details"}, status_code=500)
+    return JSONResponse(
+        {"error": f"internal error ({type(exc).__name__}); the server log has the details"},
+        status_code=500,
+    )
 
 
 # --- start-up ----------------------------------------------------------------------------------
@@ -170,10 +192,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await pool.close()
 
     assets = _offline_docs_assets()
-    app = FastAPI(title="npuzzle", version=__version__, lifespan=lifespan,
-                  docs_url=None if assets else "/docs", redoc_url=None,
-                  description="Optimal sliding-tile puzzle answers: the CLI's questions as "
-                              "JSON over HTTP.  The page is at /.")
+    app = FastAPI(
+        title="npuzzle",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None if assets else "/docs",
+        redoc_url=None,
+        description="Optimal sliding-tile puzzle answers: the CLI's questions as "
+        "JSON over HTTP.  The page is at /.",
+    )
     app.add_exception_handler(RequestValidationError, _bad_request)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _internal_error)
@@ -227,13 +254,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def health():
         """The version, the search workers (ready, running, waiting) and the caps."""
         lim = settings.limits
-        return {"status": "ok", "version": __version__,
-                "uptime_seconds": round(time.monotonic() - started, 3),
-                "workers": {"ready": pool.ready, "of": settings.workers,
-                            "running": pool.running, "waiting": pool.waiting},
-                "limits": {"max_seconds": lim.max_seconds, "max_nodes": lim.max_nodes,
-                           "max_teaching_nodes": lim.max_teaching_nodes,
-                           "max_boards": lim.max_boards, "max_body_bytes": lim.max_body_bytes}}
+        return {
+            "status": "ok",
+            "version": __version__,
+            "uptime_seconds": round(time.monotonic() - started, 3),
+            "workers": {
+                "ready": pool.ready,
+                "of": settings.workers,
+                "running": pool.running,
+                "waiting": pool.waiting,
+            },
+            "limits": {
+                "max_seconds": lim.max_seconds,
+                "max_nodes": lim.max_nodes,
+                "max_teaching_nodes": lim.max_teaching_nodes,
+                "max_boards": lim.max_boards,
+                "max_body_bytes": lim.max_body_bytes,
+            },
+        }
 
     @app.get("/databases", summary="What is built")
     async def databases():
@@ -250,10 +288,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         @app.get("/docs", include_in_schema=False)
         async def docs():
-            return get_swagger_ui_html(openapi_url=app.openapi_url, title="npuzzle API",
-                                       swagger_js_url="/docs-assets/swagger-ui-bundle.js",
-                                       swagger_css_url="/docs-assets/swagger-ui.css",
-                                       swagger_favicon_url="/docs-assets/favicon.png")
+            return get_swagger_ui_html(
+                openapi_url=app.openapi_url,
+                title="npuzzle API",
+                swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+                swagger_css_url="/docs-assets/swagger-ui.css",
+                swagger_favicon_url="/docs-assets/favicon.png",
+            )
 
     return app
 
@@ -264,20 +305,30 @@ def databases_record(settings: Settings) -> dict:
     files = []
     for e in found:
         stamp = store.file_stamp(e.path)
-        files.append({"file": e.path.name, "kind": e.kind, "shape": str(e.shape),
-                      "goal": e.goal.flat(), "partition": e.partition_name,
-                      "bytes": stamp[2] if stamp else None})
+        files.append(
+            {
+                "file": e.path.name,
+                "kind": e.kind,
+                "shape": str(e.shape),
+                "goal": e.goal.flat(),
+                "partition": e.partition_name,
+                "bytes": stamp[2] if stamp else None,
+            }
+        )
     shapes = {}
     for e in found:
-        s = shapes.setdefault(str(e.shape), {"shape": str(e.shape), "exact": False,
-                                             "partitions": []})
+        s = shapes.setdefault(
+            str(e.shape), {"shape": str(e.shape), "exact": False, "partitions": []}
+        )
         if e.kind == catalog.EXACT:
             s["exact"] = True
         elif e.partition_name not in s["partitions"]:
             s["partitions"].append(e.partition_name)
-    return {"data_dir": str(store.data_dir(settings.data_dir)), "databases": files,
-            "shapes": sorted(shapes.values(), key=lambda s: (len(s["shape"]), s["shape"]))}
+    return {
+        "data_dir": str(store.data_dir(settings.data_dir)),
+        "databases": files,
+        "shapes": sorted(shapes.values(), key=lambda s: (len(s["shape"]), s["shape"])),
+    }
 
 
-__all__ = ["create_app", "databases_record", "validation_message", "BodyLimit",
-           "warm_lookups"]
+__all__ = ["create_app", "databases_record", "validation_message", "BodyLimit", "warm_lookups"]

@@ -8,6 +8,7 @@ Python objects, so their node cap is far lower than IDA*'s.
 
 Imports: :mod:`solver.api` only.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -34,8 +35,13 @@ class Limits:
     grace_seconds: float = 15.0  # past max_seconds, a worker that has not answered is ended
     max_wait_seconds: float = 120.0  # for a free worker (a first start compiles the kernels)
 
-    def options(self, algorithm: str = "auto", timeout: float | None = None,
-                max_nodes: int | None = None, **fields) -> api.SearchOptions:
+    def options(
+        self,
+        algorithm: str = "auto",
+        timeout: float | None = None,
+        max_nodes: int | None = None,
+        **fields,
+    ) -> api.SearchOptions:
         """The :class:`~solver.api.SearchOptions` of a request, its ``timeout`` and
         ``max_nodes`` clamped to the caps (the teaching cap for the teaching searches)."""
         node_cap = self.max_teaching_nodes if algorithm in TEACHING_ALGORITHMS else self.max_nodes
@@ -43,7 +49,8 @@ class Limits:
             algorithm=algorithm,
             timeout=self.max_seconds if timeout is None else min(timeout, self.max_seconds),
             max_nodes=node_cap if max_nodes is None else min(max_nodes, node_cap),
-            **fields)
+            **fields,
+        )
 
     @property
     def hard_seconds(self) -> float:

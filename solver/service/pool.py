@@ -19,6 +19,7 @@ Requests beyond ``max_pending`` get a 503 at once instead of an ever longer queu
 Imports: the standard library, :mod:`.work`, :mod:`.limits`; the worker side imports the
 search modules.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -108,8 +109,9 @@ class SearchPool:
 
     def _spawn(self) -> None:
         parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=serve_requests, args=(child, self.settings),
-                                 name="npuzzle-search", daemon=True)
+        proc = self._ctx.Process(
+            target=serve_requests, args=(child, self.settings), name="npuzzle-search", daemon=True
+        )
         proc.start()
         child.close()
         worker = _Worker(proc, parent)
@@ -122,8 +124,7 @@ class SearchPool:
         try:
             message = await self._receive(worker, timeout=None)
         except WorkerLost:
-            log.error("a search worker died while starting (exit code %s)",
-                      worker.process.exitcode)
+            log.error("a search worker died while starting (exit code %s)", worker.process.exitcode)
             self._discard(worker)
             return
         if message[0] == READY and not self._closed:
@@ -165,14 +166,17 @@ class SearchPool:
         """Answer one request in a worker: ``(status, body)``."""
         limits = self.settings.limits
         if self.pending >= limits.max_pending:
-            return 503, {"error": f"busy: {self.pending} searches are running or waiting; "
-                                  f"try again shortly"}
+            return 503, {
+                "error": f"busy: {self.pending} searches are running or waiting; try again shortly"
+            }
         self.waiting += 1
         try:
             worker = await asyncio.wait_for(self._idle.get(), limits.max_wait_seconds)
         except asyncio.TimeoutError:
-            return 503, {"error": f"busy: no search worker became free within "
-                                  f"{limits.max_wait_seconds:g} s; try again later"}
+            return 503, {
+                "error": f"busy: no search worker became free within "
+                f"{limits.max_wait_seconds:g} s; try again later"
+            }
         finally:
             self.waiting -= 1
         self.running += 1

@@ -10,6 +10,7 @@ order under ``results``, each board failing on its own like a line of ``npuzzle 
 
 Imports: pydantic, and :mod:`solver.api` for the names of algorithms and heuristics.
 """
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -18,21 +19,29 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .. import api
 
-BOARD_HELP = ("A board in any format the CLI reads: flat numbers '8 6 7 2 5 4 3 0 1' or "
-              "'8,6,7,...', rows '8 6 7/2 5 4/3 0 1', or a JSON list of rows [[8,6,7],...]; "
-              "the blank is 0, x, _ or '.'.")
-GOAL_HELP = ("blank-last (default), blank-first, snake, spiral, or a board of the same "
-             "shape.")
+BOARD_HELP = (
+    "A board in any format the CLI reads: flat numbers '8 6 7 2 5 4 3 0 1' or "
+    "'8,6,7,...', rows '8 6 7/2 5 4/3 0 1', or a JSON list of rows [[8,6,7],...]; "
+    "the blank is 0, x, _ or '.'."
+)
+GOAL_HELP = "blank-last (default), blank-first, snake, spiral, or a board of the same shape."
 
 Algorithm = Literal[("auto", *api.ALGORITHMS)]
 Heuristic = Literal[api.HEURISTICS]
 CycleCheck = Literal[api.CYCLE_CHECKS]
-Seconds = Field(None, ge=0, allow_inf_nan=False,
-                description="Give up a search after this many seconds (the server's cap "
-                            "applies when it is lower); the answer then has status 'limit' "
-                            "and the lower bound proven so far.")
-Nodes = Field(None, ge=1, description="Give up a search after generating this many nodes "
-                                      "(capped by the server).")
+Seconds = Field(
+    None,
+    ge=0,
+    allow_inf_nan=False,
+    description="Give up a search after this many seconds (the server's cap "
+    "applies when it is lower); the answer then has status 'limit' "
+    "and the lower bound proven so far.",
+)
+Nodes = Field(
+    None,
+    ge=1,
+    description="Give up a search after generating this many nodes (capped by the server).",
+)
 
 
 class Strict(BaseModel):
@@ -45,13 +54,20 @@ class Problem(Strict):
     """One board (or several) and the goal it should reach."""
 
     board: Any = Field(None, description=BOARD_HELP, examples=["8 6 7/2 5 4/3 0 1"])
-    boards: list[Any] | None = Field(None, description="Several boards instead of one; the "
-                                                       "answers come back in order under "
-                                                       "'results'.")
+    boards: list[Any] | None = Field(
+        None,
+        description="Several boards instead of one; the "
+        "answers come back in order under "
+        "'results'.",
+    )
     goal: Any = Field(None, description=GOAL_HELP, examples=["blank-last"])
-    shape: str | None = Field(None, description="ROWSxCOLS, for a flat list whose shape "
-                                                "cannot be inferred (6, 9, 16, 25 tiles are "
-                                                "2x3, 3x3, 4x4, 5x5).", examples=["3x3"])
+    shape: str | None = Field(
+        None,
+        description="ROWSxCOLS, for a flat list whose shape "
+        "cannot be inferred (6, 9, 16, 25 tiles are "
+        "2x3, 3x3, 4x4, 5x5).",
+        examples=["3x3"],
+    )
 
 
 class CheckRequest(Problem):
@@ -68,17 +84,20 @@ class DistanceRequest(Problem):
 class HeuristicRequest(Problem):
     """``/heuristic``: the pattern-database value and its parts."""
 
-    partition: str | None = Field(None, description="A preset (7-8, 6-6-3, 5-5-5 on 4x4) or "
-                                                     "tiles like 1,2,3,4/5,6,7,8.")
-    no_reflect: bool = Field(False, description="Only the additive sum, without the mirrored "
-                                                "lookup.")
+    partition: str | None = Field(
+        None, description="A preset (7-8, 6-6-3, 5-5-5 on 4x4) or tiles like 1,2,3,4/5,6,7,8."
+    )
+    no_reflect: bool = Field(
+        False, description="Only the additive sum, without the mirrored lookup."
+    )
 
 
 class HintRequest(DistanceRequest, HeuristicRequest):
     """``/hint``: the next optimal move."""
 
-    algorithm: Algorithm = Field("auto", description="auto: the exact table on 2x3/3x3, "
-                                                     "IDA* elsewhere.")
+    algorithm: Algorithm = Field(
+        "auto", description="auto: the exact table on 2x3/3x3, IDA* elsewhere."
+    )
     heuristic: Heuristic = "auto"
 
 
@@ -100,10 +119,16 @@ class GenerateRequest(Strict):
     goal: Any = Field(None, description=GOAL_HELP)
     method: Literal["shuffle", "walk"] = "shuffle"
     length: int | None = Field(None, ge=0, le=10_000, description="Steps of each walk.")
-    seed: int | None = Field(None, ge=0, lt=2**64, description="The same seed, the same "
-                                                                "positions.")
+    seed: int | None = Field(None, ge=0, lt=2**64, description="The same seed, the same positions.")
     unique: bool = False
 
 
-__all__ = ["Problem", "CheckRequest", "DistanceRequest", "HeuristicRequest", "HintRequest",
-           "SolveRequest", "GenerateRequest"]
+__all__ = [
+    "Problem",
+    "CheckRequest",
+    "DistanceRequest",
+    "HeuristicRequest",
+    "HintRequest",
+    "SolveRequest",
+    "GenerateRequest",
+]

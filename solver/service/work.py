@@ -15,6 +15,7 @@ The bodies are the records of :mod:`solver.answers` -- the same fields as the CL
 
 Imports: :mod:`solver.answers`, :mod:`solver.api`, :mod:`solver.tables`, :mod:`solver.workloads`.
 """
+
 from __future__ import annotations
 
 import json
@@ -54,41 +55,58 @@ def _options(params: dict, settings: Settings, *fields: str) -> api.SearchOption
     chosen = {f: params[f] for f in fields if params.get(f) is not None}
     if "no_reflect" in chosen:
         chosen["reflect"] = not chosen.pop("no_reflect")
-    return settings.limits.options(timeout=params.get("timeout"),
-                                   max_nodes=params.get("max_nodes"),
-                                   data_dir=settings.data_dir, **chosen)
+    return settings.limits.options(
+        timeout=params.get("timeout"),
+        max_nodes=params.get("max_nodes"),
+        data_dir=settings.data_dir,
+        **chosen,
+    )
 
 
 SEARCH_FIELDS = ("algorithm", "heuristic", "partition", "no_reflect")
 
 
 def _distance(board, p: dict, s: Settings) -> dict:
-    return answers.distance_record(board, p.get("goal"), p.get("shape"),
-                                   options=_options(p, s))
+    return answers.distance_record(board, p.get("goal"), p.get("shape"), options=_options(p, s))
 
 
 def _solve(board, p: dict, s: Settings) -> dict:
-    return answers.solve_record(board, p.get("goal"), p.get("shape"), options=_options(
-        p, s, *SEARCH_FIELDS, "depth_limit", "cycle_check"))
+    return answers.solve_record(
+        board,
+        p.get("goal"),
+        p.get("shape"),
+        options=_options(p, s, *SEARCH_FIELDS, "depth_limit", "cycle_check"),
+    )
 
 
 def _hint(board, p: dict, s: Settings) -> dict:
-    return answers.hint_record(board, p.get("goal"), p.get("shape"),
-                               options=_options(p, s, *SEARCH_FIELDS))
+    return answers.hint_record(
+        board, p.get("goal"), p.get("shape"), options=_options(p, s, *SEARCH_FIELDS)
+    )
 
 
 def _heuristic(board, p: dict, s: Settings) -> dict:
-    return answers.heuristic_record(board, p.get("goal"), p.get("shape"),
-                                    partition=p.get("partition"),
-                                    reflect=not p.get("no_reflect"), data_dir=s.data_dir)
+    return answers.heuristic_record(
+        board,
+        p.get("goal"),
+        p.get("shape"),
+        partition=p.get("partition"),
+        reflect=not p.get("no_reflect"),
+        data_dir=s.data_dir,
+    )
 
 
 def _check(board, p: dict, s: Settings) -> dict:
     return answers.check_record(board, p.get("goal"), p.get("shape"))
 
 
-BOARD_QUESTIONS = {"distance": _distance, "solve": _solve, "hint": _hint,
-                   "heuristic": _heuristic, "check": _check}
+BOARD_QUESTIONS = {
+    "distance": _distance,
+    "solve": _solve,
+    "hint": _hint,
+    "heuristic": _heuristic,
+    "check": _check,
+}
 
 
 # --- the answer --------------------------------------------------------------------------------
@@ -118,8 +136,9 @@ def failure(exc: BaseException) -> tuple[int, dict]:
         kind, _ = answers.describe(exc)
     except Exception:  # noqa: BLE001 - a bug: logged with its traceback, answered in one line
         log.exception("internal error")
-        return 500, {"error": f"internal error ({type(exc).__name__}); the server log has "
-                              f"the details"}
+        return 500, {
+            "error": f"internal error ({type(exc).__name__}); the server log has the details"
+        }
     body = {"error": answers.one_line(exc)}
     if kind == answers.DATABASE and getattr(exc, "fix", None):
         body["fix"] = exc.fix
@@ -150,8 +169,7 @@ def _many(question, boards: list, parsed, params: dict, settings: Settings) -> l
         raise RequestError("give either 'board' or 'boards', not both")
     cap = settings.limits.max_boards
     if len(boards) > cap:
-        raise RequestError(f"{len(boards)} boards in one request: the server takes at most "
-                           f"{cap}")
+        raise RequestError(f"{len(boards)} boards in one request: the server takes at most {cap}")
     out = []
     deadline = time.monotonic() + settings.limits.max_seconds
     for i, board in enumerate(boards):
@@ -179,13 +197,24 @@ def _generate(p: dict, s: Settings) -> list[dict]:
     cap = s.limits.max_generate_searched if searched else s.limits.max_generate
     if p.get("count", 1) > cap:
         what = "solved by search" if searched else "with an exact table"
-        raise RequestError(f"count {p['count']} is more than the server makes in one request "
-                           f"for a {shape} board ({what}): at most {cap}")
+        raise RequestError(
+            f"count {p['count']} is more than the server makes in one request "
+            f"for a {shape} board ({what}): at most {cap}"
+        )
     return answers.generate_records(
-        shape, p.get("count", 1), goal=p.get("goal"), method=p.get("method", "shuffle"),
-        distance=p.get("distance"), min_distance=p.get("min"), max_distance=p.get("max"),
-        walk_length=p.get("length"), seed=p.get("seed"), unique=bool(p.get("unique")),
-        data_dir=s.data_dir, timeout=s.limits.max_seconds if searched else None)
+        shape,
+        p.get("count", 1),
+        goal=p.get("goal"),
+        method=p.get("method", "shuffle"),
+        distance=p.get("distance"),
+        min_distance=p.get("min"),
+        max_distance=p.get("max"),
+        walk_length=p.get("length"),
+        seed=p.get("seed"),
+        unique=bool(p.get("unique")),
+        data_dir=s.data_dir,
+        timeout=s.limits.max_seconds if searched else None,
+    )
 
 
 # --- where a request runs ----------------------------------------------------------------------
@@ -208,13 +237,17 @@ def is_lookup(endpoint: str, params: dict, settings: Settings) -> bool:
             return True
         return uses_exact_table(shape, settings.data_dir)
     boards = params.get("boards")
-    parsed = [_parsed(b, params.get("shape")) for b in
-              ([params.get("board")] if boards is None else boards[:settings.limits.max_boards])]
+    parsed = [
+        _parsed(b, params.get("shape"))
+        for b in ([params.get("board")] if boards is None else boards[: settings.limits.max_boards])
+    ]
     params[PARSED] = parsed
     if endpoint in ("check", "heuristic"):
         return True
-    if params.get("algorithm", "auto") not in ("auto", "table") or \
-            params.get("heuristic", "auto") != "auto":
+    if (
+        params.get("algorithm", "auto") not in ("auto", "table")
+        or params.get("heuristic", "auto") != "auto"
+    ):
         return False
     shapes = {b.shape for b in parsed if b is not None}
     return all(exact.has_table(shape, settings.data_dir) for shape in shapes)
@@ -230,5 +263,4 @@ def _parsed(board, shape) -> Board | None:
         return None
 
 
-__all__ = ["answer", "failure", "is_lookup", "BOARD_QUESTIONS", "RequestError",
-           "STATUS_OF_KIND"]
+__all__ = ["answer", "failure", "is_lookup", "BOARD_QUESTIONS", "RequestError", "STATUS_OF_KIND"]

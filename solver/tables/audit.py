@@ -20,6 +20,7 @@ hang or crash.
 
 Imports: numpy, h5py (when auditing), :mod:`.store`, :mod:`.catalog`, the core.
 """
+
 from __future__ import annotations
 
 import math
@@ -62,9 +63,14 @@ def audit(path: Path) -> list[str]:
 
 
 def _root_problems(entry: catalog.Entry, attrs: dict) -> list[str]:
-    want = {"format": store.FORMAT, "format_version": store.FORMAT_VERSION,
-            "ranking": store.RANKING, "kind": entry.kind, "shape": str(entry.shape),
-            "goal": entry.goal.flat()}
+    want = {
+        "format": store.FORMAT,
+        "format_version": store.FORMAT_VERSION,
+        "ranking": store.RANKING,
+        "kind": entry.kind,
+        "shape": str(entry.shape),
+        "goal": entry.goal.flat(),
+    }
     if entry.kind == catalog.ADDITIVE:
         want["partition"] = entry.partition_name
         want["patterns"] = str(entry.partition)
@@ -72,8 +78,11 @@ def _root_problems(entry: catalog.Entry, attrs: dict) -> list[str]:
         from . import compact
 
         want.update(layout=catalog.COMPACT, encoding=compact.ENCODING, index=compact.INDEX)
-    return [f"attribute {k} is {attrs.get(k)!r}, its name says {v!r}"
-            for k, v in want.items() if attrs.get(k) != v]
+    return [
+        f"attribute {k} is {attrs.get(k)!r}, its name says {v!r}"
+        for k, v in want.items()
+        if attrs.get(k) != v
+    ]
 
 
 def _datasets(f, expected: list[str]) -> tuple[list[str], list[str]]:
@@ -92,8 +101,16 @@ def _exact_problems(entry: catalog.Entry, f) -> list[str]:
     for name in present:
         cell = int(name.rsplit("_", 1)[1])
         goal = canonical_goal(entry.shape, cell)
-        problems += _table_problems(f[name], name, n, math.factorial(n), goal.tiles,
-                                    goal.flat(), "max_distance", math.factorial(n) // 2)
+        problems += _table_problems(
+            f[name],
+            name,
+            n,
+            math.factorial(n),
+            goal.tiles,
+            goal.flat(),
+            "max_distance",
+            math.factorial(n) // 2,
+        )
     return problems
 
 
@@ -103,16 +120,28 @@ def _compact_problems(entry: catalog.Entry, f) -> list[str]:
     million states, so its histogram is taken as written.)"""
     from . import compact
 
-    problems, present = _datasets(f, [compact.NIBBLES, compact.BLOCK_BASE,
-                                      compact.OVERFLOW_INDEX, compact.OVERFLOW_DISTANCE,
-                                      compact.RARE_INDEX])
-    sizes = {compact.NIBBLES: compact.packed_bytes(entry.shape),
-             compact.BLOCK_BASE: compact.base_entries(entry.shape)}
+    problems, present = _datasets(
+        f,
+        [
+            compact.NIBBLES,
+            compact.BLOCK_BASE,
+            compact.OVERFLOW_INDEX,
+            compact.OVERFLOW_DISTANCE,
+            compact.RARE_INDEX,
+        ],
+    )
+    sizes = {
+        compact.NIBBLES: compact.packed_bytes(entry.shape),
+        compact.BLOCK_BASE: compact.base_entries(entry.shape),
+    }
     for name, size in sizes.items():
         if name in present and f[name].shape != (size,):
             problems.append(f"{name} has {f[name].shape} entries, expected ({size},)")
-    if (compact.OVERFLOW_INDEX in present and compact.OVERFLOW_DISTANCE in present
-            and f[compact.OVERFLOW_INDEX].shape != f[compact.OVERFLOW_DISTANCE].shape):
+    if (
+        compact.OVERFLOW_INDEX in present
+        and compact.OVERFLOW_DISTANCE in present
+        and f[compact.OVERFLOW_INDEX].shape != f[compact.OVERFLOW_DISTANCE].shape
+    ):
         problems.append("the overflow lists differ in length")
     return problems
 
@@ -126,28 +155,37 @@ def _additive_problems(entry: catalog.Entry, f) -> list[str]:
         home[t] = cell
     for name in present:
         tiles = tuple(patterns[int(name.rsplit("_", 1)[1])])
-        stored = tuple(int(t) for t in np.atleast_1d(store._decode(f[name].attrs.get("tiles",
-                                                                                   []))))
+        stored = tuple(int(t) for t in np.atleast_1d(store._decode(f[name].attrs.get("tiles", []))))
         if stored != tiles:
             problems.append(f"{name} has tiles {stored}, the partition says {tiles}")
             continue
         goal_cells = [home[t] for t in tiles]
         ds = f[name]
-        problems += _table_problems(ds, name, n, count_placements(n, len(tiles)), goal_cells,
-                                    None, "max_h", ds.attrs.get("unreached"))
+        problems += _table_problems(
+            ds,
+            name,
+            n,
+            count_placements(n, len(tiles)),
+            goal_cells,
+            None,
+            "max_h",
+            ds.attrs.get("unreached"),
+        )
     return problems
 
 
-def _table_problems(ds, name: str, n: int, size: int, goal_index, goal_flat: str | None,
-                    max_attr: str, unreachable) -> list[str]:
+def _table_problems(
+    ds, name: str, n: int, size: int, goal_index, goal_flat: str | None, max_attr: str, unreachable
+) -> list[str]:
     """Size, type, the goal's entry (at the rank of ``goal_index`` among ``n`` cells), the
     histogram and its companions, recomputed from the table."""
     if ds.dtype != np.uint8 or ds.ndim != 1 or ds.shape[0] != size:
         return [f"{name} is {ds.dtype} {ds.shape}, expected uint8 ({size},)"]
     problems = []
     if goal_flat is not None and store._decode(ds.attrs.get("goal")) != goal_flat:
-        problems.append(f"{name} has goal {store._decode(ds.attrs.get('goal'))!r}, expected "
-                        f"{goal_flat!r}")
+        problems.append(
+            f"{name} has goal {store._decode(ds.attrs.get('goal'))!r}, expected {goal_flat!r}"
+        )
     table = store._memmap(Path(ds.file.filename), ds)
     if int(table[int(rank(np.array(goal_index, np.int64), n))]) != 0:
         problems.append(f"{name} does not put its goal at 0")
@@ -157,15 +195,24 @@ def _table_problems(ds, name: str, n: int, size: int, goal_index, goal_flat: str
     if counts != hist[: top + 1].tolist():
         problems.append(f"{name}: its counts attribute does not match the table")
     if store._decode(ds.attrs.get(max_attr)) != top:
-        problems.append(f"{name}: {max_attr} is {store._decode(ds.attrs.get(max_attr))!r}, the "
-                        f"table's largest entry is {top}")
+        problems.append(
+            f"{name}: {max_attr} is {store._decode(ds.attrs.get(max_attr))!r}, the "
+            f"table's largest entry is {top}"
+        )
     mean = store._decode(ds.attrs.get("mean_h"))
-    if mean is not None and counts and (not isinstance(mean, (int, float))
-                                        or abs(mean - _mean(counts)) > 1e-9 * max(1.0, mean)):
+    if (
+        mean is not None
+        and counts
+        and (
+            not isinstance(mean, (int, float)) or abs(mean - _mean(counts)) > 1e-9 * max(1.0, mean)
+        )
+    ):
         problems.append(f"{name}: mean_h is {mean!r}, its counts say {_mean(counts)!r}")
     if unreachable is not None and store._decode(unreachable) != int(hist[UNREACHABLE]):
-        problems.append(f"{name}: {int(hist[UNREACHABLE]):,} unreached entries, expected "
-                        f"{store._decode(unreachable)!r}")
+        problems.append(
+            f"{name}: {int(hist[UNREACHABLE]):,} unreached entries, expected "
+            f"{store._decode(unreachable)!r}"
+        )
     return problems
 
 

@@ -24,6 +24,7 @@ Whether the chosen file is sound is decided when it is opened (:mod:`solver.tabl
 
 Imports: :mod:`solver.core`, :mod:`solver.tables.store`, :mod:`solver.tables.partitions`.
 """
+
 from __future__ import annotations
 
 import os
@@ -42,8 +43,10 @@ from .partitions import Partition, parse_partition
 EXACT = "exact"
 ADDITIVE = "additive-pdb"
 CUSTOM_GOAL = "goal-"
-_APDB_NAME = re.compile(r"apdb-(\d+x\d+)-([0-9][0-9.\-]*?)(?:-(blank-first|snake|spiral|"
-                        r"goal-[0-9][0-9.]*))?\.h5")
+_APDB_NAME = re.compile(
+    r"apdb-(\d+x\d+)-([0-9][0-9.\-]*?)(?:-(blank-first|snake|spiral|"
+    r"goal-[0-9][0-9.]*))?\.h5"
+)
 _EXACT_NAME = re.compile(r"exact-(\d+x\d+)(?:-blank(\d+))?\.h5")
 FULL, COMPACT = "full", "compact"  # the two layouts of exact tables
 
@@ -73,7 +76,7 @@ def goal_from_tag(shape: Shape, tag: str) -> Board:
     if not tag:
         return goal_board(shape)
     if tag.startswith(CUSTOM_GOAL):
-        return Board.from_tiles((int(t) for t in tag[len(CUSTOM_GOAL):].split(".")), shape)
+        return Board.from_tiles((int(t) for t in tag[len(CUSTOM_GOAL) :].split(".")), shape)
     return goal_board(shape, tag)
 
 
@@ -86,7 +89,8 @@ def exact_layout(shape: Shape) -> str:
         raise ValueError(
             f"an exact table for {shape} would hold {shape.size}!/2 states; exact tables are "
             f"built for boards of at most {config.MAX_EXACT_CELLS} cells — use pattern "
-            f"databases (build-pdb --shape {shape} --partition ...)")
+            f"databases (build-pdb --shape {shape} --partition ...)"
+        )
     return COMPACT if shape.size >= config.COMPACT_EXACT_CELLS else FULL
 
 
@@ -130,8 +134,14 @@ def apdb_file_name(shape: Shape, partition: Partition | str, goal: Board | None 
     return f"apdb-{shape}-{name}{'-' + tag if tag else ''}.h5"
 
 
-def build_command(shape: Shape, partition: str | None = None, goal: Board | None = None,
-                  data_dir=None, force: bool = False, kind: str = ADDITIVE) -> str:
+def build_command(
+    shape: Shape,
+    partition: str | None = None,
+    goal: Board | None = None,
+    data_dir=None,
+    force: bool = False,
+    kind: str = ADDITIVE,
+) -> str:
     """The ``build-pdb`` command that builds the database asked for, ready to paste into a
     shell: the shape's default partition when ``partition`` is None, ``--goal`` for a goal
     other than blank-last, ``--data-dir`` when one was named, ``--force`` to replace a file
@@ -214,8 +224,9 @@ class Entry:
     def fix(self, data_dir=None) -> str:
         """The command that rebuilds this file."""
         exists = os.path.lexists(self.path)
-        return build_command(self.shape, self.partition_name, self.goal, data_dir, exists,
-                             self.kind)
+        return build_command(
+            self.shape, self.partition_name, self.goal, data_dir, exists, self.kind
+        )
 
 
 def parse_name(path: Path) -> Entry | None:
@@ -237,7 +248,7 @@ def _entry(path, kind, shape_text, tag="", partition=None, cell=None) -> Entry |
         if cell is not None and not 0 <= cell < shape.size:
             return None
         entry = Entry(path, kind, shape, tag, partition, cell)
-        entry.goal  # a tag that is no goal of this shape: not one of ours
+        _ = entry.goal  # a tag that is no goal of this shape: not one of ours
     except ValueError:
         return None
     if kind == ADDITIVE and entry.partition is None:
@@ -262,8 +273,9 @@ def fix_for(database: str | os.PathLike, data_dir=None) -> str | None:
 def damaged(database: str | os.PathLike, why: str, data_dir=None) -> store.DatabaseCorrupt:
     """The error for a database found inconsistent while it was used (a search that cannot
     reach its bound, a walk that does not descend), naming the file and its fix."""
-    return store.DatabaseCorrupt(f"{Path(database).name} {why}: the database is damaged",
-                                 fix_for(database, data_dir))
+    return store.DatabaseCorrupt(
+        f"{Path(database).name} {why}: the database is damaged", fix_for(database, data_dir)
+    )
 
 
 _SCANS: dict = {}
@@ -300,18 +312,23 @@ def clear_cache() -> None:
     _SCANS.clear()
 
 
-def entries(shape: Shape, goal: Board | None = None, data_dir=None,
-            kind: str = ADDITIVE) -> list[Entry]:
+def entries(
+    shape: Shape, goal: Board | None = None, data_dir=None, kind: str = ADDITIVE
+) -> list[Entry]:
     """The databases built for ``shape`` and exactly ``goal`` (default: blank-last), strongest
     first (exact: the file of the shape, which serves every goal)."""
     goal = goal if goal is not None else goal_board(shape)
-    found = [e for e in scan(data_dir) if e.kind == kind and e.shape == shape
-             and (kind == EXACT or e.goal == goal)]
+    found = [
+        e
+        for e in scan(data_dir)
+        if e.kind == kind and e.shape == shape and (kind == EXACT or e.goal == goal)
+    ]
     return sorted(found, key=lambda e: -e.strength)
 
 
-def exact_candidates(shape: Shape, goal: Board | None = None,
-                     data_dir=None) -> list[tuple[Entry, Reduction]]:
+def exact_candidates(
+    shape: Shape, goal: Board | None = None, data_dir=None
+) -> list[tuple[Entry, Reduction]]:
     """Every exact file that answers ``goal`` (default: blank-last), with the reduction of
     ``goal`` onto the goal of the table to read: a full file's table of the goal's own blank
     cell (a tile renaming), or a compact file whose blank cell a board symmetry reaches.
@@ -358,8 +375,9 @@ def _same_partition(entry: Entry, wanted: Partition, red: Reduction) -> bool:
     return mapped == sorted(list(p) for p in entry.partition.patterns)
 
 
-def candidates(shape: Shape, goal: Board, partition: str | None = None,
-               data_dir=None) -> list[tuple[Entry, Reduction]]:
+def candidates(
+    shape: Shape, goal: Board, partition: str | None = None, data_dir=None
+) -> list[tuple[Entry, Reduction]]:
     """Every additive database that can answer ``goal``, in the order :func:`resolve` tries
     them: the goal's own files (strongest first), then files of other goals reachable by a
     board symmetry (strongest first)."""
@@ -378,8 +396,9 @@ def candidates(shape: Shape, goal: Board, partition: str | None = None,
     return own + other
 
 
-def resolve(shape: Shape, goal: Board, partition: str | None = None,
-            data_dir=None) -> tuple[Entry, Reduction]:
+def resolve(
+    shape: Shape, goal: Board, partition: str | None = None, data_dir=None
+) -> tuple[Entry, Reduction]:
     """The additive database that answers ``goal`` on ``shape`` and how to reduce the problem
     to its goal.  ``partition`` (a preset name or tiles of ``goal``) asks for one partition.
 
@@ -397,7 +416,8 @@ def missing(shape: Shape, goal: Board, partition: str | None, data_dir) -> store
     goal_note = "" if goal == goal_board(shape) else f" and goal {goal.flat()}"
     return store.DatabaseMissing(
         f"no {what} is built for {shape}{goal_note} in {store.data_dir(data_dir)}",
-        build_command(shape, partition, goal, data_dir))
+        build_command(shape, partition, goal, data_dir),
+    )
 
 
 def exact_missing(shape: Shape, data_dir, goal: Board | None = None) -> store.DatabaseMissing:
@@ -406,15 +426,38 @@ def exact_missing(shape: Shape, data_dir, goal: Board | None = None) -> store.Da
     note = ""
     if goal is not None and exact_layout(shape) == COMPACT and not _default_exact_goal(goal):
         note = f" with the blank on cell {goal.blank}"
-    return store.DatabaseMissing(f"no exact table is built for {shape}{note} in "
-                                 f"{store.data_dir(data_dir)}",
-                                 build_command(shape, goal=goal, data_dir=data_dir, kind=EXACT))
+    return store.DatabaseMissing(
+        f"no exact table is built for {shape}{note} in {store.data_dir(data_dir)}",
+        build_command(shape, goal=goal, data_dir=data_dir, kind=EXACT),
+    )
 
 
-
-__all__ = ["Entry", "scan", "fix_for", "damaged", "parse_name", "entries", "exact_entry",
-           "exact_candidates", "resolve_exact", "exact_layout", "canonical_goal", "table_cell",
-           "FULL", "COMPACT", "candidates", "resolve", "missing", "exact_missing",
-           "build_command", "default_build_command", "apdb_file_name", "exact_file_name",
-           "goal_tag",
-           "goal_from_tag", "clear_cache", "EXACT", "ADDITIVE"]
+__all__ = [
+    "Entry",
+    "scan",
+    "fix_for",
+    "damaged",
+    "parse_name",
+    "entries",
+    "exact_entry",
+    "exact_candidates",
+    "resolve_exact",
+    "exact_layout",
+    "canonical_goal",
+    "table_cell",
+    "FULL",
+    "COMPACT",
+    "candidates",
+    "resolve",
+    "missing",
+    "exact_missing",
+    "build_command",
+    "default_build_command",
+    "apdb_file_name",
+    "exact_file_name",
+    "goal_tag",
+    "goal_from_tag",
+    "clear_cache",
+    "EXACT",
+    "ADDITIVE",
+]

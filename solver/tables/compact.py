@@ -34,6 +34,7 @@ numpy only (no numba: a lookup must stay instant) and owns the encoding both sha
 
 Imports: numpy and :mod:`solver.core.board`.
 """
+
 from __future__ import annotations
 
 import math
@@ -101,8 +102,9 @@ class Geometry:
         home[list(goal.tiles)] = np.arange(n)
         cells = np.arange(n)
         rows, cols = cells // shape.cols, cells % shape.cols
-        md = (np.abs(rows[home][:, None] - rows[None, :])
-              + np.abs(cols[home][:, None] - cols[None, :]))
+        md = np.abs(rows[home][:, None] - rows[None, :]) + np.abs(
+            cols[home][:, None] - cols[None, :]
+        )
         md[0] = 0
         blank_row, blank_col = divmod(goal.blank, shape.cols)
         taxicab = np.abs(rows - blank_row) + np.abs(cols - blank_col)
@@ -299,7 +301,21 @@ class CompactTable:
         return cells_of_tiles(p)  # the inverse permutation: tiles by cell
 
 
-__all__ = ["ENCODING", "INDEX", "OVERFLOW", "MAX_STEP", "BASE_BLOCK", "Geometry", "CompactTable",
-           "entries", "packed_bytes", "base_entries", "index_many", "manhattan_many",
-           "nibbles_at", "pack",
-           "permutation_parity", "cells_of_tiles"]
+__all__ = [
+    "ENCODING",
+    "INDEX",
+    "OVERFLOW",
+    "MAX_STEP",
+    "BASE_BLOCK",
+    "Geometry",
+    "CompactTable",
+    "entries",
+    "packed_bytes",
+    "base_entries",
+    "index_many",
+    "manhattan_many",
+    "nibbles_at",
+    "pack",
+    "permutation_parity",
+    "cells_of_tiles",
+]

@@ -5,6 +5,7 @@ name and classify these errors without importing either.
 
 Imports: nothing.
 """
+
 from __future__ import annotations
 
 

@@ -18,6 +18,7 @@ An optimal path walks down the table: always to a neighbour one move closer.
 Imports: numpy and the solver core (board, ranking, store) -- never numba, so a lookup costs
 little more than starting Python.
 """
+
 from __future__ import annotations
 
 import math
@@ -26,11 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import catalog, compact, store
 from ..core.board import Board, BoardError, Shape, goal_board, solvability
 from ..core.ranking import rank, rank_many, unrank_many
 from ..core.solution import Solution, Unsolvable
 from ..core.symmetry import Reduction
+from . import catalog, compact, store
 
 UNREACHABLE = 255  # the uint8 sentinel of full tables for the other parity class
 canonical_goal = catalog.canonical_goal
@@ -50,9 +51,14 @@ def has_table(shape: Shape, data_dir=None) -> bool:
 
 def _expect(entry: catalog.Entry) -> dict:
     if entry.layout == catalog.COMPACT:
-        return {"kind": catalog.EXACT, "shape": str(entry.shape), "layout": catalog.COMPACT,
-                "goal": entry.goal.flat(), "encoding": compact.ENCODING,
-                "index": compact.INDEX}
+        return {
+            "kind": catalog.EXACT,
+            "shape": str(entry.shape),
+            "layout": catalog.COMPACT,
+            "goal": entry.goal.flat(),
+            "encoding": compact.ENCODING,
+            "index": compact.INDEX,
+        }
     return {"kind": catalog.EXACT, "shape": str(entry.shape)}
 
 
@@ -66,7 +72,8 @@ def _open(entry: catalog.Entry, data_dir) -> store.TableFile:
         table = tf.tables.get(name)
         if table is None or table.dtype != dtype or (size is not None and len(table) != size):
             raise store.DatabaseCorrupt(
-                f"{tf.path}: table {name} is missing or has the wrong size", fix)
+                f"{tf.path}: table {name} is missing or has the wrong size", fix
+            )
 
     if entry.layout == catalog.COMPACT:
         check(compact.NIBBLES, np.uint8, compact.packed_bytes(shape))
@@ -84,8 +91,10 @@ def _open(entry: catalog.Entry, data_dir) -> store.TableFile:
                 _check_counts(tf, table_name(cell), fix)
                 goal = list(canonical_goal(shape, cell).tiles)
                 if int(tf.tables[table_name(cell)][_rank(goal)]) != 0:
-                    raise store.DatabaseCorrupt(f"{tf.path}: table {table_name(cell)} does not "
-                                                f"put its goal at distance 0", fix)
+                    raise store.DatabaseCorrupt(
+                        f"{tf.path}: table {table_name(cell)} does not put its goal at distance 0",
+                        fix,
+                    )
             _CHECKED.add(key)
     return tf
 
@@ -140,16 +149,23 @@ class GoalTable:
     @property
     def max_distance(self) -> int:
         """The largest distance the table holds: an entry beyond it is damage."""
-        return len(self.file.table_attrs[compact.NIBBLES if self.compact is not None
-                                         else table_name(self.target.blank)]["counts"]) - 1
+        return (
+            len(
+                self.file.table_attrs[
+                    compact.NIBBLES if self.compact is not None else table_name(self.target.blank)
+                ]["counts"]
+            )
+            - 1
+        )
 
     def _in_range(self, d: np.ndarray | int):
         """``d`` (distances read from the table) when none exceeds :attr:`max_distance`;
         else the table is damaged in a way no digest saw (a builder bug)."""
         top = int(np.max(d)) if np.size(d) else -1
         if top > self.max_distance:
-            raise self.corrupt(f"holds distance {top}, beyond its largest "
-                               f"({self.max_distance})", self.data_dir)
+            raise self.corrupt(
+                f"holds distance {top}, beyond its largest ({self.max_distance})", self.data_dir
+            )
         return d
 
     def reduce_many(self, boards: np.ndarray) -> np.ndarray:
@@ -198,8 +214,11 @@ class GoalTable:
             return None
         offsets = attrs["offsets"]
         rare = self.file.tables[compact.RARE_INDEX]
-        parts = [np.asarray(rare[offsets[i] : offsets[i + 1]], dtype=np.int64)
-                 for i, d in enumerate(listed) if lo <= d <= hi]
+        parts = [
+            np.asarray(rare[offsets[i] : offsets[i + 1]], dtype=np.int64)
+            for i, d in enumerate(listed)
+            if lo <= d <= hi
+        ]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
     def boards_of(self, ids: np.ndarray) -> np.ndarray:
@@ -222,8 +241,9 @@ class GoalTable:
 
     def corrupt(self, what: str, data_dir=None) -> store.DatabaseCorrupt:
         """The error for a table that contradicts itself (damaged in a way no digest saw)."""
-        return store.DatabaseCorrupt(f"{self.entry.path.name} {what} (damaged)",
-                                     self.entry.fix(data_dir))
+        return store.DatabaseCorrupt(
+            f"{self.entry.path.name} {what} (damaged)", self.entry.fix(data_dir)
+        )
 
 
 def goal_table(goal: Board, data_dir=None) -> GoalTable:
@@ -232,13 +252,17 @@ def goal_table(goal: Board, data_dir=None) -> GoalTable:
     entry, red = catalog.resolve_exact(goal.shape, goal, data_dir)
     tf = _open(entry, data_dir)
     if entry.layout == catalog.COMPACT:
-        table = compact.CompactTable(red.target, tf.tables[compact.NIBBLES],
-                                     tf.tables[compact.BLOCK_BASE],
-                                     tf.tables[compact.OVERFLOW_INDEX],
-                                     tf.tables[compact.OVERFLOW_DISTANCE])
+        table = compact.CompactTable(
+            red.target,
+            tf.tables[compact.NIBBLES],
+            tf.tables[compact.BLOCK_BASE],
+            tf.tables[compact.OVERFLOW_INDEX],
+            tf.tables[compact.OVERFLOW_DISTANCE],
+        )
         return GoalTable(entry, red, tf, compact=table, data_dir=data_dir)
-    return GoalTable(entry, red, tf, full=tf.tables[table_name(red.target.blank)],
-                     data_dir=data_dir)
+    return GoalTable(
+        entry, red, tf, full=tf.tables[table_name(red.target.blank)], data_dir=data_dir
+    )
 
 
 def _reduced_start(start: Board, goal: Board, data_dir) -> tuple[GoalTable, list[int]]:
@@ -307,8 +331,9 @@ def optimal_moves(start: Board, goal: Board, data_dir=None) -> str | None:
                 break
             tiles[nb], tiles[blank] = tiles[blank], 0
         else:  # a consistent table always has such a neighbour
-            raise gt.corrupt(f"is inconsistent at distance {d}: no neighbour is one move "
-                             f"closer", data_dir)
+            raise gt.corrupt(
+                f"is inconsistent at distance {d}: no neighbour is one move closer", data_dir
+            )
     return gt.reduction.moves_back("".join(moves))
 
 
@@ -323,8 +348,9 @@ def solve(start: Board, goal: Board, opts) -> Solution:
     return table_solution(start, goal, moves, entry.path.name, time.perf_counter() - t0)
 
 
-def table_solution(start: Board, goal: Board, moves: str, database: str,
-                   seconds: float) -> Solution:
+def table_solution(
+    start: Board, goal: Board, moves: str, database: str, seconds: float
+) -> Solution:
     """The Solution of a walk down the exact table (shared with the bulk walks)."""
     return Solution(
         start=start,
@@ -352,8 +378,10 @@ def count_at_distances(shape: Shape, goal=None, data_dir=None) -> list[int]:
         hist = np.bincount(np.asarray(gt.full), minlength=256)[:UNREACHABLE]
         top = int(np.flatnonzero(hist).max()) if hist.any() else -1
         if hist[: top + 1].tolist() != gt.counts:
-            raise gt.corrupt(f"stores counts for {table_name(gt.target.blank)} that do not "
-                             f"match its table", data_dir)
+            raise gt.corrupt(
+                f"stores counts for {table_name(gt.target.blank)} that do not match its table",
+                data_dir,
+            )
     return gt.counts
 
 

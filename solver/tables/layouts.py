@@ -11,6 +11,7 @@ Best effort: a cache that cannot be read or written only means asking h5py again
 
 Imports: the standard library.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -80,8 +81,12 @@ def _well_formed(layout) -> bool:
     if not isinstance(datasets, dict):
         return False
     for d in datasets.values():
-        if not (isinstance(d, dict) and isinstance(d.get("offset"), int)
-                and isinstance(d.get("dtype"), str) and isinstance(d.get("shape"), list)
-                and isinstance(d.get("attrs"), dict)):
+        if not (
+            isinstance(d, dict)
+            and isinstance(d.get("offset"), int)
+            and isinstance(d.get("dtype"), str)
+            and isinstance(d.get("shape"), list)
+            and isinstance(d.get("attrs"), dict)
+        ):
             return False
     return True

@@ -28,6 +28,7 @@ its pages copy-on-write (they never write): ``--jobs N`` holds one copy, not N.
 
 Imports: numpy, the standard library, :mod:`solver.core.config`.
 """
+
 from __future__ import annotations
 
 import mmap

@@ -17,6 +17,7 @@ So ``7-8`` names the top-two-rows / bottom-two-rows split for every goal with a 
 
 Imports: :mod:`solver.core` only (no numpy, no numba), so parsing is instant.
 """
+
 from __future__ import annotations
 
 import math
@@ -43,27 +44,53 @@ class Preset:
 # reproduces the 42.924 Felner, Korf & Hanan (2004) report; a top-row/left/right split gave 42.14
 # and needed 1.85x the nodes on Korf's 100 instances.
 _PRESETS = (
-    Preset("7-8", "blank-first", ((1, 2, 3, 4, 5, 6, 7), (8, 9, 10, 11, 12, 13, 14, 15)),
-           "Korf & Felner 2002"),
-    Preset("6-6-3", "blank-first", ((3, 6, 7), (1, 2, 4, 5, 8, 12), (9, 10, 11, 13, 14, 15)),
-           "Felner, Korf & Hanan 2004"),
-    Preset("5-5-5", "blank-first", ((1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15)),
-           "Felner, Korf & Hanan 2004"),
+    Preset(
+        "7-8",
+        "blank-first",
+        ((1, 2, 3, 4, 5, 6, 7), (8, 9, 10, 11, 12, 13, 14, 15)),
+        "Korf & Felner 2002",
+    ),
+    Preset(
+        "6-6-3",
+        "blank-first",
+        ((3, 6, 7), (1, 2, 4, 5, 8, 12), (9, 10, 11, 13, 14, 15)),
+        "Felner, Korf & Hanan 2004",
+    ),
+    Preset(
+        "5-5-5",
+        "blank-first",
+        ((1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15)),
+        "Felner, Korf & Hanan 2004",
+    ),
     # The 24-puzzle: Korf & Felner's four 6-tile groups (Korf's own program lists these as its
     # "regular" patterns): the blank's 2x2 corner block with 2, 7 and the centre 12, and three
     # 3x2 blocks that are rotations of one another.  The set is NOT its own mirror image: its
     # reflection across the main diagonal is a second partition (1,5,6,10,11,12 / ...), so the
     # reflection lookup takes the max of two different sums -- a self-mirrored partition would
     # make that second lookup repeat the first.
-    Preset("6-6-6-6", "blank-first", ((1, 2, 5, 6, 7, 12), (3, 4, 8, 9, 13, 14),
-                                      (10, 11, 15, 16, 20, 21), (17, 18, 19, 22, 23, 24)),
-           "Korf & Felner 2002"),
+    Preset(
+        "6-6-6-6",
+        "blank-first",
+        (
+            (1, 2, 5, 6, 7, 12),
+            (3, 4, 8, 9, 13, 14),
+            (10, 11, 15, 16, 20, 21),
+            (17, 18, 19, 22, 23, 24),
+        ),
+        "Korf & Felner 2002",
+    ),
     # Small boards, for tests and demonstrations (an exact table is better there).
     Preset("4-4", "blank-last", ((0, 1, 2, 3), (4, 5, 6, 7))),
     Preset("3-2", "blank-last", ((0, 1, 2), (3, 4))),
 )
-PRESET_SHAPES = {"7-8": "4x4", "6-6-3": "4x4", "5-5-5": "4x4", "6-6-6-6": "5x5", "4-4": "3x3",
-                 "3-2": "2x3"}
+PRESET_SHAPES = {
+    "7-8": "4x4",
+    "6-6-3": "4x4",
+    "5-5-5": "4x4",
+    "6-6-6-6": "5x5",
+    "4-4": "3x3",
+    "3-2": "2x3",
+}
 MAX_CELLS = 31  # the pattern BFS packs two bits per cell into one 64-bit word
 
 
@@ -149,8 +176,9 @@ def validate(patterns, shape: Shape | str, text: str | None = None) -> tuple[Pat
     n = shape.size
     shown = f" in '{text}'" if text else ""
     if n > MAX_CELLS:
-        raise PartitionError(f"pattern databases support boards of up to {MAX_CELLS} cells, "
-                         f"{shape} has {n}")
+        raise PartitionError(
+            f"pattern databases support boards of up to {MAX_CELLS} cells, {shape} has {n}"
+        )
     pats = _normalise(patterns)
     if not pats:
         raise PartitionError(f"a partition needs at least one pattern{shown}")
@@ -162,8 +190,9 @@ def validate(patterns, shape: Shape | str, text: str | None = None) -> tuple[Pat
             if t == 0:
                 raise PartitionError(f"the blank (0) cannot be in a pattern{shown}")
             if not 1 <= t <= n - 1:
-                raise PartitionError(f"tile {t} does not exist on a {shape} board "
-                                 f"(tiles are 1..{n - 1}){shown}")
+                raise PartitionError(
+                    f"tile {t} does not exist on a {shape} board (tiles are 1..{n - 1}){shown}"
+                )
             if t in seen:
                 where = "twice in one pattern" if seen[t] == i else "in two patterns"
                 raise PartitionError(f"tile {t} appears {where}{shown}")
@@ -171,8 +200,9 @@ def validate(patterns, shape: Shape | str, text: str | None = None) -> tuple[Pat
     missing = [t for t in range(1, n) if t not in seen]
     if missing:
         listed = ",".join(map(str, missing))
-        raise PartitionError(f"tiles {listed} are in no pattern{shown}: a partition must cover "
-                         f"every tile 1..{n - 1}")
+        raise PartitionError(
+            f"tiles {listed} are in no pattern{shown}: a partition must cover every tile 1..{n - 1}"
+        )
     return pats
 
 
@@ -188,8 +218,9 @@ def _preset_tiles(preset: Preset, goal: Board) -> tuple[Pattern, ...]:
     if red is not None:
         cells = tuple(tuple(red.symmetry.cells[c] for c in group) for group in cells)
     else:
-        cells = tuple(tuple(drawn.blank if c == goal.blank else c for c in group)
-                      for group in cells)
+        cells = tuple(
+            tuple(drawn.blank if c == goal.blank else c for c in group) for group in cells
+        )
     return _normalise(tuple(goal.tiles[c] for c in group) for group in cells)
 
 
@@ -198,8 +229,11 @@ def presets(shape: Shape | str, goal: Board | None = None) -> dict[str, Partitio
     empty for shapes without presets."""
     shape = Shape.parse(shape)
     goal = goal if goal is not None else goal_board(shape)
-    return {p.name: Partition(_preset_tiles(p, goal), p.name) for p in _PRESETS
-            if PRESET_SHAPES[p.name] == str(shape)}
+    return {
+        p.name: Partition(_preset_tiles(p, goal), p.name)
+        for p in _PRESETS
+        if PRESET_SHAPES[p.name] == str(shape)
+    }
 
 
 def _preset_name(pats: tuple[Pattern, ...], shape: Shape, goal: Board | None) -> str | None:
@@ -209,8 +243,9 @@ def _preset_name(pats: tuple[Pattern, ...], shape: Shape, goal: Board | None) ->
     return None
 
 
-def make_partition(patterns, shape: Shape | str, text: str | None = None,
-                   goal: Board | None = None) -> Partition:
+def make_partition(
+    patterns, shape: Shape | str, text: str | None = None, goal: Board | None = None
+) -> Partition:
     """A validated :class:`Partition` from sequences of tiles; named after a preset when it
     has the preset's tile sets for ``goal``."""
     shape = Shape.parse(shape)
@@ -218,8 +253,9 @@ def make_partition(patterns, shape: Shape | str, text: str | None = None,
     return Partition(pats, _preset_name(pats, shape, goal) or custom_name(pats))
 
 
-def parse_partition(text: str | Partition, shape: Shape | str,
-                    goal: Board | None = None) -> Partition:
+def parse_partition(
+    text: str | Partition, shape: Shape | str, goal: Board | None = None
+) -> Partition:
     """Read a preset name (``5-5-5``, ``6-6-3``, ``7-8`` on 4x4) or custom tiles written
     ``1,2,3,4/5,6,7,8`` (patterns separated by ``/``, ``|`` or ``;``; tiles by commas or
     spaces; the ``1.2.3.4-5.6.7.8`` form of file names is accepted too).  Presets are read as
@@ -248,17 +284,24 @@ def parse_partition(text: str | Partition, shape: Shape | str,
         except ValueError as e:
             if "." in raw:
                 raise
-            raise PartitionError(f"partition '{raw}' is neither a preset for {shape} ({known}) "
-                             f"nor a partition of its tiles ({e})") from None
-    if len(raw) <= 4 * shape.size * 4 and re.fullmatch(r"[\d\s,/|;]+", raw) and \
-            re.search(r"\d", raw):
+            raise PartitionError(
+                f"partition '{raw}' is neither a preset for {shape} ({known}) "
+                f"nor a partition of its tiles ({e})"
+            ) from None
+    if (
+        len(raw) <= 4 * shape.size * 4
+        and re.fullmatch(r"[\d\s,/|;]+", raw)
+        and re.search(r"\d", raw)
+    ):
         groups = [re.split(r"[\s,]+", g.strip()) for g in re.split(r"[/|;]", raw)]
         if any(g == [""] for g in groups):
             raise PartitionError(f"empty pattern in '{raw}'")
     else:
         shown = raw if len(raw) <= 60 else raw[:57] + "..."
-        raise PartitionError(f"partition '{shown}' is neither a preset for {shape} ({known}) nor "
-                         f"tiles like '1,2,3,4/5,6,7,8'")
+        raise PartitionError(
+            f"partition '{shown}' is neither a preset for {shape} ({known}) nor "
+            f"tiles like '1,2,3,4/5,6,7,8'"
+        )
     return make_partition([[int(t) for t in g if t] for g in groups], shape, raw, goal)
 
 

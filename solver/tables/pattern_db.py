@@ -16,6 +16,7 @@ opens what it chose.
 
 Imports: numpy, :mod:`solver.core`, :mod:`solver.tables` (store, catalog) -- never numba.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -68,8 +69,10 @@ class AdditivePDB:
     def reflected(self, board) -> Board:
         """The mirrored board with the tile names that make the goal its own mirror image."""
         if self.reflection is None:
-            raise ValueError(f"the reflection needs a square board with the goal's blank on "
-                             f"the main diagonal ({self.name}, goal {self.goal})")
+            raise ValueError(
+                f"the reflection needs a square board with the goal's blank on "
+                f"the main diagonal ({self.name}, goal {self.goal})"
+            )
         return self.reflection.board(Board(self.shape, self._tiles(board)))
 
     def _tiles(self, board) -> tuple[int, ...]:
@@ -79,8 +82,9 @@ class AdditivePDB:
             return board.tiles
         tiles = tuple(int(t) for t in board)
         if len(tiles) != self.shape.size:
-            raise BoardError(f"a {self.shape} board needs {self.shape.size} tiles, got "
-                             f"{len(tiles)}")
+            raise BoardError(
+                f"a {self.shape} board needs {self.shape.size} tiles, got {len(tiles)}"
+            )
         return tiles
 
     def parts(self, board) -> list[int]:
@@ -133,8 +137,9 @@ def open_entry(entry: catalog.Entry, data_dir=None) -> AdditivePDB:
     the file)."""
     fix = entry.fix(data_dir)
     shape, goal = entry.shape, entry.goal
-    opened = store.open_tables(entry.path, {"kind": catalog.ADDITIVE, "shape": str(shape),
-                                            "goal": goal.flat()}, fix)
+    opened = store.open_tables(
+        entry.path, {"kind": catalog.ADDITIVE, "shape": str(shape), "goal": goal.flat()}, fix
+    )
     key = (str(entry.path.absolute()), opened.stamp)
     if key in _OPENED:
         return _OPENED[key]
@@ -144,13 +149,17 @@ def open_entry(entry: catalog.Entry, data_dir=None) -> AdditivePDB:
         tiles = tuple(int(t) for t in np.atleast_1d(opened.table_attrs[ds].get("tiles", ())))
         want = ranking.count_placements(shape.size, len(tiles)) if tiles else -1
         if table.dtype != np.uint8 or table.ndim != 1 or table.size != want:
-            raise store.DatabaseCorrupt(f"{entry.path.name}/{ds} has {table.size} entries of "
-                                        f"{table.dtype}, expected {want} of uint8", fix)
+            raise store.DatabaseCorrupt(
+                f"{entry.path.name}/{ds} has {table.size} entries of "
+                f"{table.dtype}, expected {want} of uint8",
+                fix,
+            )
         tables.append(PatternTable(tiles, table))
     covered = sorted(t for pt in tables for t in pt.tiles)
     if covered != list(range(1, shape.size)):
-        raise store.DatabaseCorrupt(f"{entry.path.name}: its patterns do not cover tiles "
-                                    f"1..{shape.size - 1} once each", fix)
+        raise store.DatabaseCorrupt(
+            f"{entry.path.name}: its patterns do not cover tiles 1..{shape.size - 1} once each", fix
+        )
     _check_partition(entry, opened.attrs, tables, fix)
     name = opened.attrs.get("partition", entry.partition_name)
     pdb = AdditivePDB(shape, goal, name, entry.path, tuple(t.tiles for t in tables), tables)
@@ -158,27 +167,35 @@ def open_entry(entry: catalog.Entry, data_dir=None) -> AdditivePDB:
     return pdb
 
 
-def _check_partition(entry: catalog.Entry, attrs: dict, tables: list[PatternTable],
-                     fix: str) -> None:
+def _check_partition(
+    entry: catalog.Entry, attrs: dict, tables: list[PatternTable], fix: str
+) -> None:
     """The file holds the partition its name says, and each table belongs to its tiles: the
     entry of the goal placement is 0 (a table stored under another pattern's tiles fails
     this, as does an edited ``tiles`` attribute).  A few lookups, once per opened file."""
     where = entry.path.name
     if attrs.get("partition", entry.partition_name) != entry.partition_name:
-        raise store.DatabaseCorrupt(f"{where} holds partition {attrs.get('partition')!r}, its "
-                                    f"name says {entry.partition_name!r}", fix)
+        raise store.DatabaseCorrupt(
+            f"{where} holds partition {attrs.get('partition')!r}, its "
+            f"name says {entry.partition_name!r}",
+            fix,
+        )
     want = sorted(tuple(p) for p in entry.partition.patterns)
     if sorted(pt.tiles for pt in tables) != want:
-        raise store.DatabaseCorrupt(f"{where}: its patterns are not those of partition "
-                                    f"{entry.partition_name}", fix)
+        raise store.DatabaseCorrupt(
+            f"{where}: its patterns are not those of partition {entry.partition_name}", fix
+        )
     home = [0] * entry.shape.size
     for cell, t in enumerate(entry.goal.tiles):
         home[t] = cell
     for pt in tables:
         if pt.value(home) != 0:
-            raise store.DatabaseCorrupt(f"{where}: the table of tiles "
-                                        f"{','.join(map(str, pt.tiles))} does not put their "
-                                        f"goal at 0", fix)
+            raise store.DatabaseCorrupt(
+                f"{where}: the table of tiles "
+                f"{','.join(map(str, pt.tiles))} does not put their "
+                f"goal at 0",
+                fix,
+            )
 
 
 def _dataset_order(name: str) -> int:
@@ -186,16 +203,18 @@ def _dataset_order(name: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
-def resolve(shape: Shape, goal: Board, partition: str | None = None,
-            data_dir=None) -> tuple[AdditivePDB, Reduction]:
+def resolve(
+    shape: Shape, goal: Board, partition: str | None = None, data_dir=None
+) -> tuple[AdditivePDB, Reduction]:
     """The database the catalog chooses for ``goal`` (its own, else a symmetric one), opened,
     and the reduction that maps boards of ``goal`` onto the database's goal."""
     entry, red = catalog.resolve(shape, goal, partition, data_dir)
     return open_entry(entry, data_dir), red
 
 
-def load_apdb(shape: Shape | str, partition: str | None = None, goal=None,
-              data_dir=None) -> AdditivePDB:
+def load_apdb(
+    shape: Shape | str, partition: str | None = None, goal=None, data_dir=None
+) -> AdditivePDB:
     """The database built for exactly ``goal`` (default blank-last): ``partition`` (a preset
     such as ``6-6-3`` or tiles ``1,2,3,4/5,6,7,8``; None = the strongest built).
 
@@ -207,8 +226,7 @@ def load_apdb(shape: Shape | str, partition: str | None = None, goal=None,
     goal = goal if isinstance(goal, Board) else goal_board(shape, goal)
     if goal.shape != shape:
         raise BoardError(f"the goal is {goal.shape}, not {shape}")
-    own = [e for e, red in catalog.candidates(shape, goal, partition, data_dir)
-           if e.goal == goal]
+    own = [e for e, red in catalog.candidates(shape, goal, partition, data_dir) if e.goal == goal]
     if not own:
         raise catalog.missing(shape, goal, partition, data_dir)
     return open_entry(own[0], data_dir)

@@ -22,6 +22,7 @@ One identity rule for every cache: :func:`file_stamp`.
 Imports: numpy, h5py (only when a file is opened or written), the standard library,
 :mod:`.trust`, :mod:`.errors`, :mod:`.layouts`, :mod:`.loading`.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -301,8 +302,9 @@ def open_tables(path: Path, expect: dict, fix: str, load: str | None = None) -> 
     if file_stamp(path) != stamp:
         # Replaced between the proof and the loading (a rebuild racing with us): what was
         # loaded may not be what was proven.
-        raise DatabaseCorrupt(f"{path} changed while it was being opened; run the command "
-                              f"again", fix)
+        raise DatabaseCorrupt(
+            f"{path} changed while it was being opened; run the command again", fix
+        )
     out = TableFile(path, layout["attrs"], stamp, buffer=buffer, load=mode)
     for name, d in layout["datasets"].items():
         out.table_attrs[name] = d["attrs"]
@@ -325,15 +327,18 @@ def _read_layout(path: Path, fix: str) -> tuple[dict, dict]:
                 if not isinstance(ds, h5py.Dataset):
                     continue
                 offset = ds.id.get_offset()
-                datasets[name] = {"offset": -1 if offset is None else int(offset),
-                                  "dtype": np.dtype(ds.dtype).str,
-                                  "shape": [int(n) for n in ds.shape],
-                                  "attrs": {k: _decode(v) for k, v in ds.attrs.items()}}
+                datasets[name] = {
+                    "offset": -1 if offset is None else int(offset),
+                    "dtype": np.dtype(ds.dtype).str,
+                    "shape": [int(n) for n in ds.shape],
+                    "attrs": {k: _decode(v) for k, v in ds.attrs.items()},
+                }
                 if offset is None or ds.chunks is not None or ds.compression is not None:
                     copies[name] = ds[...]
     except Exception as e:  # noqa: BLE001 - anything h5py raises on a proven file is a bug
-        raise DatabaseCorrupt(f"cannot read database {path} ({type(e).__name__}: {e})",
-                              fix) from None
+        raise DatabaseCorrupt(
+            f"cannot read database {path} ({type(e).__name__}: {e})", fix
+        ) from None
     return {"attrs": attrs, "datasets": datasets}, copies
 
 
@@ -391,8 +396,9 @@ def read_root_attrs(path: Path, fix: str | None = None) -> dict:
         with h5py.File(path, "r") as f:
             return {k: _decode(v) for k, v in f.attrs.items()}
     except Exception as e:  # noqa: BLE001 - a proven file that h5py cannot read
-        raise DatabaseCorrupt(f"cannot read database {path} ({type(e).__name__}: {e})",
-                              fix) from None
+        raise DatabaseCorrupt(
+            f"cannot read database {path} ({type(e).__name__}: {e})", fix
+        ) from None
 
 
 def verify(path: Path) -> list[str]:

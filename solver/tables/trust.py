@@ -17,6 +17,7 @@ its identity; damage that bypasses the file system (a failing disk) does not, wh
 
 Imports: the standard library, :mod:`solver.core` (config, interrupts), :mod:`.errors`.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -172,17 +173,27 @@ def _prove_open_file(path: Path, fd: int, fix: str | None, fresh: bool) -> tuple
     TRUSTED.forget(key)
     header = _parse_header(os.pread(fd, HEADER_SIZE, 0))
     if header is None:
-        raise DatabaseCorrupt(f"{path} has no npuzzle digest header (damaged, or built by "
-                              f"an older npuzzle)", fix)
+        raise DatabaseCorrupt(
+            f"{path} has no npuzzle digest header (damaged, or built by an older npuzzle)", fix
+        )
     digest, size = header
     if size != st.st_size:
-        raise DatabaseCorrupt(f"{path} is {st.st_size:,} bytes, its header says {size:,} "
-                              f"(truncated or extended)", fix)
+        raise DatabaseCorrupt(
+            f"{path} is {st.st_size:,} bytes, its header says {size:,} (truncated or extended)", fix
+        )
     if _hash_open_file(fd) != digest:
         raise DatabaseCorrupt(f"{path} does not match its digest (damaged)", fix)
     TRUSTED.remember(key, stamp)
     return stamp
 
 
-__all__ = ["prove", "seal", "hash_after_header", "user_dir", "TRUSTED", "HEADER_SIZE",
-           "HEADER_MAGIC", "DIGEST"]
+__all__ = [
+    "prove",
+    "seal",
+    "hash_after_header",
+    "user_dir",
+    "TRUSTED",
+    "HEADER_SIZE",
+    "HEADER_MAGIC",
+    "DIGEST",
+]

@@ -12,12 +12,13 @@ lines itself (:mod:`.lines`); :func:`solve_stream` answers raw lines, for script
 
 Imports: the solver API (and multiprocessing / tqdm when asked for).
 """
+
 from __future__ import annotations
 
 import os
 import signal
 import sys
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from .. import api
 from ..core.board import Board, BoardError
@@ -52,8 +53,9 @@ class Solver:
     on ``jobs`` processes.  The pool is forked on the first problem that needs a search and
     lives until :meth:`close` (use it as a context manager)."""
 
-    def __init__(self, options: api.SearchOptions | None = None, jobs: int = 1,
-                 progress: bool = False):
+    def __init__(
+        self, options: api.SearchOptions | None = None, jobs: int = 1, progress: bool = False
+    ):
         self.options = options or api.SearchOptions()
         self.jobs = default_jobs() if jobs is None or jobs <= 0 else jobs
         self.bar = _progress_bar(progress)
@@ -127,9 +129,15 @@ def _solve(problem, options):
         return e
 
 
-def solve_stream(lines: Iterable[str], *, goal=None, shape=None,
-                 options: api.SearchOptions | None = None, jobs: int = 1,
-                 progress: bool = False) -> Iterator[tuple[str, Solution | Exception | None]]:
+def solve_stream(
+    lines: Iterable[str],
+    *,
+    goal=None,
+    shape=None,
+    options: api.SearchOptions | None = None,
+    jobs: int = 1,
+    progress: bool = False,
+) -> Iterator[tuple[str, Solution | Exception | None]]:
     """Yield ``(line, result)`` for each line, in input order; ``result`` is a Solution, the
     exception raised for that line, or None for a blank or comment line.
 

@@ -27,6 +27,7 @@ goal; everything else goes that path.
 
 Imports: numpy, the solver core, :mod:`.lines`.
 """
+
 from __future__ import annotations
 
 import re
@@ -121,7 +122,8 @@ class _Lines:
         before = np.where(rstart > 0, buf[np.maximum(rstart - 1, 0)], 0)
         before2 = np.where(rstart > 1, buf[np.maximum(rstart - 2, 0)], 0)
         exponent = np.isin(before, (ord("e"), ord("E"))) | (
-            np.isin(before, (ord("+"), ord("-"))) & np.isin(before2, (ord("e"), ord("E"))))
+            np.isin(before, (ord("+"), ord("-"))) & np.isin(before2, (ord("e"), ord("E")))
+        )
         return cand & ~((before == _DOT) | exponent)
 
     def skeleton(self, i: int) -> bytes:
@@ -233,8 +235,11 @@ def _read_template(lines: _Lines, rep: int, members: np.ndarray, reader: Reader,
     for g in range(int(which.max()) + 1):
         sub = members[which.reshape(-1) == g]
         sub_req = _read_probe(lines.probe(sub[0], params), reader)
-        out.extend([sub] if sub_req is _FAILED or sub_req is None
-                   else _group(lines, sub, sub_req, goal, shape))
+        out.extend(
+            [sub]
+            if sub_req is _FAILED or sub_req is None
+            else _group(lines, sub, sub_req, goal, shape)
+        )
     return out
 
 
@@ -277,8 +282,9 @@ def _group(lines: _Lines, members: np.ndarray, req, goal, shape) -> list:
     labels = np.asarray(labels, dtype=np.int64)
     # Lines of one skeleton hold the same number of runs: the first one's tells.
     rep = int(members[0])
-    nruns = (lines.first_run[rep + 1] if rep + 1 < lines.n else lines.rstart.size) \
-        - lines.first_run[rep]
+    nruns = (
+        lines.first_run[rep + 1] if rep + 1 < lines.n else lines.rstart.size
+    ) - lines.first_run[rep]
     if labels.min() < 0 or labels.max() > nruns:
         return [members]
     if labels.max() == 0:  # blanks only (x x x ...): no digit to read
@@ -288,8 +294,11 @@ def _group(lines: _Lines, members: np.ndarray, req, goal, shape) -> list:
         runs = np.arange(lines.rstart.size).reshape(lines.n, nruns)[:, np.maximum(labels, 1) - 1]
     else:
         runs = lines.first_run[members][:, None] + np.maximum(labels, 1) - 1
-    tiles = lines.values(runs) if runs is not None else np.zeros((members.size, labels.size),
-                                                                  dtype=np.int64)
+    tiles = (
+        lines.values(runs)
+        if runs is not None
+        else np.zeros((members.size, labels.size), dtype=np.int64)
+    )
     if (labels == 0).any():
         tiles[:, labels == 0] = 0  # a blank written x, _ or .
     ok = is_permutation(tiles)

@@ -10,6 +10,7 @@ its one-board twin.
 
 Imports: numpy, the solver core, :mod:`solver.tables` (never numba).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -122,8 +123,10 @@ def table_walks(tiles: np.ndarray, goal: Board, data_dir=None) -> list[str | Non
             raise gt.corrupt("is inconsistent", data_dir)
     back = {v: k for k, v in gt.reduction.symmetry.moves.items()}  # reduced -> user's moves
     to_user = bytes.maketrans(MOVES.encode(), "".join(back[m] for m in MOVES).encode())
-    walks = [None if d < 0 else steps[i, :d].tobytes().translate(to_user).decode()
-             for i, d in enumerate(start_d.tolist())]
+    walks = [
+        None if d < 0 else steps[i, :d].tobytes().translate(to_user).decode()
+        for i, d in enumerate(start_d.tolist())
+    ]
     _replay(tiles, walks, goal, nbr)
     return walks
 
@@ -151,8 +154,9 @@ def _replay(tiles: np.ndarray, walks: list, goal: Board, nbr: np.ndarray) -> Non
     wrong = ~(board == np.asarray(goal.tiles)).all(axis=1)
     if wrong.any():
         i = int(rows[np.flatnonzero(wrong)[0]])
-        raise AssertionError(f"internal error: the table walk from {tiles[i].tolist()} does "
-                             f"not reach {goal}")
+        raise AssertionError(
+            f"internal error: the table walk from {tiles[i].tolist()} does not reach {goal}"
+        )
 
 
 # --- heuristics ------------------------------------------------------------------------------
@@ -164,8 +168,16 @@ def manhattan_many(tiles: np.ndarray, goal: Board) -> np.ndarray:
     n = goal.shape.size
     home = np.empty(n, dtype=np.int64)
     home[np.asarray(goal.tiles)] = np.arange(n)
-    grid = np.array([[abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
-                      if t else 0 for c in range(n)] for t in range(n)], dtype=np.int64)
+    grid = np.array(
+        [
+            [
+                abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols) if t else 0
+                for c in range(n)
+            ]
+            for t in range(n)
+        ],
+        dtype=np.int64,
+    )
     return grid[tiles, np.arange(n)].sum(axis=1)
 
 
@@ -208,8 +220,9 @@ class PatternValues:
     pdb: object
 
 
-def pattern_values(tiles: np.ndarray, goal: Board, partition=None, reflect: bool = True,
-                   data_dir=None) -> PatternValues:
+def pattern_values(
+    tiles: np.ndarray, goal: Board, partition=None, reflect: bool = True, data_dir=None
+) -> PatternValues:
     """:func:`solver.heuristics.evaluate`'s ``h``, ``plain``, ``reflected`` and per-pattern
     values for every row, from the database the catalog chooses for ``goal``."""
     from ..tables import pattern_db
@@ -234,6 +247,15 @@ def _parts(pdb, boards: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["parity_many", "Parity", "exact_distances", "table_walks", "manhattan_many",
-           "linear_conflict_many", "pattern_values", "PatternValues", "reduce_many",
-           "cells_of"]
+__all__ = [
+    "parity_many",
+    "Parity",
+    "exact_distances",
+    "table_walks",
+    "manhattan_many",
+    "linear_conflict_many",
+    "pattern_values",
+    "PatternValues",
+    "reduce_many",
+    "cells_of",
+]

@@ -28,13 +28,14 @@ One hard board cut into IDA* work units: :mod:`.cluster_search`.
 Imports: :mod:`.batch` and, inside functions only, ``dask.distributed`` (importing this module
 costs nothing and works without Dask).
 """
+
 from __future__ import annotations
 
 import itertools
 import socket
 import time
 import uuid
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ..tables.store import DatabaseError
 from .batch import LINE_ERRORS, _portable, _restore, solve_line
@@ -63,8 +64,7 @@ def require_dask():
     try:
         import distributed
     except ImportError:
-        raise ClusterError(f"--scheduler needs Dask, which is not installed: {INSTALL}"
-                           ) from None
+        raise ClusterError(f"--scheduler needs Dask, which is not installed: {INSTALL}") from None
     return distributed
 
 
@@ -76,8 +76,10 @@ def connect(address: str):
         return distributed.Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
     except Exception as e:  # noqa: BLE001 - OSError, TimeoutError, ValueError for bad addresses
         why = " ".join(str(e).split())[:200] or type(e).__name__
-        raise ClusterError(f"cannot reach the Dask scheduler at {address!r} ({why}); start "
-                           f"one with 'dask scheduler' and give its address") from None
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {address!r} ({why}); start "
+            f"one with 'dask scheduler' and give its address"
+        ) from None
 
 
 def worker_threads(client) -> int:
@@ -132,8 +134,9 @@ class Pacer:
         """The cluster has ``threads`` worker threads now."""
         self.threads = max(1, threads)
         # threads / task_seconds tasks per second reach the scheduler; keep its share low.
-        self.task_seconds = max(TARGET_TASK_SECONDS,
-                                self.threads * SCHEDULER_SECONDS / SCHEDULER_SHARE)
+        self.task_seconds = max(
+            TARGET_TASK_SECONDS, self.threads * SCHEDULER_SECONDS / SCHEDULER_SHARE
+        )
         self.window = TASKS_PER_THREAD * self.threads
 
     def learn(self, boards: int, seconds: float) -> None:
@@ -152,8 +155,9 @@ class Pacer:
         return max(1, min(want, MAX_BOARDS_PER_TASK, held))
 
 
-def map_ordered(client, fn: Callable, items: Iterable, *, bar=None, pacer: Pacer | None = None
-                ) -> Iterator[tuple]:
+def map_ordered(
+    client, fn: Callable, items: Iterable, *, bar=None, pacer: Pacer | None = None
+) -> Iterator[tuple]:
     """Yield ``(item, fn(item))`` for every item, in order, ``fn`` run on the cluster's
     workers (a picklable function; the line errors it raises are yielded as results, a
     missing database prefixed with the worker).  ``bar``: a tqdm bar counting finished items;
@@ -172,14 +176,12 @@ def map_ordered(client, fn: Callable, items: Iterable, *, bar=None, pacer: Pacer
     exhausted = False
     try:
         while True:
-            while (not exhausted and submitted - yielded < pacer.window
-                   and held < MAX_BOARDS_HELD):
+            while not exhausted and submitted - yielded < pacer.window and held < MAX_BOARDS_HELD:
                 chunk = list(itertools.islice(source, pacer.boards()))
                 if not chunk:
                     exhausted = True
                     break
-                future = client.submit(answer_task, fn, chunk, pure=False,
-                                       key=(group, submitted))
+                future = client.submit(answer_task, fn, chunk, pure=False, key=(group, submitted))
                 futures[future.key] = (submitted, future)
                 chunks[submitted] = chunk
                 held += len(chunk)
@@ -215,17 +217,23 @@ def cluster_failure(exc: BaseException) -> ClusterError | None:
     from distributed import KilledWorker
 
     if isinstance(exc, KilledWorker):
-        return ClusterError(f"workers died running a task, again and again ({exc}); see the "
-                            f"workers' logs")
+        return ClusterError(
+            f"workers died running a task, again and again ({exc}); see the workers' logs"
+        )
     text = str(exc)
-    unreadable = (isinstance(exc, ImportError)
-                  or isinstance(exc, RuntimeError) and "deserializ" in text
-                  or isinstance(exc, AttributeError) and (text.startswith("module 'solver")
-                                                          or "Can't get attribute" in text))
+    unreadable = (
+        isinstance(exc, ImportError)
+        or isinstance(exc, RuntimeError)
+        and "deserializ" in text
+        or isinstance(exc, AttributeError)
+        and (text.startswith("module 'solver") or "Can't get attribute" in text)
+    )
     if unreadable:
-        return ClusterError("the scheduler or a worker could not read the task: install the "
-                            "same npuzzle (with [cluster]) on the scheduler and every worker "
-                            f"and restart them ({' '.join(text.split())[:160]})")
+        return ClusterError(
+            "the scheduler or a worker could not read the task: install the "
+            "same npuzzle (with [cluster]) on the scheduler and every worker "
+            f"and restart them ({' '.join(text.split())[:160]})"
+        )
     return None
 
 
@@ -241,8 +249,9 @@ def _next(done, distributed):
             raise
         raise failure from None
     if isinstance(result, BaseException):  # cancelled: the scheduler restarted or went away
-        raise ClusterError(f"a task was cancelled ({type(result).__name__}): has the "
-                           f"scheduler gone away?")
+        raise ClusterError(
+            f"a task was cancelled ({type(result).__name__}): has the scheduler gone away?"
+        )
     return future, result
 
 
@@ -265,8 +274,9 @@ class Answers:
         self.bar = progress_bar(progress)
 
     def __call__(self, problems: Iterable) -> Iterator:
-        for _, result in map_ordered(self.client, self.fn, problems, bar=self.bar,
-                                     pacer=self.pacer):
+        for _, result in map_ordered(
+            self.client, self.fn, problems, bar=self.bar, pacer=self.pacer
+        ):
             yield result
 
     def close(self) -> None:
@@ -276,8 +286,9 @@ class Answers:
             self.bar = None
 
 
-def solve_lines(client, lines: Iterable[str], *, goal=None, shape=None, options=None,
-                progress: bool = False) -> Iterator[tuple]:
+def solve_lines(
+    client, lines: Iterable[str], *, goal=None, shape=None, options=None, progress: bool = False
+) -> Iterator[tuple]:
     """Like :func:`solver.workloads.batch.solve_stream`, on the cluster: ``(line, result)``
     for every line in order, ``result`` a Solution, the error raised for that line, or None
     for a blank or comment line."""
@@ -301,6 +312,17 @@ def progress_bar(progress: bool):
     return tqdm(unit="board", desc="solving on the cluster", leave=False, dynamic_ncols=True)
 
 
-__all__ = ["ClusterError", "connect", "map_ordered", "Answers", "on_problem", "solve_lines",
-           "answer_task", "where",
-           "blamed", "worker_threads", "Pacer", "INSTALL"]
+__all__ = [
+    "ClusterError",
+    "connect",
+    "map_ordered",
+    "Answers",
+    "on_problem",
+    "solve_lines",
+    "answer_task",
+    "where",
+    "blamed",
+    "worker_threads",
+    "Pacer",
+    "INSTALL",
+]

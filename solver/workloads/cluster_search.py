@@ -23,6 +23,7 @@ the solution before returning it.
 
 Imports: the solver API, the search's units and driver (Progress), :mod:`.cluster`.
 """
+
 from __future__ import annotations
 
 import queue
@@ -101,14 +102,25 @@ def probe(spec: tuple, seconds: float, timeout: float | None, max_nodes: int | N
         return api.solve(start, goal, options=opts)
     problem, red = _prepared(spec)
     plan, weighting = problem.plan, problem.weighting
-    extra = {} if weighting is None else {"bound": float(weighting.weight),
-                                          "weighting": weighting.rule}
-    moves, bound, generated, expanded, iterations = _serial(problem, seconds, timeout,
-                                                            max_nodes)
+    extra = (
+        {} if weighting is None else {"bound": float(weighting.weight), "weighting": weighting.rule}
+    )
+    moves, bound, generated, expanded, iterations = _serial(problem, seconds, timeout, max_nodes)
     if moves is not None:
         moves = red.moves_back(moves)
-    return Head(moves, bound, problem.root_h, generated, expanded, iterations, plan.name,
-                plan.database, plan.notice, problem.lower_bound(bound), extra)
+    return Head(
+        moves,
+        bound,
+        problem.root_h,
+        generated,
+        expanded,
+        iterations,
+        plan.name,
+        plan.database,
+        plan.notice,
+        problem.lower_bound(bound),
+        extra,
+    )
 
 
 def _serial(problem: Problem, seconds: float, timeout: float | None, max_nodes: int | None):
@@ -128,8 +140,7 @@ def _serial(problem: Problem, seconds: float, timeout: float | None, max_nodes: 
             now = time.perf_counter()
             if now - t_iteration > seconds or now > t_end or generated + walk.generated >= cap:
                 # a long iteration: searched again from the start (and counted) by everyone
-                return None, bound, generated + walk.generated, expanded + walk.expanded, \
-                    iterations
+                return None, bound, generated + walk.generated, expanded + walk.expanded, iterations
             status = walk.run(PROBE_SLICE)
         iterations += 1
         generated += walk.generated
@@ -280,8 +291,17 @@ def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
     pending = set()
     group = f"npuzzle-units-{uuid.uuid4().hex}"
     for i, unit in enumerate(sp.units):  # priorities: the serial search's order
-        future = client.submit(remote, unit_task, run.spec, bound, unit, stop.name,
-                               key=(group, i), pure=False, priority=n - i)
+        future = client.submit(
+            remote,
+            unit_task,
+            run.spec,
+            bound,
+            unit,
+            stop.name,
+            key=(group, i),
+            pure=False,
+            priority=n - i,
+        )
         future.add_done_callback(finished.put)
         pending.add(future)
     next_f, tick = K.INFINITE_F, 0.0
@@ -310,30 +330,47 @@ def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
             opts.progress(_progress(run, in_moves, True))
         return None, next_f, None
     except distributed.client.CancelledError:
-        raise ClusterError("a work unit was cancelled: has the scheduler gone away?"
-                           ) from None
+        raise ClusterError("a work unit was cancelled: has the scheduler gone away?") from None
     finally:
         if pending:
             client.cancel(list(pending))
 
 
 def _progress(run: _Search, in_moves, done: bool) -> Progress:
-    return Progress(run.iterations, in_moves, run.generated, time.perf_counter() - run.t0,
-                    done, run.threads)
+    return Progress(
+        run.iterations, in_moves, run.generated, time.perf_counter() - run.t0, done, run.threads
+    )
 
 
 def _solution(run: _Search, start, goal, moves: str | None, lower: int, client) -> Solution:
     head = run.head
     if moves is not None and not head.weighted:
         lower = len(moves)  # an optimal search proves its solution's length
-    extra = {"search_seconds": round(time.perf_counter() - run.t0, 6), "jobs": run.threads,
-             "work_units": run.units, "scheduler": client.scheduler.address, **head.extra}
-    return Solution(start=start, goal=goal, moves=moves, algorithm="idastar",
-                    optimal=moves is not None and not head.weighted, heuristic=head.heuristic,
-                    database=head.database, root_h=head.root_h, lower_bound=lower,
-                    nodes_generated=run.generated, nodes_expanded=run.expanded,
-                    iterations=run.iterations, depth_reached=lower,
-                    seconds=time.perf_counter() - run.t0, notice=head.notice, extra=extra)
+    extra = {
+        "search_seconds": round(time.perf_counter() - run.t0, 6),
+        "jobs": run.threads,
+        "work_units": run.units,
+        "scheduler": client.scheduler.address,
+        **head.extra,
+    }
+    return Solution(
+        start=start,
+        goal=goal,
+        moves=moves,
+        algorithm="idastar",
+        optimal=moves is not None and not head.weighted,
+        heuristic=head.heuristic,
+        database=head.database,
+        root_h=head.root_h,
+        lower_bound=lower,
+        nodes_generated=run.generated,
+        nodes_expanded=run.expanded,
+        iterations=run.iterations,
+        depth_reached=lower,
+        seconds=time.perf_counter() - run.t0,
+        notice=head.notice,
+        extra=extra,
+    )
 
 
 def _partial(run: _Search, client, lower: int) -> Solution:

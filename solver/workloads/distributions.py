@@ -8,6 +8,7 @@ rare a requested distance is.
 
 Imports: the solver core (board, store, exact).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,8 +16,8 @@ from importlib import resources
 from pathlib import Path
 
 from ..core import config
-from ..tables import catalog, exact, store
 from ..core.board import Board, BoardError, Shape, goal_board
+from ..tables import catalog, exact, store
 
 REFERENCE_PACKAGE_DIR = "reference"  # solver/reference/distances-<shape>.txt
 
@@ -55,9 +56,15 @@ class DistanceCounts:
 
     def as_dict(self) -> dict:
         """JSON-ready fields."""
-        return {"shape": str(self.shape), "goal": self.goal.flat(), "source": self.source,
-                "counts": list(self.counts), "total": self.total,
-                "max_distance": self.max_distance, "mean": round(self.mean, 6)}
+        return {
+            "shape": str(self.shape),
+            "goal": self.goal.flat(),
+            "source": self.source,
+            "counts": list(self.counts),
+            "total": self.total,
+            "max_distance": self.max_distance,
+            "mean": round(self.mean, 6),
+        }
 
 
 # --- distance distributions ------------------------------------------------------------------
@@ -70,8 +77,9 @@ def _corner_cells(shape: Shape) -> set[int]:
 def _reference_path(shape: Shape, data_dir=None) -> Path | None:
     # A board and its transpose have the same counts (reflecting across the diagonal maps
     # moves to moves and a corner to a corner), so 4x3 reads distances-3x4.txt.
-    for name in dict.fromkeys((f"distances-{shape}.txt",
-                               f"distances-{shape.cols}x{shape.rows}.txt")):
+    for name in dict.fromkeys(
+        (f"distances-{shape}.txt", f"distances-{shape.cols}x{shape.rows}.txt")
+    ):
         candidate = store.data_dir(data_dir) / name
         if candidate.is_file():
             return candidate
@@ -92,7 +100,9 @@ def read_reference(path: Path) -> list[int]:
         try:
             d, c = int(parts[0]), int(parts[1])
         except (IndexError, ValueError):
-            raise DistributionError(f"{path}:{n}: expected 'distance states', got '{line}'") from None
+            raise DistributionError(
+                f"{path}:{n}: expected 'distance states', got '{line}'"
+            ) from None
         counts[d] = c
     if not counts or sorted(counts) != list(range(max(counts) + 1)):
         raise DistributionError(f"{path}: distances must run 0, 1, 2, … without gaps")
@@ -131,8 +141,9 @@ def distance_counts(shape: Shape | str, goal=None, data_dir=None) -> DistanceCou
         counts = exact.count_at_distances(shape, g, data_dir)
         while counts and counts[-1] == 0:
             counts = counts[:-1]
-        return DistanceCounts(shape, g, tuple(int(c) for c in counts),
-                              f"exact table {catalog.exact_file_name(shape)}")
+        return DistanceCounts(
+            shape, g, tuple(int(c) for c in counts), f"exact table {catalog.exact_file_name(shape)}"
+        )
     ref = reference_counts(shape, g, data_dir)
     if ref is not None:
         return ref

@@ -30,6 +30,7 @@ The same ``seed`` gives the same positions (numpy's ``Generator``).
 Imports: numpy, tqdm and the solver core (board, ranking, store, exact); :mod:`solver.api`
 only when a position must be solved.
 """
+
 from __future__ import annotations
 
 import sys
@@ -37,10 +38,9 @@ import time
 
 import numpy as np
 
-from ..tables import exact
 from ..core.board import BLANK, Board, BoardError, Shape, goal_board, solvability
-from .distributions import (DistanceCounts, distance_counts, reference_counts,
-                            uses_exact_table)
+from ..tables import exact
+from .distributions import DistanceCounts, distance_counts, reference_counts, uses_exact_table
 
 METHODS = ("shuffle", "walk")
 OPPOSITE_INDEX = np.array([1, 0, 3, 2])  # U<->D, L<->R in the UDLR order of Shape.neighbour_table
@@ -72,6 +72,8 @@ MAX_WALK_BATCH_STEPS = 100_000
 # however large the count (--count 10**9 prints its first lines at once).
 CHUNK = 1 << 14
 PROGRESS_DELAY = 0.5  # seconds before a progress bar appears (quick runs show none)
+
+
 class GenerateError(BoardError):
     """A generation request that cannot be met (distance out of range, nothing found)."""
 
@@ -210,8 +212,10 @@ class _ExactTable:
         ids = self.table.level_ids(lo, hi)
         if ids is not None:
             if unique and count > ids.size:
-                raise GenerateError(f"only {ids.size:,} positions are at {_span(lo, hi)}, "
-                                    f"fewer than the {count:,} distinct ones asked for")
+                raise GenerateError(
+                    f"only {ids.size:,} positions are at {_span(lo, hi)}, "
+                    f"fewer than the {count:,} distinct ones asked for"
+                )
             picks = rng.choice(ids.size, size=count, replace=not unique)
             return self.table.boards_of(ids[picks])
         return self._rejection(lo, hi, count, rng, unique)
@@ -268,8 +272,10 @@ def _walk_to_level(tab: _ExactTable, goal: Board, lo, hi, count, rng, unique, ba
                 return
         walkers.restart(hit)
         walkers.step()
-    raise GenerateError(f"random walks found only {found} of {count} positions at "
-                        f"{_span(lo, hi)}; try --method shuffle")
+    raise GenerateError(
+        f"random walks found only {found} of {count} positions at "
+        f"{_span(lo, hi)}; try --method shuffle"
+    )
 
 
 # --- search generation (no exact table: 4x4) -------------------------------------------------
@@ -293,14 +299,27 @@ def _solver(goal: Board, data_dir, timeout: float | None = None):
                 return api.distance(board, goal, data_dir=data_dir, timeout=left)
             except SearchLimitReached:
                 pass
-        raise GenerateTimeout(f"time limit of {timeout:g} s reached before the positions "
-                              f"asked for were found")
+        raise GenerateTimeout(
+            f"time limit of {timeout:g} s reached before the positions asked for were found"
+        )
 
     return solve_distance
 
 
-def search(goal: Board, count: int, lo: int, hi: int, method: str, rng: np.random.Generator,
-           solve_distance, *, unique=False, walk_length=None, max_tries=None, bar=None) -> list:
+def search(
+    goal: Board,
+    count: int,
+    lo: int,
+    hi: int,
+    method: str,
+    rng: np.random.Generator,
+    solve_distance,
+    *,
+    unique=False,
+    walk_length=None,
+    max_tries=None,
+    bar=None,
+) -> list:
     """Rejection sampling: draw positions by ``method``, solve the ones that pass the cheap
     filters with ``solve_distance(tiles) -> int`` and keep those at distance ``lo..hi``.
 
@@ -309,13 +328,37 @@ def search(goal: Board, count: int, lo: int, hi: int, method: str, rng: np.rando
     too close, shrinking when it lands too far.  Returns ``[(tiles, distance), ...]``
     (:func:`iter_search` yields them as they are found).
     """
-    return list(iter_search(goal, count, lo, hi, method, rng, solve_distance, unique=unique,
-                            walk_length=walk_length, max_tries=max_tries, bar=bar))
+    return list(
+        iter_search(
+            goal,
+            count,
+            lo,
+            hi,
+            method,
+            rng,
+            solve_distance,
+            unique=unique,
+            walk_length=walk_length,
+            max_tries=max_tries,
+            bar=bar,
+        )
+    )
 
 
-def iter_search(goal: Board, count: int, lo: int, hi: int, method: str,
-                rng: np.random.Generator, solve_distance, *, unique=False, walk_length=None,
-                max_tries=None, bar=None):
+def iter_search(
+    goal: Board,
+    count: int,
+    lo: int,
+    hi: int,
+    method: str,
+    rng: np.random.Generator,
+    solve_distance,
+    *,
+    unique=False,
+    walk_length=None,
+    max_tries=None,
+    bar=None,
+):
     """:func:`search`, yielding each ``(tiles, distance)`` as soon as it is found."""
     shape = goal.shape
     exact_one = lo == hi
@@ -344,8 +387,9 @@ def iter_search(goal: Board, count: int, lo: int, hi: int, method: str,
         if tries > max_tries:
             raise GenerateError(
                 f"gave up after {max_tries:,} optimal solves: found {found} of {count} "
-                f"positions at {_span(lo, hi)}" + ("" if method == "walk" else
-                                                    "; try --method walk"))
+                f"positions at {_span(lo, hi)}"
+                + ("" if method == "walk" else "; try --method walk")
+            )
         d = solve_distance(tiles)
         if lo <= d <= hi:
             if unique:
@@ -392,11 +436,11 @@ def _check_reachable(counts: DistanceCounts | None, lo: int, hi: int) -> None:
     top = counts.max_distance
     if lo > top:
         what = f"{lo}" if lo == hi else f"{lo} or more"
-        raise GenerateError(f"no {counts.shape} position is {what} moves from "
-                            f"{counts.goal}: the maximum is {top}")
+        raise GenerateError(
+            f"no {counts.shape} position is {what} moves from {counts.goal}: the maximum is {top}"
+        )
     if counts.share(lo, hi) == 0:
-        raise GenerateError(f"no {counts.shape} position is at {_span(lo, hi)} from "
-                            f"{counts.goal}")
+        raise GenerateError(f"no {counts.shape} position is at {_span(lo, hi)} from {counts.goal}")
 
 
 def _note(progress: bool, message: str) -> None:
@@ -404,11 +448,23 @@ def _note(progress: bool, message: str) -> None:
         print(f"npuzzle: {message}", file=sys.stderr)
 
 
-def generate(shape, count: int, *, distance=None, min_distance=None, max_distance=None,
-             goal=None, method: str = "shuffle", seed=None, data_dir=None,
-             progress: bool = False, walk_length: int | None = None, unique: bool = False,
-             max_tries: int | None = None, timeout: float | None = None
-             ) -> list[tuple[Board, int]]:
+def generate(
+    shape,
+    count: int,
+    *,
+    distance=None,
+    min_distance=None,
+    max_distance=None,
+    goal=None,
+    method: str = "shuffle",
+    seed=None,
+    data_dir=None,
+    progress: bool = False,
+    walk_length: int | None = None,
+    unique: bool = False,
+    max_tries: int | None = None,
+    timeout: float | None = None,
+) -> list[tuple[Board, int]]:
     """``count`` random positions that can reach ``goal``, each with its optimal distance
     (a list; :func:`iter_generate` yields them one by one in flat memory).
 
@@ -430,17 +486,43 @@ def generate(shape, count: int, *, distance=None, min_distance=None, max_distanc
     distance beyond the largest one, and :class:`~solver.store.DatabaseMissing` when a table
     or database must be built first.
     """
-    return list(iter_generate(shape, count, distance=distance, min_distance=min_distance,
-                              max_distance=max_distance, goal=goal, method=method, seed=seed,
-                              data_dir=data_dir, progress=progress, walk_length=walk_length,
-                              unique=unique, max_tries=max_tries, timeout=timeout))
+    return list(
+        iter_generate(
+            shape,
+            count,
+            distance=distance,
+            min_distance=min_distance,
+            max_distance=max_distance,
+            goal=goal,
+            method=method,
+            seed=seed,
+            data_dir=data_dir,
+            progress=progress,
+            walk_length=walk_length,
+            unique=unique,
+            max_tries=max_tries,
+            timeout=timeout,
+        )
+    )
 
 
-def iter_generate(shape, count: int, *, distance=None, min_distance=None, max_distance=None,
-                  goal=None, method: str = "shuffle", seed=None, data_dir=None,
-                  progress: bool = False, walk_length: int | None = None,
-                  unique: bool = False, max_tries: int | None = None,
-                  timeout: float | None = None):
+def iter_generate(
+    shape,
+    count: int,
+    *,
+    distance=None,
+    min_distance=None,
+    max_distance=None,
+    goal=None,
+    method: str = "shuffle",
+    seed=None,
+    data_dir=None,
+    progress: bool = False,
+    walk_length: int | None = None,
+    unique: bool = False,
+    max_tries: int | None = None,
+    timeout: float | None = None,
+):
     """:func:`generate`, yielding ``(Board, distance)`` rows as they are made: positions are
     drawn :data:`CHUNK` at a time, so the first rows come at once and memory does not grow
     with ``count`` (except for ``unique``, which remembers what it gave).  The request is
@@ -457,9 +539,11 @@ def iter_generate(shape, count: int, *, distance=None, min_distance=None, max_di
     if walk_length is not None and int(walk_length) < 0:
         raise GenerateError("the walk length cannot be negative")
     if walk_length is not None and int(walk_length) > MAX_WALK_LENGTH:
-        raise GenerateError(f"a walk of {int(walk_length):,} steps is longer than the "
-                            f"{MAX_WALK_LENGTH:,} allowed (the distance stops growing after "
-                            f"about {WALK_STEPS_PER_CELL} steps per cell)")
+        raise GenerateError(
+            f"a walk of {int(walk_length):,} steps is longer than the "
+            f"{MAX_WALK_LENGTH:,} allowed (the distance stops growing after "
+            f"about {WALK_STEPS_PER_CELL} steps per cell)"
+        )
     target = _target(distance, min_distance, max_distance)
     rng = np.random.default_rng(seed)
     from tqdm import tqdm
@@ -475,22 +559,58 @@ def iter_generate(shape, count: int, *, distance=None, min_distance=None, max_di
         if counts is not None:
             target = (target[0], min(target[1], counts.max_distance))
     if unique and has_table and target is None and count > counts.total:
-        raise GenerateError(f"only {counts.total:,} {shape} positions can reach the goal, "
-                            f"fewer than the {count:,} distinct ones asked for")
+        raise GenerateError(
+            f"only {counts.total:,} {shape} positions can reach the goal, "
+            f"fewer than the {count:,} distinct ones asked for"
+        )
     if count == 0:
         return
     desc = f"generate {shape}" + (f" at {_span(*target)}" if target else "")
     # The bar only on a terminal: in a log its redraws would bury the rows' one-line errors.
-    with tqdm(total=count, desc=desc, unit="pos", file=sys.stderr,
-              disable=None if progress else True, leave=False, delay=PROGRESS_DELAY) as bar:
-        for tiles, d in _generate_rows(g, count, target, method, rng, data_dir, has_table,
-                                       counts, walk_length, unique, max_tries, progress, bar,
-                                       timeout):
+    with tqdm(
+        total=count,
+        desc=desc,
+        unit="pos",
+        file=sys.stderr,
+        disable=None if progress else True,
+        leave=False,
+        delay=PROGRESS_DELAY,
+    ) as bar:
+        for tiles, d in _generate_rows(
+            g,
+            count,
+            target,
+            method,
+            rng,
+            data_dir,
+            has_table,
+            counts,
+            walk_length,
+            unique,
+            max_tries,
+            progress,
+            bar,
+            timeout,
+        ):
             yield Board(shape, tuple(int(t) for t in tiles)), int(d)
 
 
-def _generate_rows(g, count, target, method, rng, data_dir, has_table, counts, walk_length,
-                   unique, max_tries, progress, bar, timeout=None):
+def _generate_rows(
+    g,
+    count,
+    target,
+    method,
+    rng,
+    data_dir,
+    has_table,
+    counts,
+    walk_length,
+    unique,
+    max_tries,
+    progress,
+    bar,
+    timeout=None,
+):
     shape = g.shape
     if has_table:
         tab = _ExactTable(g, data_dir)
@@ -506,8 +626,7 @@ def _generate_rows(g, count, target, method, rng, data_dir, has_table, counts, w
         return
     solve_distance = _solver(g, data_dir, timeout)
     if target is None:
-        yield from _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance,
-                                   bar)
+        yield from _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, bar)
         return
     lo, hi = target
     share = counts.share(lo, hi) if counts is not None else 1.0
@@ -515,13 +634,28 @@ def _generate_rows(g, count, target, method, rng, data_dir, has_table, counts, w
         raise GenerateError(
             f"only {share:.2g} of the {shape} positions are at {_span(lo, hi)}: about "
             f"{1 / share:,.0f} optimal solves per position, and random walks do no better "
-            f"above the mean ({counts.mean:.2f}); ask for a distance nearer the mean")
+            f"above the mean ({counts.mean:.2f}); ask for a distance nearer the mean"
+        )
     if method == "shuffle" and share < MIN_SHUFFLE_SHARE and lo < counts.mean:
-        _note(progress, f"only {share:.2g} of the {shape} positions are at {_span(lo, hi)}; "
-                        f"searching random walks instead")
+        _note(
+            progress,
+            f"only {share:.2g} of the {shape} positions are at {_span(lo, hi)}; "
+            f"searching random walks instead",
+        )
         method = "walk"
-    yield from iter_search(g, count, lo, hi, method, rng, solve_distance, unique=unique,
-                           walk_length=walk_length, max_tries=max_tries, bar=bar)
+    yield from iter_search(
+        g,
+        count,
+        lo,
+        hi,
+        method,
+        rng,
+        solve_distance,
+        unique=unique,
+        walk_length=walk_length,
+        max_tries=max_tries,
+        bar=bar,
+    )
 
 
 def _draw(g, count, method, rng, walk_length) -> np.ndarray:
@@ -550,8 +684,7 @@ def _draw_with_table(tab, g, count, method, rng, walk_length, unique, bar):
             yield key, d
         stale = stale + 1 if found == before else 0
         if stale >= MAX_TRIES_PER_POSITION:
-            raise GenerateError(f"found only {found} distinct positions of the {count} "
-                                f"asked for")
+            raise GenerateError(f"found only {found} distinct positions of the {count} asked for")
 
 
 def _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, bar):
@@ -563,8 +696,9 @@ def _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, 
             if key in seen:
                 repeats += 1
                 if repeats > MAX_TRIES_PER_POSITION * count:
-                    raise GenerateError(f"found only {found} distinct positions of the "
-                                        f"{count} asked for")
+                    raise GenerateError(
+                        f"found only {found} distinct positions of the {count} asked for"
+                    )
                 continue
             seen.add(key)
         found += 1

@@ -26,13 +26,15 @@ batch's.
 
 Imports: the solver core (board) and the standard library.
 """
+
 from __future__ import annotations
 
 import csv
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 
 from ..core.board import Board, BoardError, goal_board, parse_board
 
@@ -68,8 +70,9 @@ class Chunk:
         return self.data.split(b"\n")[:-1]
 
 
-def chunks(stream: BinaryIO, max_line: int = MAX_LINE_BYTES,
-           size: int = CHUNK_BYTES) -> Iterator[Chunk]:
+def chunks(
+    stream: BinaryIO, max_line: int = MAX_LINE_BYTES, size: int = CHUNK_BYTES
+) -> Iterator[Chunk]:
     """Read ``stream`` as :class:`Chunk` s of whole lines, as fast as it delivers them (an
     interactive user's line is answered when it is typed).  Never holds more than
     ``max_line + size`` bytes of a line."""
@@ -190,8 +193,9 @@ class Reader:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise LineError(f"line {line} is not UTF-8 text (byte 0x{raw[e.start]:02x} at "
-                            f"position {e.start})") from None
+            raise LineError(
+                f"line {line} is not UTF-8 text (byte 0x{raw[e.start]:02x} at position {e.start})"
+            ) from None
         return self.read_text(text.rstrip("\r\n"), line)
 
     def read_text(self, text: str, line: int) -> Request | None:
@@ -218,9 +222,15 @@ class Reader:
         board_key = next((k for k in BOARD_KEYS if k in named), None)
         board = named.get(board_key) if board_key else (cells[0].strip() if cells else "")
         extra = {k: v for k, v in named.items() if k not in (board_key, "goal", "shape", "id")}
-        return Request(line, s, (board,), goal=named.get("goal") or None,
-                       shape=named.get("shape") or None, id=named.get("id", MISSING),
-                       extra=extra)
+        return Request(
+            line,
+            s,
+            (board,),
+            goal=named.get("goal") or None,
+            shape=named.get("shape") or None,
+            id=named.get("id", MISSING),
+            extra=extra,
+        )
 
 
 def _split(text: str, delimiter: str) -> list[str]:
@@ -238,25 +248,26 @@ def _json_request(s: str, line: int) -> Request:
     except json.JSONDecodeError as e:
         raise LineError(f"line {line} is not valid JSON ({e.msg} at column {e.colno})") from None
     except (RecursionError, ValueError):
-        raise LineError(f"line {line} is not JSON that can be read (nested too deeply or a "
-                        f"number too long)") from None
+        raise LineError(
+            f"line {line} is not JSON that can be read (nested too deeply or a number too long)"
+        ) from None
     if not isinstance(obj, dict):
-        raise LineError(f"line {line} is a JSON {type(obj).__name__}, not an object with a "
-                        f"\"board\"")
+        raise LineError(f'line {line} is a JSON {type(obj).__name__}, not an object with a "board"')
     key = next((k for k in BOARD_KEYS if k in obj), None)
     if key is None:
-        raise LineError(f"line {line} is a JSON object without a \"board\"")
+        raise LineError(f'line {line} is a JSON object without a "board"')
     board = obj[key]
     if not isinstance(board, (str, list)):
-        raise LineError(f"line {line}: \"{key}\" must be a string or a list")
+        raise LineError(f'line {line}: "{key}" must be a string or a list')
     goal, shape = obj.get("goal"), obj.get("shape")
     if goal is not None and not isinstance(goal, (str, list)):
-        raise LineError(f"line {line}: \"goal\" must be a string or a list")
+        raise LineError(f'line {line}: "goal" must be a string or a list')
     if shape is not None and not isinstance(shape, str):
-        raise LineError(f"line {line}: \"shape\" must be a string such as \"3x3\"")
+        raise LineError(f'line {line}: "shape" must be a string such as "3x3"')
     extra = {k: v for k, v in obj.items() if k not in (key, "id")}
-    return Request(line, s, (board,), goal=goal, shape=shape, id=obj.get("id", MISSING),
-                   extra=extra)
+    return Request(
+        line, s, (board,), goal=goal, shape=shape, id=obj.get("id", MISSING), extra=extra
+    )
 
 
 def problem(req: Request, goal=None, shape=None) -> tuple[Board, Board]:
@@ -297,5 +308,16 @@ def merged(head: dict, record: dict, req: Request | None) -> dict:
     return out
 
 
-__all__ = ["Chunk", "chunks", "Reader", "Request", "LineError", "problem", "answer_fields",
-           "merged", "input_text", "MAX_LINE_BYTES", "MISSING"]
+__all__ = [
+    "Chunk",
+    "chunks",
+    "Reader",
+    "Request",
+    "LineError",
+    "problem",
+    "answer_fields",
+    "merged",
+    "input_text",
+    "MAX_LINE_BYTES",
+    "MISSING",
+]
