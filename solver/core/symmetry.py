@@ -19,6 +19,7 @@ Imports: :mod:`solver.core.board` only.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from .board import BLANK, Board, BoardError, Shape
@@ -49,7 +50,8 @@ def _cell_map(shape: Shape, f) -> tuple[int, ...]:
     return tuple(out)
 
 
-def symmetries(shape: Shape) -> list[Symmetry]:
+@functools.cache  # a handful of shapes; every solve asks for them (6 times with reflection)
+def symmetries(shape: Shape) -> tuple[Symmetry, ...]:
     """The symmetries of ``shape`` that keep its shape (identity first)."""
     R, C = shape.rows - 1, shape.cols - 1
     same = {"U": "U", "D": "D", "L": "L", "R": "R"}
@@ -94,7 +96,7 @@ def symmetries(shape: Shape) -> list[Symmetry]:
                 {"U": "L", "L": "D", "D": "R", "R": "U"},
             ),
         ]
-    return out
+    return tuple(out)
 
 
 TRANSPOSE = "transpose"  # the reflection across the main diagonal
@@ -138,6 +140,7 @@ class Reduction:
         return "".join(self.symmetry.moves[m] for m in moves)
 
 
+@functools.lru_cache(maxsize=256)  # the same few goals, over and over in a batch
 def reduction(goal: Board, target: Board, symmetry_name: str | None = None) -> Reduction | None:
     """The reduction of problems towards ``goal`` to problems towards ``target`` (the first
     symmetry, identity first, that carries ``goal``'s blank onto ``target``'s blank cell), or
