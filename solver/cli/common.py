@@ -468,11 +468,11 @@ cycle_check_option = click.option(
 
 
 def _set_load(ctx, param, value):
+    # A process-wide preference (solver.tables.loading), not an argument of the command.
     if value is not None:
         from ..tables import loading
 
         loading.prefer(value)
-    return value
 
 
 load_option = click.option(
@@ -480,7 +480,7 @@ load_option = click.option(
     type=click.Choice(("auto", "map", "populate", "read")),
     default=None,
     callback=_set_load,
-    expose_value=True,
+    expose_value=False,
     is_eager=False,
     help="How database files reach memory: map (nothing read until used), populate (map and "
     "fault every page in before the search), read (copy into memory backed by huge "

@@ -72,7 +72,7 @@ def _heard(rec: dict) -> dict:
 @common.load_option
 @cluster.scheduler_option
 @common.guarded
-def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes, load, scheduler):
+def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes, scheduler):
     """Print the optimal number of moves from BOARD to the goal.
 
     Boards with an exact table are a lookup (any goal): 2x3, 3x3, 2x4, 2x5 by default,

@@ -76,7 +76,7 @@ def _json_records(out, group, ok, values, reflect, t0) -> None:
 @common.reflect_option
 @common.load_option
 @common.guarded
-def heuristic(board, goal, shape, data_dir, as_json, partition, no_reflect, load):
+def heuristic(board, goal, shape, data_dir, as_json, partition, no_reflect):
     """Print the additive pattern-database heuristic of BOARD: a lower bound on its
     distance to the goal (the max of the sum of the pattern tables and the same sum
     for the board mirrored across the diagonal).

@@ -240,7 +240,6 @@ def solve(
     jobs,
     scheduler,
     verbose,
-    load,
 ):
     """Print an optimal solution: the blank's moves (U D L R) and their number.
 
