@@ -1,4 +1,4 @@
-"""Answers as records: the JSON-ready dict of each question npuzzle answers (layer 5: api).
+"""Answers as records: the JSON-ready dict of each question npuzzle answers (layer 6: answers).
 
 The CLI's ``--json`` lines and the HTTP service's bodies are these records, so both speak the
 same field names.  Each function takes what the user typed (a board in any format, a goal

@@ -1,5 +1,5 @@
 """Heuristics: Manhattan distance, linear conflict, and the pattern-database value of a board
-with its parts (layer 2: tables -> heuristics).
+with its parts (layer 2: heuristics).
 
 The additive pattern databases themselves live in :mod:`solver.tables.pattern_db`; which one
 serves a goal is decided by :mod:`solver.tables.catalog`.  This module turns them into the

@@ -1,5 +1,5 @@
 """``npuzzle stats -``: the histogram of the solution lengths in a stream of answers or
-boards (layer 8: cli).
+boards (layer 7: cli).
 
 Each line is read as what the tools write:
 

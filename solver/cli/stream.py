@@ -1,6 +1,6 @@
 """The batch mode of every command (``BOARD`` = ``-``): read stdin in chunks, answer the lines
 numpy can read in bulk all at once and the others one by one, write the answers in input
-order (layer 8: cli).
+order (layer 7: cli).
 
 A command describes itself as a :class:`Batch`: how to answer one problem (``one``), how that
 answer reads as text and as JSON, and optionally how to answer a whole :class:`Group` of boards

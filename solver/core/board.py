@@ -1,4 +1,4 @@
-"""Boards: shapes, goals, parsing, validation, rendering, moves and solvability (layer 1).
+"""Boards: shapes, goals, parsing, validation, rendering, moves and solvability (layer 0: core).
 
 Everything else in npuzzle speaks this vocabulary.  A :class:`Shape` is ``rows x cols``; a
 :class:`Board` is an immutable tuple of ``rows*cols`` tiles in row-major cell order with the

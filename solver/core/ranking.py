@@ -1,4 +1,4 @@
-"""Perfect hashes for placements: k-permutation ranks (layer 2: board -> ranking).
+"""Perfect hashes for placements: k-permutation ranks (layer 0: core).
 
 A *placement* is a sequence of k distinct cells out of n (the cells of k tiles, or the whole
 board read as a sequence of n tiles).  Its rank is its index in lexicographic order among all

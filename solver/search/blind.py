@@ -1,4 +1,4 @@
-"""Teaching searches: BFS, DFS, depth-limited, iterative deepening and A* (search layer).
+"""Teaching searches: BFS, DFS, depth-limited, iterative deepening and A* (layer 3: search).
 
 Every algorithm here is the *same* loop, :func:`search`, run with two policies:
 

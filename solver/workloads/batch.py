@@ -1,4 +1,4 @@
-"""Solve many problems, answering in input order -- on one or N processes (layer 6).
+"""Solve many problems, answering in input order -- on one or N processes (layer 5: workloads).
 
 Before the first problem is solved (and timed), the database and the compiled kernel it needs
 are loaded (:func:`_warm_up`), as a compiled solver loads its tables before its clock starts.

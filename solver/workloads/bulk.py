@@ -1,4 +1,4 @@
-"""Reading a chunk of batch lines all at once with numpy (layer 6: workloads).
+"""Reading a chunk of batch lines all at once with numpy (layer 5: workloads).
 
 A million lines read one by one cost a million trips through the Python parser; read as one
 array they cost a few passes over the bytes.  The trick that keeps the vectorised reading

@@ -1,5 +1,5 @@
 """Answers for many boards at once: the vectorised twins of the one-board answers
-(layer 6: workloads).
+(layer 5: workloads).
 
 Each function takes an ``(m, N)`` array of valid boards (tiles row-major, all of one shape and
 one goal, as :mod:`.bulk` reads them) and returns numpy arrays with exactly the values the

@@ -1,4 +1,4 @@
-"""How many positions lie at each optimal distance from a goal (layer 5: above exact).
+"""How many positions lie at each optimal distance from a goal (layer 5: workloads).
 
 From the exact table when the board has one (2x3, 3x3, 3x4, ...), else from a published
 reference file ``distances-<shape>.txt`` (the 4x4 counts of Korf & Schultze 2005, the 3x4,

@@ -1,4 +1,4 @@
-"""Random solvable positions with their exact optimal distance (layer 5: above exact and api).
+"""Random solvable positions with their exact optimal distance (layer 5: workloads).
 
 Two ways to make a position, both for any goal:
 

@@ -1,5 +1,5 @@
 """Reading batch input: one question per line, in every format the tools write
-(layer 6: workloads).
+(layer 5: workloads).
 
 Every batch command (``distance -``, ``heuristic -``, ``check -``, ``solve -``, ``stats -``)
 reads its input through this module, so they all accept the same lines:
