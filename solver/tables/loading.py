@@ -9,7 +9,7 @@ anonymous memory advised ``MADV_HUGEPAGE`` (what the C reference does) gives 2 M
 fewer TLB misses, but costs a copy and, on a machine whose memory is fragmented, the kernel's
 compaction to find huge pages: 0.4 to 2.5 s for 7-8 on this project's machines, while the
 search itself ran no faster than on the pre-faulted mapping (Korf's 100, 7-8 + reflection,
-measured side by side: see docs/notes-parity.md).  A one-board lookup touches a few dozen
+measured side by side: see docs/speed-vs-c.md).  A one-board lookup touches a few dozen
 entries, and there mapping is free where the others are not.
 
 The rule (:func:`choose`), overridable by ``--load`` or ``$NPUZZLE_LOAD``:

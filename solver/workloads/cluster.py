@@ -8,7 +8,7 @@ Dask (``dask.distributed``) is the engine for more than one machine (DESIGN §7)
   :data:`TARGET_TASK_SECONDS` of solving at the time per board measured so far (a 3x3 lookup:
   thousands; a 15-puzzle with 7-8: dozens; a hard one: one).  With many workers each task
   grows further, so the scheduler -- which handles tasks one at a time -- never becomes the
-  limit (``docs/notes-cluster.md`` has the measurements).
+  limit (``docs/cluster.md`` has the measurements).
 * **A bounded window.**  Tasks are submitted while fewer than :data:`TASKS_PER_THREAD` per
   worker thread are unanswered and fewer than :data:`MAX_BOARDS_HELD` lines are held (on a
   big cluster of quick boards the window shrinks to :data:`MIN_TASKS_PER_THREAD` tasks per
@@ -43,7 +43,7 @@ from .batch import LINE_ERRORS, _portable, _restore, solve_line
 INSTALL = "pip install 'npuzzle[cluster]' (or: pip install 'dask[distributed]')"
 CONNECT_SECONDS = 10  # how long to try reaching the scheduler
 TARGET_TASK_SECONDS = 0.2  # the solving one task of boards aims at
-SCHEDULER_SECONDS = 0.001  # the scheduler's time per task (about; see docs/notes-cluster.md)
+SCHEDULER_SECONDS = 0.001  # the scheduler's time per task (about; see docs/cluster.md)
 SCHEDULER_SHARE = 0.25  # tasks grow with the cluster so the scheduler stays below this load
 MAX_BOARDS_PER_TASK = 4096
 # Unanswered tasks per worker thread: every thread has the next at hand, and a slow board at
