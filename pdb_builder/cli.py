@@ -149,8 +149,8 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet):
     Examples:
       build-pdb                                  # the default set
       build-pdb --shape 3x3                      # exact 8-puzzle tables only
-      build-pdb --shape 4x4 --partition 7-8      # the strongest 15-puzzle heuristic (minutes)
-      build-pdb --shape 5x5                      # the 24-puzzle's 6-6-6-6 (minutes, 486 MB)
+      build-pdb --shape 4x4 --partition 7-8      # the strongest 15-puzzle heuristic (about a minute)
+      build-pdb --shape 5x5                      # the 24-puzzle's 6-6-6-6 (about a minute, 486 MB)
       build-pdb --shape 3x3 --partition 1,2,3,4/5,6,7,8
       build-pdb --list ; build-pdb --verify
 
