@@ -69,6 +69,8 @@ class Weighting:
     def of(cls, weight, rule: str | None = None) -> Weighting | None:
         """The weighting for ``weight`` (None for 1: the optimal search); ``rule`` defaults to
         ``$NPUZZLE_WEIGHTING`` or :data:`DEFAULT_RULE`."""
+        if weight is None or (isinstance(weight, (int, float)) and weight == 1):
+            return None  # the optimal search: no fraction to read (every solve asks)
         w = parse_weight(weight)
         if w == 1:
             return None

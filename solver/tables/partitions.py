@@ -20,6 +20,7 @@ Imports: :mod:`solver.core` only (no numpy, no numba), so parsing is instant.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -229,11 +230,16 @@ def presets(shape: Shape | str, goal: Board | None = None) -> dict[str, Partitio
     empty for shapes without presets."""
     shape = Shape.parse(shape)
     goal = goal if goal is not None else goal_board(shape)
-    return {
-        p.name: Partition(_preset_tiles(p, goal), p.name)
+    return dict(_presets_for(shape, goal))
+
+
+@functools.lru_cache(maxsize=64)  # every search asks, for the same few goals
+def _presets_for(shape: Shape, goal: Board) -> tuple[tuple[str, Partition], ...]:
+    return tuple(
+        (p.name, Partition(_preset_tiles(p, goal), p.name))
         for p in _PRESETS
         if PRESET_SHAPES[p.name] == str(shape)
-    }
+    )
 
 
 def _preset_name(pats: tuple[Pattern, ...], shape: Shape, goal: Board | None) -> str | None:
