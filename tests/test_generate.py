@@ -129,6 +129,48 @@ def test_impossible_requests(exact_dir, kwargs, message):
         generate("3x3", 2, data_dir=exact_dir, **kwargs)
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--shape", "5x5"],
+        ["--shape", "10x10", "--method", "walk"],  # the default walk is as good as random
+        ["--shape", "5x5", "--method", "walk", "--length", "30", "--distance", "20"],
+    ],
+)
+def test_positions_out_of_reach_are_refused_at_once(run_cli, tmp_path, args):
+    r = run_cli(["generate", *args, "--data-dir", tmp_path])
+    assert_one_line_error(r, 2)
+    assert "--method walk --length" in r.stderr and r.stdout == ""
+
+
+def test_short_walks_on_big_boards_come_with_their_distance(run_cli, tmp_path):
+    r = run_cli(
+        [
+            "generate",
+            "--shape",
+            "5x5",
+            "--method",
+            "walk",
+            "--length",
+            "12",
+            "--count",
+            "3",
+            "--seed",
+            "7",
+            "--data-dir",
+            tmp_path,
+        ]
+    )
+    assert r.exit_code == 0, r.output
+    rows = [line.split("\t") for line in r.stdout.splitlines()]
+    assert len(rows) == 3
+    for board, d in rows:
+        walked = Board.parse(board, "5x5")
+        assert is_solvable(walked, goal_board("5x5"))
+        # At most the walk, with the walk's parity (a walk never undoes a move, but may loop).
+        assert int(d) <= 12 and int(d) % 2 == 0
+
+
 def test_a_range_is_respected_and_open_ends_work(exact_dir):
     g = goal_board("3x3")
     assert_exact(

@@ -100,13 +100,16 @@ def generate(
     Each line is the board (rows separated by '/'), a tab, and the distance.  With
     --distance (or --min/--max), boards with an exact table (2x3, 3x3, 3x4 ...) are
     drawn uniformly from it (instant); 4x4 positions are searched for, solving
-    candidates optimally, with a progress bar on stderr.
+    candidates optimally, with a progress bar on stderr.  Boards larger than 4x4 without
+    an exact table take short walks only (--method walk --length L): the optimal
+    distance of a random 5x5 position takes minutes to hours.
 
     \b
       npuzzle generate --count 5 --seed 1
       npuzzle generate --shape 3x3 --distance 31 --count 2
       npuzzle generate --shape 4x4 --count 3 --min 40 --max 45 --json
       npuzzle generate --shape 2x3 --method walk --length 12 --goal blank-first
+      npuzzle generate --shape 5x5 --method walk --length 60 --count 3
     """
     records = answers.iter_generate_records(
         shape,

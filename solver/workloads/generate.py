@@ -71,6 +71,10 @@ MAX_WALK_BATCH_STEPS = 100_000
 # Positions drawn at a time: rows stream out in chunks of this many, so memory stays flat
 # however large the count (--count 10**9 prints its first lines at once).
 CHUNK = 1 << 14
+# Boards with more cells than the 15-puzzle's and no exact table: a random position's optimal
+# distance takes minutes to hours (the 24-puzzle's average about 100 moves), so only short
+# walks whose length the user chose are solved.
+MAX_SEARCHED_CELLS = 16
 PROGRESS_DELAY = 0.5  # seconds before a progress bar appears (quick runs show none)
 
 
@@ -443,6 +447,19 @@ def _check_reachable(counts: DistanceCounts | None, lo: int, hi: int) -> None:
         raise GenerateError(f"no {counts.shape} position is at {_span(lo, hi)} from {counts.goal}")
 
 
+def _check_solvable_in_time(shape: Shape, has_table: bool, method, walk_length, target) -> None:
+    """Refuse, before any work, positions whose optimal distance would take hours each."""
+    if has_table or shape.size <= MAX_SEARCHED_CELLS:
+        return
+    if method == "walk" and walk_length is not None and target is None:
+        return
+    raise GenerateError(
+        f"the optimal distance of a random {shape} position takes minutes to hours to find; "
+        f"ask for easier positions with --method walk --length L (e.g. --length {4 * shape.size}), "
+        f"or use 'npuzzle solve --fast' on positions you shuffle yourself"
+    )
+
+
 def _note(progress: bool, message: str) -> None:
     if progress:
         print(f"npuzzle: {message}", file=sys.stderr)
@@ -549,6 +566,7 @@ def iter_generate(
     from tqdm import tqdm
 
     has_table = uses_exact_table(shape, data_dir)
+    _check_solvable_in_time(shape, has_table, method, walk_length, target)
     counts = None
     if has_table:
         counts = distance_counts(shape, g, data_dir)
