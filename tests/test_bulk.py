@@ -292,3 +292,15 @@ def test_bulk_on_compact_tables(run_cli, compact_dir, goal):
             args = [command, "-", "--goal", goal, "--data-dir", compact_dir, *extra]
             bulk, one = run_both(run_cli, args, text)
             assert bulk == one and bulk[1].count("\n") == 62
+
+
+def test_batches_keep_freed_memory_where_glibc_allows():
+    import platform
+
+    from solver.core import heap
+
+    kept = heap.keep_freed_memory()
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        assert kept is True and heap.keep_freed_memory() is True  # and asking twice is fine
+    else:
+        assert kept is False

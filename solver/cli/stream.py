@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import answers as records
+from ..core import heap
 from ..core.board import Board, Solvability
 from ..core.solution import Unsolvable
 from ..tables import loading
@@ -86,6 +87,7 @@ def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
     stream = stream if stream is not None else sys.stdin.buffer
     out = out if out is not None else sys.stdout.buffer
     loading.prefer(batch=True)  # many lookups ahead: tables are read, not mapped
+    heap.keep_freed_memory()  # each chunk reuses the last one's pages (solver.core.heap)
     reader = lines.Reader()
     use_bulk = os.environ.get(ENV_BULK, "1") != "0"
     for chunk in chunks if chunks is not None else lines.chunks(stream):
