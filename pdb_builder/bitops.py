@@ -11,8 +11,8 @@ atomic OR on an array element, all callable from numba code (builder layer).
       pext(0b10110, 0b11100) == 0b101      # cells 2, 3, 4 hold bits 1, 0, 1
       pdep(0b101, 0b11100) == 0b10100
 
-  On x86 CPUs with BMI2 each is one instruction (``llvm.x86.bmi.pext.32``); elsewhere a loop
-  over the mask's bits does the same.  The choice is made once, at import, from the CPU numba
+  On x86 CPUs with BMI2 each is one instruction (``llvm.x86.bmi.pext.32``); elsewhere (and on
+  AMD Zen 1/2, whose BMI2 is microcoded) a loop over the mask's bits does the same.  The choice is made once, at import, from the CPU numba
   compiles for (``$NUMBA_CPU_NAME`` / ``$NUMBA_CPU_FEATURES``, else the host), which is also
   part of numba's cache key, so a cached kernel always matches the choice.  ``NUMBA_CPU_NAME=
   generic`` runs everything on the fallback (the tests do).  Both take and return 32-bit masks
@@ -32,9 +32,16 @@ from numba import types
 from numba.core import cgutils, config
 from numba.extending import intrinsic
 
+# AMD's Zen 1 and Zen 2 have BMI2 but run pext/pdep in microcode (tens to hundreds of cycles,
+# growing with the mask's bits): the loop below is faster there.
+SLOW_BMI2_CPUS = ("znver1", "znver2")
+
 
 def target_has_bmi2() -> bool:
-    """Whether the CPU numba compiles for has BMI2 (the pext/pdep instructions)."""
+    """Whether the CPU numba compiles for has fast BMI2 pext/pdep instructions."""
+    name = config.CPU_NAME or llvm_binding.get_host_cpu_name()
+    if name in SLOW_BMI2_CPUS:
+        return False
     features = config.CPU_FEATURES
     if features is None:
         features = llvm_binding.get_host_cpu_features().flatten()

@@ -129,3 +129,11 @@ def test_fallback_is_chosen_for_a_cpu_without_bmi2(monkeypatch):
     assert not bitops.target_has_bmi2()
     monkeypatch.setattr(bitops.config, "CPU_FEATURES", "+64bit,+bmi2")
     assert bitops.target_has_bmi2()
+
+
+def test_fallback_is_chosen_where_bmi2_is_microcoded(monkeypatch):
+    monkeypatch.setattr(bitops.config, "CPU_FEATURES", "+64bit,+bmi2")
+    monkeypatch.setattr(bitops.config, "CPU_NAME", "znver2")
+    assert not bitops.target_has_bmi2()  # Zen 2: pext/pdep in microcode
+    monkeypatch.setattr(bitops.config, "CPU_NAME", "znver4")
+    assert bitops.target_has_bmi2()
