@@ -119,3 +119,15 @@ def test_every_module_has_a_layer():
         if layer_of(module_name(p)) is None and module_name(p) not in ("solver",)
     ]
     assert orphans == []
+
+
+def test_the_first_releases_module_names_still_import():
+    import importlib
+
+    import solver
+
+    for old, new in solver._MOVED.items():
+        assert getattr(solver, old) is importlib.import_module(f"solver.{new}"), old
+    from solver import exact  # as the first release's README showed
+
+    assert exact.distances is solver.distances
