@@ -385,7 +385,7 @@ def test_sigint_at_any_moment_is_130_and_one_line(exact_dir, delay):
 
 
 def test_sigterm_during_a_build_removes_the_temporary_file(tmp_path):
-    old = tmp_path / "apdb-4x4-5-5-5.h5"
+    old = tmp_path / "apdb-4x4-6-6-3.h5"
     old.write_bytes(b"the previous file")
     p = subprocess.Popen(
         [
@@ -395,7 +395,7 @@ def test_sigterm_during_a_build_removes_the_temporary_file(tmp_path):
             "--shape",
             "4x4",
             "--partition",
-            "5-5-5",
+            "6-6-3",  # a second or two: the signal lands mid-build
             "--force",
             "-q",
             "--data-dir",
@@ -415,7 +415,7 @@ def test_sigterm_during_a_build_removes_the_temporary_file(tmp_path):
 
 
 def test_sigint_during_a_build_is_130_and_leaves_the_old_file(tmp_path):
-    old = tmp_path / "apdb-4x4-5-5-5.h5"
+    old = tmp_path / "apdb-4x4-6-6-3.h5"
     old.write_bytes(b"the previous file")
     p = subprocess.Popen(
         [
@@ -425,7 +425,7 @@ def test_sigint_during_a_build_is_130_and_leaves_the_old_file(tmp_path):
             "--shape",
             "4x4",
             "--partition",
-            "5-5-5",
+            "6-6-3",  # a second or two: the signal lands mid-build
             "--force",
             "-q",
             "--data-dir",

@@ -22,7 +22,7 @@ and lost when the signal lands inside a finaliser (``__del__``) or a callback fr
 compiler calls back into Python through ctypes); such a signal is raised a moment later, from
 a SIGALRM, once the program is back in its own code.  It is also remembered, and
 :func:`check` re-raises it (a build calls it before renaming its file into place; the programs call it when the
-command is over, so such a signal is still reported).  When the command is over, both signals are blocked: a late
+command is over, so such a signal is still reported).  When the command is over, both signals are ignored: a late
 signal cannot turn a finished answer into a crash during the interpreter's shutdown.
 
 Library users are untouched: nothing is installed unless the program is ``npuzzle`` or
@@ -168,7 +168,7 @@ def leave_now(signum: int) -> None:
 @contextlib.contextmanager
 def command():
     """The span in which signals raise :class:`Interrupted` (see the module's docstring).
-    On leaving it, SIGINT and SIGTERM are blocked for the rest of the process's life."""
+    On leaving it, SIGINT and SIGTERM are ignored for the rest of the process's life."""
     if not installed():
         yield
         return
@@ -178,7 +178,12 @@ def command():
     finally:
         _state["running"] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+        # Ignored, not blocked: a mask is per thread, and a late signal delivered to a native
+        # thread (numba's workers) after the interpreter put back the default action would
+        # kill the process (exit -2) after its answer.  Python leaves ignored signals as they
+        # are when it shuts down.
+        for sig in SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
 
 
 def check() -> None:
