@@ -453,3 +453,17 @@ def test_a_signal_swallowed_on_the_way_is_still_reported(monkeypatch):
     with pytest.raises(interrupts.Interrupted) as info:
         interrupts.check()
     assert info.value.code == 130
+
+
+def test_a_signal_in_a_callback_from_the_import_system_waits():
+    """Raised inside importlib's module-lock weakref callback, the exception would be printed
+    ("Exception ignored in ...") and lost: such frames are not safe, ordinary ones are."""
+    import sys
+
+    ns = {"sys": sys}
+    exec(
+        compile("def cb():\n    return sys._getframe()\n", "<frozen importlib._bootstrap>", "exec"),
+        ns,
+    )
+    assert not interrupts._safe(ns["cb"]())
+    assert interrupts._safe(sys._getframe())

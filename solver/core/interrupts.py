@@ -119,10 +119,16 @@ def _handler(signum, frame):
 
 
 # Where an exception raised by the handler would be printed as "Exception ignored ..." (with
-# a traceback) and then lost: finalisers, weakref callbacks, and llvmlite's ctypes callbacks
-# while numba compiles.  A signal landing there is raised a moment later instead.
+# a traceback) and then lost: finalisers, weakref callbacks (weakref.py's, and the import
+# system's module-lock callback), and llvmlite's ctypes callbacks while numba compiles.  A
+# signal landing there is raised a moment later instead.
 _UNSAFE_FUNCTIONS = ("__del__", "_raw_object_cache_notify")
-_UNSAFE_FILES = ("llvmlite", f"{os.sep}weakref.py", f"{os.sep}ctypes{os.sep}")
+_UNSAFE_FILES = (
+    "llvmlite",
+    f"{os.sep}weakref.py",
+    f"{os.sep}ctypes{os.sep}",
+    "<frozen importlib._bootstrap",
+)
 RETRY_SECONDS = 0.02
 
 
