@@ -224,6 +224,7 @@ def test_docs_work_offline(client):
         ("/distance", {}, 400, "give the board"),
         ("/distance", {"board": FAR_3X3, "boards": [FAR_3X3]}, 400, "not both"),
         ("/distance", {"board": FAR_3X3, "frobnicate": 1}, 400, "unknown field 'frobnicate'"),
+        ("/solve", {"a\nb": None}, 400, "unknown field 'a\\nb'"),  # found by hypothesis
         ("/distance", {"board": FAR_3X3, "timeout": -1}, 400, "timeout"),
         ("/distance", {"board": FAR_3X3, "max_nodes": 0}, 400, "max_nodes"),
         ("/distance", {"board": FAR_3X3, "goal": "sideways"}, 400, "unknown goal"),

@@ -103,6 +103,10 @@ class BodyLimit:
 
 def validation_message(errors) -> str:
     """One line for pydantic's list of validation errors (the first one is enough to fix)."""
+    return " ".join(_first_problem(errors).split())  # a client's key may hold a newline
+
+
+def _first_problem(errors) -> str:
     if not errors:
         return "the request body is not valid"
     e = errors[0]
@@ -111,7 +115,7 @@ def validation_message(errors) -> str:
     if kind == "json_invalid":
         return f"the body is not valid JSON ({e.get('ctx', {}).get('error', 'parse error')})"
     if kind == "extra_forbidden":
-        return f"unknown field '{where}' (see /docs for the fields of each endpoint)"
+        return f"unknown field {where!r} (see /docs for the fields of each endpoint)"
     if not where:
         return 'the body must be a JSON object, e.g. {"board": "8 6 7/2 5 4/3 0 1"}'
     return f"{where}: {e.get('msg', 'invalid')}"
