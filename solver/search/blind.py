@@ -225,11 +225,10 @@ def _heuristic(start: Board, goal: Board, opts):
         except DatabaseMissing as e:
             if name == "pdb" or getattr(opts, "partition", None):
                 raise
+            from .plans import fallback_notice
+
             name = "linear-conflict"
-            notice = (
-                f"no pattern database is built for {start.shape}: A* uses linear "
-                f"conflict; to build one: {e.fix}"
-            )
+            notice = fallback_notice(e)
         else:
             reflect = getattr(opts, "reflect", True)
             return (

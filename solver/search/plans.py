@@ -364,12 +364,20 @@ def plan_for(goal: Board, opts) -> tuple[Plan, Reduction]:
         if kind == "pdb" or opts.partition or str(shape) in config.REQUIRES_PDB:
             raise
         plan = replace(
-            _cached_simple_plan(shape, goal.tiles, "linear-conflict"),
-            notice=f"no pattern database is built for {shape}: searching with linear "
-            f"conflict (much slower); to build one: {e.fix}",
+            _cached_simple_plan(shape, goal.tiles, "linear-conflict"), notice=fallback_notice(e)
         )
         return plan, same
     return pdb_plan_from(pdb, bool(opts.reflect)), red
+
+
+def fallback_notice(missing: store.DatabaseMissing) -> str:
+    """The note of a search that falls back to linear conflict: what is missing, in the
+    catalog's words (naming the goal when it is not the default), and the command that
+    builds it."""
+    return (
+        f"{missing.args[0]}: searching with linear conflict (much slower); "
+        f"to build one: {missing.fix}"
+    )
 
 
 @functools.lru_cache(maxsize=32)
