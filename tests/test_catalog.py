@@ -143,7 +143,11 @@ def test_the_default_goals_database_serves_by_symmetry_or_names_the_fix(
         assert r.stderr.strip().endswith(f"fix: {fix}")
     else:
         assert r.exit_code == 0 and board.apply(r.stdout.split()[2]) == goal_b
-        assert r.stderr.strip().endswith(f"to build one: {fix}")
+        note = r.stderr.strip()
+        assert f"to build one: {fix}" in note  # then, with no exact table, the exact one's
+        assert note.endswith(f"to build one: {fix}") or note.endswith(
+            f"for instant exact answers: build-pdb --shape {shape} --data-dir {default_dir})"
+        )
 
 
 def test_own_database_beats_a_symmetric_one(run_cli, tmp_path):
@@ -230,3 +234,30 @@ def test_file_names_round_trip_through_the_catalog():
     assert catalog.parse_name(Path("exact-3x3.h5")).kind == catalog.EXACT
     for other in ("apdb-3x3.h5", "notes.txt", "apdb-3x3-4-4-goal-1.2.h5", "exact-9x9x9.h5"):
         assert catalog.parse_name(Path(other)) is None
+
+
+@pytest.mark.parametrize("shape", ["3x4", "2x6", "3x5", "4x5", "5x6"])
+def test_shapes_without_a_preset_get_a_partition_that_can_be_pasted(shape):
+    import math
+
+    from solver.core.board import Shape
+    from solver.tables import partitions
+
+    s = Shape.parse(shape)
+    argv = shlex.split(catalog.build_command(s))
+    spec = argv[argv.index("--partition") + 1]
+    groups = partitions.parse_partition(spec, s)  # covers every tile once, or raises
+    assert all(math.perm(s.size, len(g)) <= partitions.SUGGESTED_MAX_ENTRIES for g in groups)
+
+
+def test_the_fallback_note_says_what_can_be_built(run_cli, tmp_path):
+    small = run_cli(
+        ["solve", "1 2 3 4 5 6 7 8 9 10 0 11", "--shape", "3x4", "--data-dir", tmp_path]
+    )
+    assert small.exit_code == 0 and small.stdout == "1 moves: R\n", small.output
+    assert "build-pdb --shape 3x4 --partition 1,2,3,4,5,6,7/8,9,10,11" in small.stderr
+    assert "for instant exact answers: build-pdb --shape 3x4 --data-dir" in small.stderr
+    big = "1 2 3 4 5 6/7 8 9 10 11 12/13 14 15 16 17 18/19 20 21 22 23 24/25 26 27 28 29 30/31 32 33 34 0 35"
+    large = run_cli(["solve", big, "--data-dir", tmp_path])
+    assert large.exit_code == 0 and large.stdout == "1 moves: R\n", large.output
+    assert "up to 31 cells" in large.stderr and "build-pdb" not in large.stderr

@@ -228,7 +228,7 @@ def _heuristic(start: Board, goal: Board, opts):
             from .plans import fallback_notice
 
             name = "linear-conflict"
-            notice = fallback_notice(e)
+            notice = fallback_notice(e, goal, opts.data_dir)
         else:
             reflect = getattr(opts, "reflect", True)
             return (

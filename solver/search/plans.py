@@ -364,20 +364,31 @@ def plan_for(goal: Board, opts) -> tuple[Plan, Reduction]:
         if kind == "pdb" or opts.partition or str(shape) in config.REQUIRES_PDB:
             raise
         plan = replace(
-            _cached_simple_plan(shape, goal.tiles, "linear-conflict"), notice=fallback_notice(e)
+            _cached_simple_plan(shape, goal.tiles, "linear-conflict"),
+            notice=fallback_notice(e, goal, opts.data_dir),
         )
         return plan, same
     return pdb_plan_from(pdb, bool(opts.reflect)), red
 
 
-def fallback_notice(missing: store.DatabaseMissing) -> str:
+def fallback_notice(missing: store.DatabaseMissing, goal: Board, data_dir) -> str:
     """The note of a search that falls back to linear conflict: what is missing, in the
-    catalog's words (naming the goal when it is not the default), and the command that
-    builds it."""
-    return (
-        f"{missing.args[0]}: searching with linear conflict (much slower); "
-        f"to build one: {missing.fix}"
-    )
+    catalog's words (naming the goal when it is not the default), and what would do better --
+    the pattern database's ``build-pdb`` command, and the exact table's where the board is
+    small enough for one and none is built; nothing where no database can be built."""
+    from ..tables import catalog, exact, partitions
+
+    shape = goal.shape
+    said = f"{missing.args[0]}: searching with linear conflict (much slower)"
+    if shape.size > partitions.MAX_CELLS:
+        return (
+            f"{said}; pattern databases are built for boards of up to {partitions.MAX_CELLS} cells"
+        )
+    said += f"; to build one: {missing.fix}"
+    if shape.size <= config.MAX_EXACT_CELLS and not exact.has_table(shape, data_dir):
+        command = catalog.build_command(shape, goal=goal, data_dir=data_dir, kind=catalog.EXACT)
+        said += f" (or, for instant exact answers: {command})"
+    return said
 
 
 @functools.lru_cache(maxsize=32)

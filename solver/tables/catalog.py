@@ -37,7 +37,7 @@ from pathlib import Path
 from ..core import config
 from ..core.board import GOAL_PRESETS, Board, Shape, goal_board
 from ..core.symmetry import Reduction, reduction, symmetries
-from . import store
+from . import partitions, store
 from .partitions import Partition, parse_partition
 
 EXACT = "exact"
@@ -149,7 +149,7 @@ def build_command(
     cmd = ["build-pdb", "--shape", str(shape)]
     if kind == ADDITIVE:
         part = partition or config.DEFAULT_PARTITION.get(str(shape))
-        cmd += ["--partition", part or "TILES/TILES"]
+        cmd += ["--partition", part or partitions.suggested(shape)]
     elif goal is not None and _default_exact_goal(goal):
         goal = None  # a bare build-pdb --shape S builds the table that serves it
     if goal is not None and goal != goal_board(shape):

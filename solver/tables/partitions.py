@@ -93,6 +93,7 @@ PRESET_SHAPES = {
     "3-2": "2x3",
 }
 MAX_CELLS = 31  # the pattern BFS packs two bits per cell into one 64-bit word
+SUGGESTED_MAX_ENTRIES = 1 << 26  # per table of a suggested partition: about a minute to build
 
 
 class PartitionError(BoardError):
@@ -318,3 +319,15 @@ def strongest_preset(shape: Shape | str) -> Partition | None:
     if not found:
         return None
     return max(found.values(), key=lambda p: p.entries(shape))
+
+
+def suggested(shape: Shape) -> str:
+    """A partition to suggest for a shape without a preset (in a ``build-pdb`` command that
+    must work when pasted): the tiles in row-major order, in groups as large as keep each
+    table within :data:`SUGGESTED_MAX_ENTRIES` entries (at most 7 tiles a group)."""
+    n = shape.size
+    k = 1
+    while k < 7 and math.perm(n, k + 1) <= SUGGESTED_MAX_ENTRIES:
+        k += 1
+    tiles = list(range(1, n))
+    return "/".join(",".join(map(str, tiles[i : i + k])) for i in range(0, len(tiles), k))
