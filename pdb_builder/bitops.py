@@ -11,9 +11,9 @@ atomic OR on an array element, all callable from numba code (builder layer).
       pext(0b10110, 0b11100) == 0b101      # cells 2, 3, 4 hold bits 1, 0, 1
       pdep(0b101, 0b11100) == 0b10100
 
-  On x86 CPUs with BMI2 each is one instruction (``llvm.x86.bmi.pext.32``); elsewhere (and on
-  AMD Zen 1/2, whose BMI2 is microcoded) a loop over the mask's bits does the same.  The choice is made once, at import, from the CPU numba
-  compiles for (``$NUMBA_CPU_NAME`` / ``$NUMBA_CPU_FEATURES``, else the host), which is also
+  On x86 CPUs with BMI2 each is one instruction (``llvm.x86.bmi.pext.32``); elsewhere (and
+  on AMD Zen 1/2, whose BMI2 is microcoded) a loop over the mask's bits does the same.  The
+  choice is made once, at import, from the CPU numba compiles for (``$NUMBA_CPU_NAME`` / ``$NUMBA_CPU_FEATURES``, else the host), which is also
   part of numba's cache key, so a cached kernel always matches the choice.  ``NUMBA_CPU_NAME=
   generic`` runs everything on the fallback (the tests do).  Both take and return 32-bit masks
   (boards have at most 31 cells).

@@ -86,7 +86,7 @@ def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
     ``chunks``) on ``out`` (default stdout); return the exit status."""
     stream = stream if stream is not None else sys.stdin.buffer
     out = out if out is not None else sys.stdout.buffer
-    loading.prefer(batch=True)  # many lookups ahead: tables are read, not mapped
+    loading.prefer(batch=True)  # many lookups ahead: tables are faulted in before the first
     heap.keep_freed_memory()  # each chunk reuses the last one's pages (solver.core.heap)
     reader = lines.Reader()
     use_bulk = os.environ.get(ENV_BULK, "1") != "0"

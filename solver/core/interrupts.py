@@ -21,9 +21,10 @@ An exception raised by a signal handler is printed ("Exception ignored ...", wit
 and lost when the signal lands inside a finaliser (``__del__``) or a callback from C (numba's
 compiler calls back into Python through ctypes); such a signal is raised a moment later, from
 a SIGALRM, once the program is back in its own code.  It is also remembered, and
-:func:`check` re-raises it (a build calls it before renaming its file into place; the programs call it when the
-command is over, so such a signal is still reported).  When the command is over, both signals are ignored: a late
-signal cannot turn a finished answer into a crash during the interpreter's shutdown.
+:func:`check` re-raises it (a build calls it before renaming its file into place; the programs
+call it when the command is over, so such a signal is still reported).  When the command is
+over, both signals are ignored: a late signal cannot turn a finished answer into a crash
+during the interpreter's shutdown.
 
 Library users are untouched: nothing is installed unless the program is ``npuzzle`` or
 ``build-pdb`` (tests that call the CLI in-process keep Python's usual ``KeyboardInterrupt``).
