@@ -13,10 +13,10 @@ atomic OR on an array element, all callable from numba code (builder layer).
 
   On x86 CPUs with BMI2 each is one instruction (``llvm.x86.bmi.pext.32``); elsewhere (and
   on AMD Zen 1/2, whose BMI2 is microcoded) a loop over the mask's bits does the same.  The
-  choice is made once, at import, from the CPU numba compiles for (``$NUMBA_CPU_NAME`` / ``$NUMBA_CPU_FEATURES``, else the host), which is also
-  part of numba's cache key, so a cached kernel always matches the choice.  ``NUMBA_CPU_NAME=
-  generic`` runs everything on the fallback (the tests do).  Both take and return 32-bit masks
-  (boards have at most 31 cells).
+  choice is made once, at import, from the CPU numba compiles for (``$NUMBA_CPU_NAME`` /
+  ``$NUMBA_CPU_FEATURES``, else the host), which is also part of numba's cache key, so a cached
+  kernel always matches the choice.  ``NUMBA_CPU_NAME=generic`` runs everything on the
+  fallback (the tests do).  Both take and return 32-bit masks (boards have at most 31 cells).
 * ``atomic_or(array, i, bits)`` ORs ``bits`` into ``array[i]`` as one indivisible step and
   returns the previous value (the kernels' only write to entries other threads may write).
 
