@@ -24,7 +24,6 @@ Imports: numpy, numba, the solver core and :mod:`solver.tables.compact`.
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 
@@ -35,6 +34,7 @@ from solver.core.board import Board
 from solver.tables import compact
 
 from .pattern_bfs import thread_count
+from .threads import run_items
 
 UNSEEN = 255
 SLICE = 60 << 14  # states per work item (a multiple of BLOCK and of compact.BASE_BLOCK):
@@ -236,45 +236,15 @@ class CompactResult:
 
 def _sweep(kernel, total, args, threads, step=SLICE) -> int:
     """Run ``kernel(lo, hi, *args)`` over slices of ``range(total)`` on ``threads`` threads and
-    return the sum of what it returns.  Ctrl-C reaches the main thread within 0.2 s."""
+    return the sum of what it returns.  Ctrl-C stops it within a fraction of a second
+    (:mod:`pdb_builder.threads`)."""
     bounds = [(lo, min(lo + step, total)) for lo in range(0, total, step)]
     results = [0] * len(bounds)
-    lock = threading.Lock()
-    state = {"next": 0}
-    stop = threading.Event()
-    errors: list = []
 
-    def worker():
-        while not stop.is_set():
-            with lock:
-                i = state["next"]
-                state["next"] += 1
-            if i >= len(bounds):
-                return
-            try:
-                results[i] = kernel(*args[:1], *bounds[i], *args[1:])
-            except BaseException as e:  # noqa: BLE001 - handed to the main thread
-                errors.append(e)
-                stop.set()
-                return
+    def run_slice(i):
+        results[i] = kernel(*args[:1], *bounds[i], *args[1:])
 
-    if threads <= 1:
-        worker()
-    else:
-        pool = [threading.Thread(target=worker, daemon=True) for _ in range(threads)]
-        for t in pool:
-            t.start()
-        try:
-            for t in pool:
-                while t.is_alive():
-                    t.join(0.2)
-        except BaseException:
-            stop.set()
-            for t in pool:
-                t.join()
-            raise
-    if errors:
-        raise errors[0]
+    run_items(run_slice, len(bounds), threads)
     return int(sum(results))
 
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -45,6 +44,7 @@ from solver.core.board import Board, Shape
 
 from . import pattern_blocks as blocks
 from . import pattern_kernels as kern
+from .threads import run_items
 
 UNREACHED = 255  # dist value of a placement no search reached (e.g. the other parity class)
 MAX_DEPTH = 254
@@ -186,53 +186,14 @@ def work_items(nblocks: int, threads: int) -> list[tuple[int, int]]:
 def _run(kernel, items, args, threads) -> np.ndarray:
     """Run ``kernel(first, last, *args, out)`` over the block ranges ``items`` on up to
     ``threads`` threads, handing items out one at a time; return the summed (new states, new
-    placements).
-
-    Ctrl-C reaches the main thread within a fraction of a second (it waits in short joins);
-    the workers then stop taking items and the interrupt is re-raised."""
+    placements).  Ctrl-C stops it within a fraction of a second (:mod:`pdb_builder.threads`)."""
     out = np.zeros((len(items), 2), np.int64)
     d, rest = args[0], args[1:]
 
     def run_item(i):
         kernel(d, items[i][0], items[i][1], *rest, out[i])
 
-    if threads <= 1 or len(items) == 1:
-        for i in range(len(items)):
-            run_item(i)
-        return out.sum(axis=0)
-    lock = threading.Lock()
-    state = {"next": 0}
-    stop = threading.Event()
-    errors = []
-
-    def worker():
-        while not stop.is_set():
-            with lock:
-                i = state["next"]
-                state["next"] += 1
-            if i >= len(items):
-                return
-            try:
-                run_item(i)
-            except BaseException as e:  # noqa: BLE001 - handed to the main thread
-                errors.append(e)
-                stop.set()
-                return
-
-    pool = [threading.Thread(target=worker, daemon=True) for _ in range(min(threads, len(items)))]
-    for t in pool:
-        t.start()
-    try:
-        for t in pool:
-            while t.is_alive():
-                t.join(0.2)
-    except BaseException:
-        stop.set()
-        for t in pool:
-            t.join()
-        raise
-    if errors:
-        raise errors[0]
+    run_items(run_item, len(items), threads)
     return out.sum(axis=0)
 
 

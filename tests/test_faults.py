@@ -384,30 +384,26 @@ def test_sigint_at_any_moment_is_130_and_one_line(exact_dir, delay):
         assert err.strip().splitlines()[-1] == "npuzzle: interrupted"
 
 
-def test_sigterm_during_a_build_removes_the_temporary_file(tmp_path):
+def _build_over_an_old_file(tmp_path):
+    """A 6-6-3 build (a second or two: a signal lands mid-build) over an existing file, once
+    its temporary file exists: ``(process, the old file)``."""
     old = tmp_path / "apdb-4x4-6-6-3.h5"
     old.write_bytes(b"the previous file")
     p = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "pdb_builder",
-            "--shape",
-            "4x4",
-            "--partition",
-            "6-6-3",  # a second or two: the signal lands mid-build
-            "--force",
-            "-q",
-            "--data-dir",
-            str(tmp_path),
-        ],
+        [sys.executable, "-m", "pdb_builder", "--shape", "4x4", "--partition", "6-6-3"]
+        + ["--force", "-q", "--data-dir", str(tmp_path)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=ENV,
     )
     deadline = time.time() + 60
-    while not list(tmp_path.glob("*.tmp-*")) and time.time() < deadline:
+    while not list(tmp_path.glob("*.tmp-*")) and p.poll() is None and time.time() < deadline:
         time.sleep(0.01)
+    return p, old
+
+
+def test_sigterm_during_a_build_removes_the_temporary_file(tmp_path):
+    p, old = _build_over_an_old_file(tmp_path)
     p.send_signal(signal.SIGTERM)
     err = p.communicate(timeout=60)[1].decode()
     assert p.returncode == 143 and err.strip().endswith("build-pdb: terminated"), err
@@ -415,28 +411,7 @@ def test_sigterm_during_a_build_removes_the_temporary_file(tmp_path):
 
 
 def test_sigint_during_a_build_is_130_and_leaves_the_old_file(tmp_path):
-    old = tmp_path / "apdb-4x4-6-6-3.h5"
-    old.write_bytes(b"the previous file")
-    p = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "pdb_builder",
-            "--shape",
-            "4x4",
-            "--partition",
-            "6-6-3",  # a second or two: the signal lands mid-build
-            "--force",
-            "-q",
-            "--data-dir",
-            str(tmp_path),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=ENV,
-    )
-    while not list(tmp_path.glob("*.tmp-*")) and p.poll() is None:
-        time.sleep(0.01)
+    p, old = _build_over_an_old_file(tmp_path)
     time.sleep(0.2)
     p.send_signal(signal.SIGINT)
     err = p.communicate(timeout=60)[1].decode()

@@ -465,25 +465,10 @@ def _note(progress: bool, message: str) -> None:
         print(f"npuzzle: {message}", file=sys.stderr)
 
 
-def generate(
-    shape,
-    count: int,
-    *,
-    distance=None,
-    min_distance=None,
-    max_distance=None,
-    goal=None,
-    method: str = "shuffle",
-    seed=None,
-    data_dir=None,
-    progress: bool = False,
-    walk_length: int | None = None,
-    unique: bool = False,
-    max_tries: int | None = None,
-    timeout: float | None = None,
-) -> list[tuple[Board, int]]:
+def generate(shape, count: int, **options) -> list[tuple[Board, int]]:
     """``count`` random positions that can reach ``goal``, each with its optimal distance
-    (a list; :func:`iter_generate` yields them one by one in flat memory).
+    (a list; :func:`iter_generate`, whose keyword options these are, yields them one by one
+    in flat memory).
 
     ``method`` is ``"shuffle"`` (uniform over the solvable positions) or ``"walk"`` (random
     walks from the goal that never undo a move; ``walk_length`` steps, default
@@ -503,24 +488,7 @@ def generate(
     distance beyond the largest one, and :class:`~solver.store.DatabaseMissing` when a table
     or database must be built first.
     """
-    return list(
-        iter_generate(
-            shape,
-            count,
-            distance=distance,
-            min_distance=min_distance,
-            max_distance=max_distance,
-            goal=goal,
-            method=method,
-            seed=seed,
-            data_dir=data_dir,
-            progress=progress,
-            walk_length=walk_length,
-            unique=unique,
-            max_tries=max_tries,
-            timeout=timeout,
-        )
-    )
+    return list(iter_generate(shape, count, **options))
 
 
 def iter_generate(
