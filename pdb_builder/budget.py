@@ -15,6 +15,9 @@ Memory available is the smallest of ``MemAvailable`` (``/proc/meminfo``), the cg
 less its usage, and the address-space limit (``ulimit -v``); disk is the free space of the data
 directory, all of the new file (the old one stays until the new one is renamed over it).
 
+Also the peak memory a finished build reports (:func:`peak_rss_mb`), kept here, below every
+builder, so that none of them imports another for it.
+
 Imports: the standard library only.
 """
 
@@ -66,6 +69,12 @@ def available_memory() -> int | None:
     return min(limits) if limits else None
 
 
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MiB (Linux reports KiB): the figure
+    every build's summary row reports."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _cgroup_room() -> list[int]:
     base = Path("/sys/fs/cgroup")
     try:
@@ -103,4 +112,11 @@ def check(what: str, cost: tuple[int, int], directory: Path) -> None:
         )
 
 
-__all__ = ["BudgetError", "check", "exact_cost", "pattern_cost", "available_memory"]
+__all__ = [
+    "BudgetError",
+    "check",
+    "exact_cost",
+    "pattern_cost",
+    "available_memory",
+    "peak_rss_mb",
+]

@@ -9,7 +9,6 @@ directory.
 from __future__ import annotations
 
 import os
-import resource
 import time
 from pathlib import Path
 
@@ -25,11 +24,6 @@ from . import budget
 from .exact_bfs import bfs_exact, check_exact_shape, table_size
 
 DEFAULT_EXACT_SHAPES = tuple(Shape.parse(s) for s in config.DEFAULT_EXACT_SHAPES)
-
-
-def peak_rss_mb() -> float:
-    """Peak resident memory of this process so far, in MiB (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def build_exact(
@@ -94,7 +88,7 @@ def build_exact(
         "max_h": max_d,
         "mean_h": total_d / states,
         "seconds": time.perf_counter() - t0,
-        "peak_mb": peak_rss_mb(),
+        "peak_mb": budget.peak_rss_mb(),
     }
 
 

@@ -11,12 +11,11 @@ indexed by the k-permutation rank of the pattern tiles' cells, with attributes `
 one search's working memory is alive at a time.
 
 Imports: numpy, :mod:`solver.core`, :mod:`solver.tables` (the catalog names the file, the store
-writes it, partitions reads the patterns), :mod:`pdb_builder.pattern_bfs`.
+writes it, partitions reads the patterns), :mod:`pdb_builder.pattern_bfs`, :mod:`pdb_builder.budget`.
 """
 
 from __future__ import annotations
 
-import resource
 import time
 from pathlib import Path
 
@@ -27,13 +26,10 @@ from solver.core.ranking import count_placements
 from solver.tables import catalog, store
 from solver.tables.partitions import Partition, parse_partition
 
+from .budget import peak_rss_mb
 from .pattern_bfs import bfs_pattern
 
 KIND = catalog.ADDITIVE
-
-
-def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
 
 
 def _summary(path: Path, shape: Shape, partition: Partition, goal: Board) -> dict:
@@ -120,6 +116,6 @@ def build_apdb(
         "max_h": sum(d["max_h"] for d in details),
         "mean_h": sum(d["mean_h"] for d in details),
         "seconds": time.perf_counter() - t0,
-        "peak_mb": _peak_rss_mb(),
+        "peak_mb": peak_rss_mb(),
         "patterns": details,
     }

@@ -1,7 +1,8 @@
 """Build and write one compact exact table (``exact-<shape>-blank<cell>.h5``), with a progress
 bar by BFS layer, an atomic write and the summary row ``build-pdb`` prints.
 
-Imports: numpy, tqdm, the solver core and tables, :mod:`pdb_builder.compact_bfs`.
+Imports: numpy, tqdm, the solver core and tables, :mod:`pdb_builder.compact_bfs` and
+:mod:`pdb_builder.budget`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from tqdm import tqdm
 from solver.core.board import Shape, goal_board
 from solver.tables import catalog, compact, store
 
+from .budget import peak_rss_mb
 from .compact_bfs import bfs_compact
 
 
@@ -22,8 +24,6 @@ def build_compact(
 ) -> dict:
     """Build the compact table serving ``goal`` (default: blank-last) on ``shape``: the BFS
     from the canonical goal of :func:`catalog.table_cell` of the goal's blank cell."""
-    from .build import peak_rss_mb
-
     g = goal_board(shape, goal)
     cell = catalog.table_cell(shape, g.blank)
     target = catalog.canonical_goal(shape, cell)

@@ -4,7 +4,9 @@ Layers, bottom up (the order data flows): core -> tables -> heuristics -> search
 dispatch over the algorithms) -> workloads (batches, generation, distributions) -> answers (the
 records every front end prints) -> cli and service.  The builder (pdb_builder) may import core and tables,
 never the search or anything above; the solver never imports the builder.  Imports inside
-functions count too: a lazy import is still a dependency.
+functions count too: a lazy import is still a dependency.  Within a layer, no two modules may
+import each other, directly or through others: an import cycle is a knot a reader cannot start
+from (and a lazy import that hides one is still one).
 """
 
 from __future__ import annotations
@@ -110,6 +112,66 @@ def test_the_check_catches_an_upward_import(tmp_path, monkeypatch):
         ]
     finally:
         bad.unlink()
+
+
+def import_graph(files: list[Path]) -> dict[str, set[str]]:
+    """Module -> the project modules it imports (among ``files``), itself left out.  A
+    package's ``__init__`` running before its modules is not an edge: only what a file's own
+    import statements name."""
+    names = {module_name(p) for p in files}
+    return {
+        module_name(p): {m for m in imports_of(p) if m in names and m != module_name(p)}
+        for p in files
+    }
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every import cycle in ``graph``, one per knot of modules that reach one another, written
+    as the path around it (``[a, b, a]``: a imports b, b imports a)."""
+    cycles, done = [], set()
+    for start in sorted(graph):
+        if start in done:
+            continue
+        # The modules ``start`` reaches, each with the path that first reached it.
+        paths, frontier = {start: [start]}, [start]
+        while frontier:
+            here = frontier.pop()
+            for there in sorted(graph[here]):
+                if there == start:
+                    knot = paths[here] + [start]
+                    cycles.append(knot)
+                    done.update(knot)
+                    frontier = []
+                    break
+                if there not in paths:
+                    paths[there] = paths[here] + [there]
+                    frontier.append(there)
+    return cycles
+
+
+def test_no_import_cycles():
+    assert import_cycles(import_graph(project_files())) == []
+
+
+def test_the_check_catches_an_import_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert import_cycles(graph) == [["a", "b", "c", "a"]]
+    # Two real files, one importing the other lazily: the lazy import still closes the knot.
+    a = ROOT / "pdb_builder" / "_cycle_probe_a.py"
+    b = ROOT / "pdb_builder" / "_cycle_probe_b.py"
+    a.write_text("def f():\n    from . import _cycle_probe_b\n")
+    b.write_text("from ._cycle_probe_a import f\n")
+    try:
+        assert import_cycles(import_graph([a, b])) == [
+            [
+                "pdb_builder._cycle_probe_a",
+                "pdb_builder._cycle_probe_b",
+                "pdb_builder._cycle_probe_a",
+            ]
+        ]
+    finally:
+        a.unlink()
+        b.unlink()
 
 
 def test_every_module_has_a_layer():
