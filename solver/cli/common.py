@@ -203,6 +203,11 @@ class OneLineUsage:
             except BrokenPipeError:
                 return interrupts.quiet_broken_pipe()
             return exit_status(e.code)
+        except click.exceptions.NoArgsIsHelpError as e:
+            # Bare `npuzzle`: click's own usage and command list (on stderr, status 2), not
+            # the whole help folded into one error line.
+            e.show()
+            return EXIT_USAGE
         except click.UsageError as e:
             where = e.ctx.command_path if e.ctx else program
             say(f"{where.split()[0]}: error: {e.format_message()} (see '{where} --help')")

@@ -29,7 +29,8 @@ scheduler_option = click.option(
     default=None,
     help="Solve on a Dask cluster: the address of its scheduler (tcp://host:8786; default "
     "$DASK_SCHEDULER_ADDRESS).  Each worker needs npuzzle and the databases (a shared "
-    "--data-dir, or build-pdb on each machine); --jobs is then the cluster's business.  "
+    "--data-dir, or build-pdb on each machine); the cluster's workers, not this machine's "
+    "cores, then do the searching.  "
     "Needs pip install 'npuzzle[cluster]'.",
 )
 

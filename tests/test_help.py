@@ -1,0 +1,92 @@
+"""What the programs say about themselves: bare ``npuzzle`` shows click's usage and command
+list, and every ``--help`` names only options its own command takes -- or another command's,
+named with that command (``npuzzle generate --count 1000 | npuzzle distance -``)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import click
+import pytest
+
+from pdb_builder.cli import main as build_main
+from solver.cli import COMMANDS, main
+
+OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+# A command named in a help text: `build-pdb`, `npuzzle solve`, or `npuzzle` alone (the group).
+NAMED = re.compile(r"\bbuild-pdb\b|\bnpuzzle\b(?:\s+(" + "|".join(COMMANDS) + r")\b)?")
+
+
+def programs() -> dict[str, click.Command]:
+    """Every command a user can ask ``--help`` of, by the name they type."""
+    ctx = click.Context(main)
+    found = {"npuzzle": main, "build-pdb": build_main}
+    found.update({f"npuzzle {name}": main.get_command(ctx, name) for name in COMMANDS})
+    return found
+
+
+def options_of(command: click.Command) -> set[str]:
+    """The long option names ``command`` accepts (``--help`` included)."""
+    names = {"--help"}
+    for param in command.params:
+        names.update(o for o in [*param.opts, *param.secondary_opts] if o.startswith("--"))
+    return names
+
+
+def help_text(name: str, command: click.Command) -> str:
+    """The help as ``NAME --help`` prints it, without line wrapping (so that an option name
+    split at a hyphen across two lines is still one name)."""
+    ctx = click.Context(command, info_name=name, terminal_width=10_000, max_content_width=10_000)
+    return command.get_help(ctx)
+
+
+def foreign_options(name: str, text: str, known: dict[str, set[str]]) -> list[str]:
+    """The options ``text`` (the help of ``name``) mentions that neither ``name`` takes nor the
+    command named last before them in the same paragraph: ``'--jobs' in 'npuzzle distance'``."""
+    found = []
+    for paragraph in text.split("\n"):
+        marks = [(m.start(), "command", m) for m in NAMED.finditer(paragraph)]
+        marks += [(m.start(), "option", m) for m in OPTION.finditer(paragraph)]
+        named = None
+        for _, what, m in sorted(marks, key=lambda x: x[0]):
+            if what == "command":
+                named = " ".join(m.group(0).split())
+            elif m.group(0) not in known[name] and m.group(0) not in known.get(named, ()):
+                found.append(f"{m.group(0)!r} in {name!r}: {paragraph.strip()}")
+    return found
+
+
+def test_bare_npuzzle_prints_the_usage_and_the_commands():
+    """As click prints it for a group run without a command: several lines, the usage
+    first and every command listed, exit status 2 (a usage error), no error line."""
+    p = subprocess.run([sys.executable, "-m", "solver"], capture_output=True, text=True)
+    assert p.returncode == 2
+    lines = p.stderr.splitlines()
+    assert lines[0] == "Usage: npuzzle [OPTIONS] COMMAND [ARGS]..."
+    assert "Commands:" in lines
+    listed = {line.split()[0] for line in lines[lines.index("Commands:") + 1 :] if line.strip()}
+    assert listed == set(COMMANDS)
+    assert "error" not in p.stderr and "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("name", sorted(programs()))
+def test_every_help_names_only_options_its_command_takes(name):
+    commands = programs()
+    known = {n: options_of(c) for n, c in commands.items()}
+    assert foreign_options(name, help_text(name, commands[name]), known) == []
+
+
+def test_the_check_catches_a_foreign_option():
+    known = {"npuzzle distance": {"--json"}, "npuzzle generate": {"--count", "--json"}}
+    text = (
+        "npuzzle generate --count 9 | npuzzle distance - --json\n"
+        "--scheduler: each worker needs the databases; --count is then ignored\n"
+    )
+    assert foreign_options("npuzzle distance", text, known) == [
+        "'--scheduler' in 'npuzzle distance': --scheduler: each worker needs the databases; "
+        "--count is then ignored",
+        "'--count' in 'npuzzle distance': --scheduler: each worker needs the databases; "
+        "--count is then ignored",
+    ]
