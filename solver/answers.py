@@ -172,13 +172,15 @@ def iter_generate_records(
     shape="3x3", count: int = 1, *, goal=None, method: str = "shuffle", progress: bool = False, **kw
 ):
     """:func:`generate_records` one record at a time, in flat memory however large the count
-    (:func:`solver.workloads.generate.iter_generate`); a request that cannot be met raises
+    (:func:`solver.workloads.generate.iter_generate_rows`); a request that cannot be met raises
     on the first ``next()``."""
     from .workloads import generate as gen  # numpy-heavy: imported only when asked
 
     shape_ = Shape.parse(shape)
     goal_b = goal_board(shape_, goal)
-    for board, d in gen.iter_generate(
+    # The record names the method that made the position, which may not be the one asked
+    # for (a rare 4x4 level is searched by random walks, not shuffles).
+    for board, d, method_used in gen.iter_generate_rows(
         shape_, count, goal=goal_b, method=method, progress=progress, **kw
     ):
         yield {
@@ -188,7 +190,7 @@ def iter_generate_records(
             "goal": goal_b.flat(),
             "solvable": True,
             "distance": d,
-            "method": method,
+            "method": method_used,
         }
 
 

@@ -547,6 +547,21 @@ def test_4x4_generation_by_distance(tmp_path_factory):
             assert lo <= dist <= hi
 
 
+def test_the_record_names_the_method_that_made_the_position(run_cli, pdb_dir, exact_dir):
+    """A 4x4 level too rare for shuffles is searched by random walks: the JSON says "walk",
+    as the note on stderr does, not the "shuffle" asked for (by default)."""
+    args = ["generate", "--shape", "4x4", "--distance", "24", "--count", "2", "--seed", "1"]
+    r = run_ok(run_cli, [*args, "--json", "--data-dir", pdb_dir])
+    records = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(rec["distance"], rec["method"]) for rec in records] == [(24, "walk"), (24, "walk")]
+    assert "searching random walks instead" in r.stderr
+    # Where nothing was replaced, the record keeps the method asked for.
+    for method in ("shuffle", "walk"):
+        args = ["generate", "--count", "3", "--method", method, "--json", "--data-dir", exact_dir]
+        r = run_ok(run_cli, args)
+        assert {json.loads(line)["method"] for line in r.stdout.splitlines()} == {method}
+
+
 def test_cli_methods_match_the_generator():
     from solver.cli import generate as cli_generate
     from solver.workloads.generate import METHODS

@@ -491,7 +491,16 @@ def generate(shape, count: int, **options) -> list[tuple[Board, int]]:
     return list(iter_generate(shape, count, **options))
 
 
-def iter_generate(
+def iter_generate(shape, count: int, **options):
+    """:func:`generate`, yielding ``(Board, distance)`` rows as they are made: positions are
+    drawn :data:`CHUNK` at a time, so the first rows come at once and memory does not grow
+    with ``count`` (except for ``unique``, which remembers what it gave).  The request is
+    checked on the first ``next()``, before any row."""
+    for board, d, _method in iter_generate_rows(shape, count, **options):
+        yield board, d
+
+
+def iter_generate_rows(
     shape,
     count: int,
     *,
@@ -508,10 +517,10 @@ def iter_generate(
     max_tries: int | None = None,
     timeout: float | None = None,
 ):
-    """:func:`generate`, yielding ``(Board, distance)`` rows as they are made: positions are
-    drawn :data:`CHUNK` at a time, so the first rows come at once and memory does not grow
-    with ``count`` (except for ``unique``, which remembers what it gave).  The request is
-    checked on the first ``next()``, before any row."""
+    """:func:`iter_generate` with the method that made each row: ``(Board, distance,
+    method)``, where the method is the one asked for unless it was replaced (a ``shuffle``
+    for a 4x4 level too rare to hit is searched by random walks: ``"walk"``), so a record
+    says what was done."""
     shape = Shape.parse(shape)
     g = goal_board(shape, goal)
     if method not in METHODS:
@@ -551,6 +560,8 @@ def iter_generate(
         )
     if count == 0:
         return
+    if target is not None and not has_table:
+        method = _method_for_level(shape, method, *target, counts, progress)
     desc = f"generate {shape}" + (f" at {_span(*target)}" if target else "")
     # The bar only on a terminal: in a log its redraws would bury the rows' one-line errors.
     with tqdm(
@@ -578,7 +589,7 @@ def iter_generate(
             bar,
             timeout,
         ):
-            yield Board(shape, tuple(int(t) for t in tiles)), int(d)
+            yield Board(shape, tuple(int(t) for t in tiles)), int(d), method
 
 
 def _generate_rows(
@@ -597,7 +608,6 @@ def _generate_rows(
     bar,
     timeout=None,
 ):
-    shape = g.shape
     if has_table:
         tab = _ExactTable(g, data_dir)
         if target is not None and method == "shuffle":
@@ -615,20 +625,6 @@ def _generate_rows(
         yield from _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, bar)
         return
     lo, hi = target
-    share = counts.share(lo, hi) if counts is not None else 1.0
-    if share < MIN_SHARE_ABOVE_MEAN and lo >= counts.mean:
-        raise GenerateError(
-            f"only {share:.2g} of the {shape} positions are at {_span(lo, hi)}: about "
-            f"{1 / share:,.0f} optimal solves per position, and random walks do no better "
-            f"above the mean ({counts.mean:.2f}); ask for a distance nearer the mean"
-        )
-    if method == "shuffle" and share < MIN_SHUFFLE_SHARE and lo < counts.mean:
-        _note(
-            progress,
-            f"only {share:.2g} of the {shape} positions are at {_span(lo, hi)}; "
-            f"searching random walks instead",
-        )
-        method = "walk"
     yield from iter_search(
         g,
         count,
@@ -642,6 +638,28 @@ def _generate_rows(
         max_tries=max_tries,
         bar=bar,
     )
+
+
+def _method_for_level(shape: Shape, method: str, lo: int, hi: int, counts, progress: bool) -> str:
+    """The method that searches for positions at ``lo..hi`` on a board without exact tables:
+    ``method``, or ``"walk"`` for a ``shuffle`` whose level holds too small a share of the
+    positions (below the mean, where walks do better; said on stderr).  A level too rare
+    above the mean, where walks do no better, is refused (:class:`GenerateError`)."""
+    share = counts.share(lo, hi) if counts is not None else 1.0
+    if share < MIN_SHARE_ABOVE_MEAN and lo >= counts.mean:
+        raise GenerateError(
+            f"only {share:.2g} of the {shape} positions are at {_span(lo, hi)}: about "
+            f"{1 / share:,.0f} optimal solves per position, and random walks do no better "
+            f"above the mean ({counts.mean:.2f}); ask for a distance nearer the mean"
+        )
+    if method == "shuffle" and share < MIN_SHUFFLE_SHARE and lo < counts.mean:
+        _note(
+            progress,
+            f"only {share:.2g} of the {shape} positions are at {_span(lo, hi)}; "
+            f"searching random walks instead",
+        )
+        return "walk"
+    return method
 
 
 def _draw(g, count, method, rng, walk_length) -> np.ndarray:
@@ -698,6 +716,7 @@ __all__ = [
     "GenerateTimeout",
     "generate",
     "iter_generate",
+    "iter_generate_rows",
     "search",
     "iter_search",
     "shuffled",
