@@ -73,6 +73,39 @@ def distance_fields(
     }
 
 
+# Which estimate a heuristic question gets (the record's "heuristic" field), best first.
+EXACT_ESTIMATE, PDB_ESTIMATE, LC_ESTIMATE = "exact", "pdb", "linear-conflict"
+
+
+def heuristic_source(goal: Board, partition: str | None, data_dir=None):
+    """``(kind, notice)``: the best estimate built for ``goal`` on its shape, as
+    ``solve`` chooses -- the exact table where one serves the goal (the true distance), else
+    the pattern database the catalog chooses, else linear conflict (with a notice naming the
+    command that builds a database).  A ``partition`` asks for that database and nothing else
+    (:class:`~solver.tables.store.DatabaseMissing` when it is not built)."""
+    from .tables import exact, pattern_db
+    from .tables.store import DatabaseMissing
+
+    shape = goal.shape
+    if partition is None and exact.has_table(shape, data_dir):
+        try:
+            exact.tables(shape, data_dir, goal)
+            name = api.exact_database(shape, goal)
+            return EXACT_ESTIMATE, f"h is the exact distance, from {name} (the best estimate)"
+        except DatabaseMissing:
+            pass  # the shape's table serves other goals: a database may serve this one
+    try:
+        pattern_db.resolve(shape, goal, partition, data_dir)
+        return PDB_ESTIMATE, None
+    except DatabaseMissing as e:
+        if partition is not None:
+            raise
+        fix = getattr(e, "fix", None)
+        return LC_ESTIMATE, f"{e.args[0]}: h is linear conflict" + (
+            f"; to build a database: {fix}" if fix else ""
+        )
+
+
 def heuristic_record(
     board,
     goal=None,
@@ -82,15 +115,33 @@ def heuristic_record(
     reflect: bool = True,
     data_dir=None,
 ) -> dict:
-    """The pattern-database heuristic with its parts (see :func:`solver.heuristics.evaluate`)."""
+    """The best lower bound on the distance that is built (:func:`heuristic_source`), named
+    in ``heuristic``, with Manhattan distance and linear conflict for comparison; from a
+    pattern database, its parts too (see :func:`solver.heuristics.evaluate`)."""
     from . import heuristics
 
     t0 = time.perf_counter()
     start, goal_b = api.read_problem(board, goal, shape)
     api.check_solvable(start, goal_b)
-    ans = heuristics.evaluate(start, goal_b, partition, reflect, data_dir)
+    kind, notice = heuristic_source(goal_b, partition, data_dir)
+    if kind == PDB_ESTIMATE:
+        parts = {
+            "heuristic": kind,
+            **heuristics.evaluate(start, goal_b, partition, reflect, data_dir),
+        }
+    else:
+        lc = heuristics.linear_conflict(start, goal_b)
+        exact_d = kind == EXACT_ESTIMATE
+        parts = {
+            "h": api.distance(start, goal_b, data_dir=data_dir) if exact_d else lc,
+            "heuristic": kind,
+            "database": api.exact_database(start.shape, goal_b) if exact_d else None,
+            "manhattan": heuristics.manhattan(start, goal_b),
+            "linear_conflict": lc,
+            "notice": notice,
+        }
     return heuristic_fields(
-        start.flat(), goal_b.flat(), str(start.shape), ans, time.perf_counter() - t0
+        start.flat(), goal_b.flat(), str(start.shape), parts, time.perf_counter() - t0
     )
 
 
@@ -238,6 +289,7 @@ def error_record(
 __all__ = [
     "distance_record",
     "heuristic_record",
+    "heuristic_source",
     "check_record",
     "solution_record",
     "solve_record",

@@ -109,8 +109,9 @@ READERS = {
         (["distance", "-"], "31"),
     ],
     PDB: [
-        (["heuristic", START_3X3], None),
-        (["heuristic", "-"], None),
+        # Without --partition the exact table answers (the best estimate): name the database.
+        (["heuristic", START_3X3, "--partition", "4-4"], None),
+        (["heuristic", "-", "--partition", "4-4"], None),
         (["solve", START_3X3, "--heuristic", "pdb", "-a", "idastar"], None),
     ],
 }
@@ -161,7 +162,7 @@ def test_the_fix_in_the_message_works_when_pasted(run_cli, damaged, tmp_path, ca
         "exact missing": ["stats", "--shape", "3x3"],
         "exact corrupt": ["distance", START_3X3],
         "pdb missing": ["heuristic", START_3X3, "--partition", "1,2,3/4,5,6,7,8"],
-        "pdb corrupt": ["heuristic", START_3X3],
+        "pdb corrupt": ["heuristic", START_3X3, "--partition", "4-4"],
         "pdb goal missing": [
             "heuristic",
             "1 2 3/4 5 0/6 7 8",

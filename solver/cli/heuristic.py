@@ -13,44 +13,88 @@ from .common import main_group as main
 
 
 def _bulk(partition, reflect: bool, data_dir):
-    """The heuristic of a whole group of boards at once (with its parts for --json)."""
+    """The heuristic of a whole group of boards at once (with its parts for --json): the
+    estimate :func:`solver.answers.heuristic_source` chooses for the group's goal."""
 
     def answer(group, as_json: bool):
         from ..workloads import bulk_answers as ba
         from .stream import BulkAnswers
 
         t0 = time.perf_counter()
+        kind, notice = answers.heuristic_source(group.goal, partition, data_dir)
+        common.notice(notice)
         parity = ba.parity_many(group.tiles, group.goal)
         ok = parity.solvable
         out = BulkAnswers(unsolvable=~ok, parity=parity, ints=np.zeros(len(ok), np.int64))
-        if ok.any():
-            values = ba.pattern_values(group.tiles[ok], group.goal, partition, reflect, data_dir)
+        if not ok.any():
+            return out
+        tiles = group.tiles[ok]
+        if kind == answers.PDB_ESTIMATE:
+            values = ba.pattern_values(tiles, group.goal, partition, reflect, data_dir)
             out.ints[ok] = values.h
             if as_json:
                 _json_records(out, group, ok, values, reflect, t0)
+            return out
+        lc = ba.linear_conflict_many(tiles, group.goal)
+        exact_d = kind == answers.EXACT_ESTIMATE
+        out.ints[ok] = ba.exact_distances(tiles, group.goal, data_dir) if exact_d else lc
+        if as_json:
+            from .. import api
+
+            md = ba.manhattan_many(tiles, group.goal)
+            database = api.exact_database(group.shape, group.goal) if exact_d else None
+            _records(
+                out,
+                group,
+                ok,
+                t0,
+                lambda j: {
+                    "heuristic": kind,
+                    "database": database,
+                    "manhattan": int(md[j]),
+                    "linear_conflict": int(lc[j]),
+                    "notice": notice,
+                },
+            )
         return out
 
     return answer
 
 
+def _records(out, group, ok, t0, parts_of) -> None:
+    """Fill ``out.record`` with the record of each solvable row: its ``h`` and
+    ``parts_of(j)``, ``j`` its row among the solvable ones."""
+    where = np.cumsum(ok) - 1  # row k of the group -> row of the solvable subset
+    share = (time.perf_counter() - t0) / max(1, len(ok))
+    goal, shape = group.goal.flat(), str(group.shape)
+
+    def record(k: int) -> dict:
+        parts = {"h": int(out.ints[k]), **parts_of(where[k])}
+        return answers.heuristic_fields(
+            " ".join(map(str, group.tiles[k].tolist())), goal, shape, parts, share
+        )
+
+    out.record = record
+
+
 def _json_records(out, group, ok, values, reflect, t0) -> None:
-    """Fill ``out.record``: the same fields as :func:`solver.heuristics.evaluate`."""
+    """Fill ``out.record`` from a pattern database: the same fields as
+    :func:`solver.heuristics.evaluate`."""
     from ..workloads import bulk_answers as ba
 
     tiles = group.tiles[ok]
     md = ba.manhattan_many(tiles, group.goal)
     lc = ba.linear_conflict_many(tiles, group.goal)
-    where = np.cumsum(ok) - 1  # row k of the group -> row of the solvable subset
     pdb = values.pdb
     used = reflect and values.reflected is not None
     names = [",".join(map(str, t.tiles)) for t in pdb.tables]
-    share = (time.perf_counter() - t0) / max(1, len(ok))
-    goal, shape = group.goal.flat(), str(group.shape)
-
-    def record(k: int) -> dict:
-        j = where[k]
-        parts = {
-            "h": int(values.h[j]),
+    _records(
+        out,
+        group,
+        ok,
+        t0,
+        lambda j: {
+            "heuristic": answers.PDB_ESTIMATE,
             "plain": int(values.plain[j]),
             "reflected": None if values.reflected is None else int(values.reflected[j]),
             "reflect": used,
@@ -61,12 +105,8 @@ def _json_records(out, group, ok, values, reflect, t0) -> None:
             ],
             "manhattan": int(md[j]),
             "linear_conflict": int(lc[j]),
-        }
-        return answers.heuristic_fields(
-            " ".join(map(str, group.tiles[k].tolist())), goal, shape, parts, share
-        )
-
-    out.record = record
+        },
+    )
 
 
 @main.command()
@@ -77,26 +117,33 @@ def _json_records(out, group, ok, values, reflect, t0) -> None:
 @common.load_option
 @common.guarded
 def heuristic(board, goal, shape, data_dir, as_json, partition, no_reflect):
-    """Print the additive pattern-database heuristic of BOARD: a lower bound on its
-    distance to the goal (the max of the sum of the pattern tables and the same sum
-    for the board mirrored across the diagonal).
+    """Print the best lower bound on BOARD's distance to the goal that is built, as
+    solve chooses it: the exact table's distance where one is built for the shape (2x3,
+    3x3, ...), else the additive pattern database (the max of the sum of the pattern
+    tables and the same sum for the board mirrored across the diagonal), else linear
+    conflict.  A note on stderr names the estimate when it is not a pattern database;
+    --partition asks for that database and no other.
 
     The database is the one built for the goal, else one built for a goal that a
     rotation or reflection of the board and a renaming of the tiles carry it onto.
-    --json adds the parts: the plain and mirrored sums, each pattern's value, the
-    database file, and Manhattan distance and linear conflict for comparison.  With
-    BOARD '-', reads one board per line and prints one value per line.
+    --json names the estimate ("heuristic": "exact", "pdb" or "linear-conflict") and
+    adds the parts: for a database the plain and mirrored sums, each pattern's value and
+    the file; always Manhattan distance and linear conflict for comparison.  With BOARD
+    '-', reads one board per line and prints one value per line.
 
     \b
       npuzzle heuristic 14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3 --goal blank-first
+      npuzzle heuristic 8 6 7 2 5 4 3 0 1 --json
       npuzzle heuristic "1 2 3/4 5 6/0 7 8" --partition 1,2,3,4/5,6,7,8 --json
       npuzzle heuristic - --partition 6-6-3 < boards.txt
     """
 
     def answer(text, goal_b=goal) -> dict:
-        return answers.heuristic_record(
+        rec = answers.heuristic_record(
             text, goal_b, shape, partition=partition, reflect=not no_reflect, data_dir=data_dir
         )
+        common.notice(rec.get("notice"))
+        return rec
 
     if common.is_stdin(board):
         from . import stream
