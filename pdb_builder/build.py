@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from solver.core import config
 from solver.core.board import Board, Shape, goal_board
+from solver.core.progress_bar import ProgressBar
 from solver.tables import audit, catalog, exact, store
 from solver.tables.partitions import parse_partition
 
@@ -66,7 +66,9 @@ def build_exact(
     }
     max_d, total_d, states = 0, 0, 0
     with store.atomic_h5(path, attrs) as f:
-        cells = tqdm(range(shape.size), desc=f"exact {shape}", unit="goal", disable=not progress)
+        cells = ProgressBar(
+            range(shape.size), desc=f"exact {shape}", unit="goal", disable=not progress
+        )
         for cell in cells:
             goal = exact.canonical_goal(shape, cell)
             table, counts = bfs_exact(goal)
@@ -195,7 +197,7 @@ def verify_all(data_dir=None) -> tuple[list[Path], list[str], list[str]]:
     (files checked, problems found, the commands that rebuild the damaged files)."""
     files = database_files(data_dir)
     problems, fixes = [], []
-    for path in tqdm(
+    for path in ProgressBar(
         files, desc="verify", unit="file", disable=None if len(files) > 1 else True, leave=False
     ):
         found = audit.audit(path)

@@ -1,7 +1,7 @@
 """Build and write one compact exact table (``exact-<shape>-blank<cell>.h5``), with a progress
 bar by BFS layer, an atomic write and the summary row ``build-pdb`` prints.
 
-Imports: numpy, tqdm, the solver core and tables, :mod:`pdb_builder.compact_bfs` and
+Imports: numpy, the solver core (its progress bar) and tables, :mod:`pdb_builder.compact_bfs` and
 :mod:`pdb_builder.budget`.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from tqdm import tqdm
 
 from solver.core.board import Shape, goal_board
+from solver.core.progress_bar import ProgressBar
 from solver.tables import catalog, compact, store
 
 from .budget import peak_rss_mb
@@ -35,7 +35,7 @@ def build_compact(
     if path.exists() and not force:
         return {**row, "skipped": True, "mb": path.stat().st_size / 2**20}
     t0 = time.perf_counter()
-    with tqdm(
+    with ProgressBar(
         total=total,
         desc=f"exact {shape} blank {cell}",
         unit="state",

@@ -23,7 +23,7 @@ then look at the few states left instead of the many just reached.  How many sta
 is counted beforehand from the regions of every set of occupied cells
 (:func:`state_count`).
 
-Imports: numpy, tqdm, :mod:`solver.board`, :mod:`solver.ranking`, :mod:`pdb_builder`
+Imports: numpy, :mod:`solver.core` (board, ranking, progress_bar), :mod:`pdb_builder`
 (pattern_blocks, pattern_kernels).
 """
 
@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
-from tqdm import tqdm
 
 from solver.core import ranking
 from solver.core.board import Board, Shape
+from solver.core.progress_bar import ProgressBar
 
 from . import pattern_blocks as blocks
 from . import pattern_kernels as kern
@@ -276,7 +276,7 @@ def bfs_pattern(
     all_states = state_count(shape, k)
     counts = [1]  # placements first reached at each depth: the table's histogram
     layers = []
-    bar = tqdm(
+    bar = ProgressBar(
         total=total,
         desc=label or f"pattern {','.join(map(str, tiles))}",
         unit="pl",

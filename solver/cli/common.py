@@ -304,7 +304,7 @@ def main_group():
     read one board per line from stdin.
 
     \b
-    Run `build-pdb` once first: it builds the databases (seconds).
+    Run `build-pdb` once first: it builds the databases (about half a minute).
     Exit status: 0 answered, 1 unsolvable, 2 bad input, 3 database missing or
     corrupt, 4 search limit reached, 130 interrupted.
     """

@@ -27,8 +27,8 @@ Asking for a distance (or a range ``min..max``):
 
 The same ``seed`` gives the same positions (numpy's ``Generator``).
 
-Imports: numpy, tqdm and the solver core (board, ranking, store, exact); :mod:`solver.api`
-only when a position must be solved.
+Imports: numpy, the solver core (board, ranking, store, exact; progress_bar, with tqdm, when
+generating); :mod:`solver.api` only when a position must be solved.
 """
 
 from __future__ import annotations
@@ -540,7 +540,7 @@ def iter_generate_rows(
         )
     target = _target(distance, min_distance, max_distance)
     rng = np.random.default_rng(seed)
-    from tqdm import tqdm
+    from ..core.progress_bar import ProgressBar  # tqdm: imported only when generating
 
     has_table = uses_exact_table(shape, data_dir)
     _check_solvable_in_time(shape, has_table, method, walk_length, target)
@@ -564,7 +564,7 @@ def iter_generate_rows(
         method = _method_for_level(shape, method, *target, counts, progress)
     desc = f"generate {shape}" + (f" at {_span(*target)}" if target else "")
     # The bar only on a terminal: in a log its redraws would bury the rows' one-line errors.
-    with tqdm(
+    with ProgressBar(
         total=count,
         desc=desc,
         unit="pos",
