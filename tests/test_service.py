@@ -132,10 +132,16 @@ def test_hint_at_the_goal(client):
     assert status == 200 and rec["move"] is None and rec["distance"] == 0
 
 
-def test_heuristic_never_exceeds_the_distance(client, exact_3x3):
+def test_heuristic_is_the_best_estimate_built(client, exact_3x3):
+    """The exact table where one is built (issue 23, item 5), the database when asked for."""
     status, rec = post(client, "/heuristic", {"board": FAR_3X3})
-    assert status == 200 and rec["partition"] == "4-4"
+    assert status == 200 and rec["heuristic"] == "exact" and rec["h"] == 31
+    status, rec = post(client, "/heuristic", {"board": FAR_3X3, "partition": "4-4"})
+    assert status == 200 and rec["heuristic"] == "pdb" and rec["partition"] == "4-4"
     assert rec["manhattan"] <= rec["h"] <= exact_3x3[parse_board(FAR_3X3).tiles]
+    status, rec = post(client, "/heuristic", {"board": "1 2 3 4 5/6 7 8 9 10/11 12 13 0 14"})
+    assert status == 200 and rec["heuristic"] == "linear-conflict" and rec["h"] == 1
+    assert "build-pdb --shape 3x5" in rec["notice"]
 
 
 def test_check_and_unsolvable_are_answers(client):
@@ -275,7 +281,7 @@ def test_missing_database_is_503_naming_the_command(client):
     status, body = post(client, "/solve", {"board": near_spiral, "goal": "spiral"})
     assert_error(status, body, 503, "build-pdb --shape 4x4")
     assert body["fix"].startswith("build-pdb --shape 4x4 --partition 6-6-3 --goal spiral")
-    status, body = post(client, "/heuristic", {"board": "1 2 3/4 0 5"})
+    status, body = post(client, "/heuristic", {"board": "1 2 3/4 0 5", "partition": "3-2"})
     assert status == 503 and "build-pdb --shape 2x3" in body["fix"]
 
 

@@ -59,9 +59,24 @@ GRACEFUL_SECONDS = 3
     show_default=True,
     help="Cap on one IDA* search's nodes.",
 )
+@click.option(
+    "--max-wait",
+    type=common.POSITIVE_SECONDS,
+    default=30.0,
+    show_default=True,
+    help="A search whose expected wait for a free worker is longer is refused at once "
+    "(503 with Retry-After) instead of queued.",
+)
+@click.option(
+    "--cache",
+    type=click.IntRange(min=0),
+    default=1024,
+    show_default=True,
+    help="Recent answers kept, so the same question again costs no search (0: none).",
+)
 @click.option("--access-log", is_flag=True, help="Log every request on stderr.")
 @common.guarded
-def serve(host, port, data_dir, workers, max_seconds, max_nodes, access_log):
+def serve(host, port, data_dir, workers, max_seconds, max_nodes, max_wait, cache, access_log):
     """Serve the npuzzle questions as JSON over HTTP, and a page at / where you can
     type or generate a board and watch its optimal solution slide.
 
@@ -87,7 +102,12 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, access_log):
     settings = Settings(
         data_dir=data_dir,
         workers=workers or default_jobs(),
-        limits=Limits(max_seconds=max_seconds, max_nodes=max_nodes),
+        limits=Limits(
+            max_seconds=max_seconds,
+            max_nodes=max_nodes,
+            max_expected_wait=max_wait,
+            cache_entries=cache,
+        ),
     )
     sock = _listen(host, port)
     if host not in LOOPBACK:
@@ -96,15 +116,15 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, access_log):
     shown = f"[{host}]" if ":" in host else host
     workers_text = f"{settings.workers} search worker{'s' if settings.workers > 1 else ''}"
     click.echo(f"npuzzle serve: http://{shown}:{bound}/ ({workers_text}; Ctrl-C stops)", err=True)
-    # Ctrl-C waits a moment for requests in flight, then ends the searches still running.
+    app = create_app(settings)
     config = uvicorn.Config(
-        create_app(settings),
+        app,
         log_level="warning",
         access_log=access_log,
         server_header=False,
         timeout_graceful_shutdown=GRACEFUL_SECONDS,
     )
-    server = uvicorn.Server(config)
+    server = _stopping_searches(uvicorn.Server)(config, app.state.pool)
     try:
         server.run(sockets=[sock])
     except (KeyboardInterrupt, interrupts.Interrupted) as e:
@@ -115,6 +135,23 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, access_log):
         interrupts.handled()
     if not server.started:
         common.fail("the server did not start (see the message above)", common.EXIT_USAGE)
+
+
+def _stopping_searches(server_class):
+    """uvicorn's server, which on Ctrl-C or SIGTERM first ends the searches in flight (their
+    clients get a 503 at once), so that it closes its connections and exits promptly instead
+    of waiting out its grace period for answers that may take a minute."""
+
+    class Server(server_class):
+        def __init__(self, config, pool):
+            super().__init__(config)
+            self.pool = pool
+
+        def handle_exit(self, sig, frame):
+            super().handle_exit(sig, frame)
+            self.pool.abort_soon()
+
+    return Server
 
 
 def _listen(host: str, port: int) -> socket.socket:

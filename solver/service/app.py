@@ -38,6 +38,7 @@ from .requests import (
     HintRequest,
     SolveRequest,
 )
+from .sharing import ClientGone, SharedAnswers
 
 log = logging.getLogger("npuzzle.serve")
 STATIC = Path(__file__).resolve().parent / "static"
@@ -150,6 +151,13 @@ async def _internal_error(request: Request, exc: Exception):
     )
 
 
+async def hung_up(request: Request) -> None:
+    """Return when the client closes its connection (the body is read by then: the next
+    message the server gives is the disconnect)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
 # --- start-up ----------------------------------------------------------------------------------
 
 
@@ -184,6 +192,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The ASGI application for ``settings`` (its search pool starts with the app)."""
     settings = settings or Settings()
     pool = SearchPool(settings)
+    shared = SharedAnswers(pool.run, settings.limits.cache_entries)
     started = time.monotonic()
 
     @asynccontextmanager
@@ -209,50 +218,55 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _internal_error)
     app.add_middleware(BodyLimit, max_bytes=settings.limits.max_body_bytes)
-    app.state.settings, app.state.pool = settings, pool
+    app.state.settings, app.state.pool, app.state.shared = settings, pool, shared
 
-    async def respond(endpoint: str, body) -> JSONResponse:
+    async def respond(endpoint: str, body, request: Request) -> JSONResponse:
         params = body.model_dump()
         if work.is_lookup(endpoint, params, settings):
             status, answer = work.answer(endpoint, params, settings)
         else:
-            status, answer = await pool.run(endpoint, params)
-        return JSONResponse(answer, status_code=status)
+            try:
+                status, answer = await shared.ask(endpoint, params, lambda: hung_up(request))
+            except ClientGone:
+                return JSONResponse({"error": "the client hung up"}, status_code=499)
+        retry = answer.get("retry_after") if status == 503 else None
+        headers = {"Retry-After": str(retry)} if retry else None
+        return JSONResponse(answer, status_code=status, headers=headers)
 
     @app.post("/solve", summary="An optimal solution")
-    async def solve(body: SolveRequest):
+    async def solve(body: SolveRequest, request: Request):
         """The blank's moves (U D L R), their number, the tiles that slide and the search's
         statistics -- or a teaching search (bfs, dfs, dls, iddfs, astar) asked for by name."""
-        return await respond("solve", body)
+        return await respond("solve", body, request)
 
     @app.post("/distance", summary="The exact optimal distance")
-    async def distance(body: DistanceRequest):
+    async def distance(body: DistanceRequest, request: Request):
         """A table lookup on 2x3/3x3 (any goal), IDA* on larger boards."""
-        return await respond("distance", body)
+        return await respond("distance", body, request)
 
     @app.post("/hint", summary="The next optimal move")
-    async def hint(body: HintRequest):
+    async def hint(body: HintRequest, request: Request):
         """The blank's next move on an optimal path, the tile it slides, and the distance
         after it."""
-        return await respond("hint", body)
+        return await respond("hint", body, request)
 
     @app.post("/heuristic", summary="The pattern-database heuristic")
-    async def heuristic(body: HeuristicRequest):
+    async def heuristic(body: HeuristicRequest, request: Request):
         """The additive pattern-database value with its parts (plain and mirrored sums, each
         pattern's value), Manhattan distance and linear conflict."""
-        return await respond("heuristic", body)
+        return await respond("heuristic", body, request)
 
     @app.post("/check", summary="Solvable or not, with the working")
-    async def check(body: CheckRequest):
+    async def check(body: CheckRequest, request: Request):
         """The parity rule: inversions of start and goal, blank rows, the rule for this
         width."""
-        return await respond("check", body)
+        return await respond("check", body, request)
 
     @app.post("/generate", summary="Random positions of a given difficulty")
-    async def generate(body: GenerateRequest):
+    async def generate(body: GenerateRequest, request: Request):
         """``count`` random solvable positions, each with its exact distance; ``distance``
         (or ``min``/``max``) picks the difficulty."""
-        return await respond("generate", body)
+        return await respond("generate", body, request)
 
     @app.get("/health", summary="Is the server up")
     async def health():
@@ -268,12 +282,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "running": pool.running,
                 "waiting": pool.waiting,
             },
+            "searches": {
+                "started": shared.searches,
+                "shared": shared.shared,
+                "cache_hits": shared.hits,
+                "cached": shared.cached,
+                "cancelled": pool.cancelled,
+                "refused": pool.refused,
+                "mean_seconds": None if pool.mean_seconds is None else round(pool.mean_seconds, 3),
+            },
             "limits": {
                 "max_seconds": lim.max_seconds,
                 "max_nodes": lim.max_nodes,
                 "max_teaching_nodes": lim.max_teaching_nodes,
                 "max_boards": lim.max_boards,
                 "max_body_bytes": lim.max_body_bytes,
+                "max_expected_wait": lim.max_expected_wait,
             },
         }
 

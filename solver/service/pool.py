@@ -14,7 +14,20 @@ cache, shared with every other process), says it is ready, then answers one requ
 The pool hands a request to an idle worker only, so it knows when each search started: a
 worker that has not answered ``limits.hard_seconds`` after it began (every search stops itself
 at ``max_seconds``; this is the safety net) is killed and replaced, and so is one that dies.
-Requests beyond ``max_pending`` get a 503 at once instead of an ever longer queue.
+
+Abuse it must survive:
+
+* a client that hangs up mid-search: the request's task is cancelled (:mod:`.app` watches the
+  connection), and the worker is told to drop the search (``SIGUSR1``, raised as
+  :class:`Cancelled` between two slices of the search) and is idle again in a moment; one that
+  does not answer within ``cancel_seconds`` is ended and replaced;
+* a flood: a request whose expected wait for a worker -- the requests waiting ahead of it,
+  shared by the workers, times the recent searches' mean duration (the cap, before any has
+  run) -- is over ``max_expected_wait`` gets a 503 with ``retry_after`` at once, and so does any request
+  beyond ``max_pending``;
+* shutting down (:meth:`SearchPool.abort`, on SIGTERM or Ctrl-C): the workers are ended and
+  every request in flight is answered 503 at once, so the server closes its connections and
+  exits promptly instead of waiting out uvicorn's grace period.
 
 Imports: the standard library, :mod:`.work`, :mod:`.limits`; the worker side imports the
 search modules.
@@ -24,9 +37,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import multiprocessing as mp
 import os
 import signal
+import time
 from dataclasses import dataclass
 
 from . import work
@@ -34,6 +49,16 @@ from .limits import Settings
 
 log = logging.getLogger("npuzzle.serve")
 READY = "ready"
+CANCELLED = "cancelled"  # a worker's answer to a search it was told to drop
+CANCEL_SIGNAL = signal.SIGUSR1
+MEAN_WEIGHT = 0.3  # of the newest search in the running mean of search durations
+SHUTTING_DOWN = (503, {"error": "the server is shutting down; try again later"})
+
+
+class Cancelled(BaseException):
+    """Raised in a worker, between two slices of its search, when the server asks it to drop
+    the search (its client hung up).  Not an ``Exception``: nothing on the way up may take
+    it for the search's own failure."""
 
 
 # --- the worker side -----------------------------------------------------------------------
@@ -59,8 +84,17 @@ def warm_up(settings: Settings) -> None:
 
 def serve_requests(conn, settings: Settings) -> None:
     """A worker's life: warm up, say ready, then answer ``(endpoint, params)`` messages with
-    ``(status, body)`` until the connection closes."""
+    ``(status, body)`` until the connection closes -- exactly one answer per message, which is
+    ``(CANCELLED, None)`` when the server dropped the search."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    busy = [False]  # only a search under way is dropped: a late signal is ignored
+
+    def drop(signum, frame):
+        if busy[0]:
+            busy[0] = False
+            raise Cancelled
+
+    signal.signal(CANCEL_SIGNAL, drop)
     warm_up(settings)
     conn.send((READY, os.getpid()))
     while True:
@@ -68,7 +102,13 @@ def serve_requests(conn, settings: Settings) -> None:
             endpoint, params = conn.recv()
         except (EOFError, OSError):
             return
-        conn.send(work.answer(endpoint, params, settings))
+        try:
+            busy[0] = True
+            result = work.answer(endpoint, params, settings)
+            busy[0] = False
+        except Cancelled:
+            result = (CANCELLED, None)
+        conn.send(result)
 
 
 # --- the server side -----------------------------------------------------------------------
@@ -96,7 +136,13 @@ class SearchPool:
         self.running = 0
         self.waiting = 0
         self._starting: set = set()
+        self._reclaiming: set = set()
+        self._busy_workers: set = set()
+        self._loop = None
         self._closed = False
+        self.cancelled = 0  # searches dropped because their client hung up
+        self.refused = 0  # requests refused because the wait would be too long
+        self.mean_seconds: float | None = None  # running mean of the searches' durations
 
     # -- life cycle --
 
@@ -104,6 +150,7 @@ class SearchPool:
         """Start the workers; each becomes idle once warm (the server answers lookups
         meanwhile)."""
         self._idle = asyncio.Queue()
+        self._loop = asyncio.get_running_loop()
         for _ in range(self.settings.workers):
             self._spawn()
 
@@ -133,11 +180,28 @@ class SearchPool:
 
     async def close(self) -> None:
         """End every worker."""
+        self.abort()
+
+    def abort(self) -> None:
+        """Shutting down: end every worker now; every request in flight is answered 503 (a
+        running one when its worker's pipe closes, a waiting one at once)."""
+        if self._closed:
+            return
         self._closed = True
-        for task in list(self._starting):
+        for task in list(self._starting) + list(self._reclaiming):
             task.cancel()
         for worker in list(self._all):
-            self._discard(worker)
+            if worker in self._busy_workers:
+                worker.process.kill()  # its request reads the closed pipe, then discards it
+            else:
+                self._discard(worker)
+        for _ in range(self.waiting):
+            self._idle.put_nowait(None)  # wakes a waiting request: see run()
+
+    def abort_soon(self) -> None:
+        """:meth:`abort` on the event loop, from a signal handler."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self.abort)
 
     def _discard(self, worker: _Worker) -> None:
         self._all.discard(worker)
@@ -162,13 +226,40 @@ class SearchPool:
         """Requests running or waiting for a worker."""
         return self.running + self.waiting
 
-    async def run(self, endpoint: str, params: dict) -> tuple[int, dict]:
-        """Answer one request in a worker: ``(status, body)``."""
+    def expected_wait(self) -> float:
+        """Seconds a new request would wait for a worker, roughly: none while one is idle or
+        none waits, else the requests waiting ahead of it, shared by the workers, each taking
+        the recent searches' mean time (the cap before any has run: the worst the server
+        allows).  The searches under way are left out: how long they have left is unknown."""
+        if self._idle is not None and self._idle.qsize() > self.waiting:
+            return 0.0
+        limits = self.settings.limits
+        typical = limits.max_seconds if self.mean_seconds is None else self.mean_seconds
+        return self.waiting / max(1, self.settings.workers) * typical
+
+    def _busy(self) -> tuple[int, dict] | None:
+        """The 503 for a request that should not queue, or None."""
         limits = self.settings.limits
         if self.pending >= limits.max_pending:
-            return 503, {
-                "error": f"busy: {self.pending} searches are running or waiting; try again shortly"
-            }
+            wait, why = self.expected_wait(), f"{self.pending} searches are running or waiting"
+        else:
+            wait = self.expected_wait()
+            if wait <= limits.max_expected_wait:
+                return None
+            why = f"the wait for a search worker would be about {wait:.0f} s"
+        self.refused += 1
+        retry = max(1, math.ceil(wait - limits.max_expected_wait))
+        return 503, {"error": f"busy: {why}; try again in {retry} s", "retry_after": retry}
+
+    async def run(self, endpoint: str, params: dict) -> tuple[int, dict]:
+        """Answer one request in a worker: ``(status, body)``.  Cancelling the call (the
+        client hung up) drops the search and frees the worker in a moment."""
+        if self._closed:
+            return SHUTTING_DOWN
+        refused = self._busy()
+        if refused:
+            return refused
+        limits = self.settings.limits
         self.waiting += 1
         try:
             worker = await asyncio.wait_for(self._idle.get(), limits.max_wait_seconds)
@@ -179,23 +270,61 @@ class SearchPool:
             }
         finally:
             self.waiting -= 1
+        if worker is None:  # woken by abort()
+            return SHUTTING_DOWN
         self.running += 1
+        self._busy_workers.add(worker)
+        started = time.monotonic()
         try:
             worker.conn.send((endpoint, params))
             result = await self._receive(worker, timeout=limits.hard_seconds)
         except WorkerLost as e:
+            if self._closed:
+                self._discard(worker)
+                return SHUTTING_DOWN
             self._replace(worker)
             return 503, {"error": f"the search was ended: {e}; try again"}
         except asyncio.CancelledError:
-            # Only a server shutting down cancels a request (after its grace period): end
-            # the search, and tell the client in the API's own words.
-            self.ready -= 1
-            self._discard(worker)
-            return 503, {"error": "the server is shutting down; try again later"}
+            if self._closed:  # uvicorn gave up waiting: the worker is already ended
+                return SHUTTING_DOWN
+            self._drop(worker)
+            raise
         finally:
             self.running -= 1
+            self._busy_workers.discard(worker)
+        self._learn(time.monotonic() - started)
         self._idle.put_nowait(worker)
+        if result[0] == CANCELLED:  # a drop meant for the search before (a signal's race)
+            return 503, {"error": "the search was interrupted; try again", "retry_after": 1}
         return result
+
+    def _learn(self, seconds: float) -> None:
+        m = self.mean_seconds
+        self.mean_seconds = seconds if m is None else m + MEAN_WEIGHT * (seconds - m)
+
+    def _drop(self, worker: _Worker) -> None:
+        """The client of ``worker``'s search hung up: tell the worker to drop the search,
+        and take it back once it answers."""
+        self.cancelled += 1
+        try:
+            os.kill(worker.process.pid, CANCEL_SIGNAL)
+        except OSError:
+            pass  # it has just died: _reclaim finds out
+        task = asyncio.get_running_loop().create_task(self._reclaim(worker))
+        self._reclaiming.add(task)
+        task.add_done_callback(self._reclaiming.discard)
+
+    async def _reclaim(self, worker: _Worker) -> None:
+        try:
+            await self._receive(worker, timeout=self.settings.limits.cancel_seconds)
+        except WorkerLost as e:
+            log.warning("a search worker did not drop its search: %s; replacing it", e)
+            self._replace(worker)
+            return
+        if self._closed:
+            self._discard(worker)
+        else:
+            self._idle.put_nowait(worker)
 
     async def _receive(self, worker: _Worker, timeout: float | None):
         """The next message from ``worker``, read when its pipe becomes readable."""
@@ -220,4 +349,4 @@ class SearchPool:
             raise WorkerLost(f"the worker exited (code {worker.process.exitcode})") from None
 
 
-__all__ = ["SearchPool", "serve_requests", "warm_up", "WorkerLost"]
+__all__ = ["SearchPool", "serve_requests", "warm_up", "WorkerLost", "Cancelled", "CANCELLED"]
