@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .core import config
 from .core.board import Board, BoardError, Shape, goal_board, parse_board, solvability
 from .core.solution import InvalidSolution, Solution, Unsolvable
 
@@ -46,6 +47,8 @@ class SearchOptions:
     data_dir: Path | None = None
     jobs: int = 1  # threads for the long iterations of one IDA* search
     weight: float = 1  # > 1: IDA* returns at most weight x the optimal length, faster
+    # IDA*'s duplicate pruning: the depth of its move-string machine (2: never undo a move)
+    fsm: int = config.DEFAULT_FSM_DEPTH
     # hears about each IDA* iteration (a solver.search.driver.Progress); not part of equality
     progress: Callable | None = field(default=None, compare=False, repr=False)
 
@@ -62,6 +65,8 @@ class SearchOptions:
             )
         if not isinstance(self.jobs, int) or self.jobs < 1:
             raise BoardError(f"jobs must be a whole number of at least 1, not {self.jobs!r}")
+        if isinstance(self.fsm, bool) or not isinstance(self.fsm, int) or not 0 <= self.fsm <= 16:
+            raise BoardError(f"fsm depth must be a whole number from 0 to 16, not {self.fsm!r}")
         from .search.weights import parse_weight  # numpy only, no numba
 
         if parse_weight(self.weight) > 1 and self.algorithm not in ("auto", "idastar", "table"):

@@ -14,7 +14,9 @@ import os
 
 # --- environment variables ---------------------------------------------------------------------
 ENV_DATA_DIR = "NPUZZLE_DATA"  # where databases live (below --data-dir, above the defaults)
-ENV_CACHE_DIR = "NPUZZLE_CACHE"  # where the record of verified files lives (default XDG cache)
+ENV_CACHE_DIR = (
+    "NPUZZLE_CACHE"  # the record of verified files, pruning machines (default XDG cache)
+)
 ENV_THREADS = "NPUZZLE_THREADS"  # threads of the pattern-database builder
 ENV_ORDER = "NPUZZLE_ORDER"  # 0: IDA* enters children in move order, not smallest h first
 ENV_NUMBA_BLAS = "NPUZZLE_NUMBA_BLAS"  # 1: let numba import scipy for BLAS when it loads
@@ -37,6 +39,12 @@ DEFAULT_PARTITION = {"2x3": "3-2", "3x3": "4-4", "4x4": "6-6-3", "5x5": "6-6-6-6
 # Shapes whose IDA* without a pattern database would take minutes to hours: a search there
 # without one is refused (exit 3, with the command that builds one) instead of falling back.
 REQUIRES_PDB = ("4x4",)
+
+# --- how IDA* searches -----------------------------------------------------------------------
+# The duplicate-pruning machine's depth (solver.search.fsm): the longest move strings compared.
+# 2 is "never undo the previous move"; the default is the best measured in
+# docs/research-table.md (scripts/bench_research.py).
+DEFAULT_FSM_DEPTH = 10
 
 
 def env_flag(name: str, default: bool) -> bool:

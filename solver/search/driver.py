@@ -30,6 +30,9 @@ FIRST_SLICE = 1 << 18
 MAX_SLICE = 1 << 26
 SLICE_SECONDS = 0.05
 PARALLEL_AFTER = 0.02  # seconds an iteration takes before the next one goes parallel
+# Seconds an iteration takes before the search makes its deep pruning machine, if no earlier
+# search has (about a second, once: then it is in the cache directory).
+DEEPEN_AFTER = 0.1
 TICK_SECONDS = 0.2  # at most this often a progress callback hears about an iteration under way
 
 
@@ -47,6 +50,7 @@ class SearchResult:
     stopped: str | None = None  # why a limit stopped it
     jobs: int = 1
     work_units: int = 0
+    pruning: str = ""  # the deepest duplicate-pruning machine it used (Automaton.name)
 
 
 @dataclass(frozen=True)
@@ -138,17 +142,21 @@ def search(
     jobs: int = 1,
     weighting: Weighting | None = None,
     progress=None,
+    fsm_depth: int | None = None,
 ) -> SearchResult:
     """Run IDA* from ``tiles`` (cell -> tile) to ``plan.target``: optimal, or within
     ``weighting``'s factor of optimal.  ``jobs`` threads share iterations that are long enough;
-    ``progress(Progress)`` hears about each iteration.  Stops at ``timeout`` seconds or
+    ``progress(Progress)`` hears about each iteration; ``fsm_depth`` chooses the
+    duplicate-pruning machine (:mod:`solver.search.fsm`).  Stops at ``timeout`` seconds or
     ``max_nodes`` generated nodes (``SearchResult.stopped`` says which)."""
     numba_ready()
     t0 = time.perf_counter()
-    problem = Problem(plan, tiles, weighting)
+    problem = Problem(plan, tiles, weighting, fsm_depth)
     limits = Limits(timeout, max_nodes, None if timeout is None else t0 + timeout)
     if problem.root_h == 0:
-        return SearchResult("", 0, 0, 0, 0, 0, time.perf_counter() - t0, jobs=jobs)
+        return SearchResult(
+            "", 0, 0, 0, 0, 0, time.perf_counter() - t0, jobs=jobs, pruning=problem.machine.name
+        )
     report = _Report(progress, problem, t0)
     serial, pool = _Serial(problem), None
     bound = problem.first_bound()
@@ -157,6 +165,8 @@ def search(
     while True:
         iterations += 1
         engine = serial
+        if last_seconds >= DEEPEN_AFTER:
+            problem.deepen()
         if jobs > 1 and last_seconds >= PARALLEL_AFTER:
             engine = pool = pool or Pool(problem, jobs)
         report.start(iterations, bound, jobs if engine is pool else 1)
@@ -188,6 +198,7 @@ def search(
         out.stopped,
         jobs,
         units,
+        problem.machine.name,
     )
 
 

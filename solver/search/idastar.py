@@ -73,6 +73,7 @@ def solve(start: Board, goal: Board, opts) -> Solution:
         jobs=max(1, getattr(opts, "jobs", 1) or 1),
         weighting=weighting,
         progress=getattr(opts, "progress", None),
+        fsm_depth=getattr(opts, "fsm", None),
     )
     moves = res.moves
     if moves is not None:
@@ -81,6 +82,7 @@ def solve(start: Board, goal: Board, opts) -> Solution:
         "search_seconds": round(res.seconds, 6),
         "jobs": res.jobs,
         "work_units": res.work_units,
+        "pruning": res.pruning,
     }
     if weighting is not None:
         extra.update(bound=float(weighting.weight), weighting=weighting.rule)

@@ -60,10 +60,11 @@ INFINITE_F = 1 << 40
 NO_CUT = -1  # S_CUT when the walk is not splitting
 
 # Fields of the k-th child of the node at depth d, ``kid[d, k]``: move id, normal rank and
-# value, mirrored rank and value, normal and mirrored h.  ``kid[d, i, C_SEL]`` is another list:
-# the children within the bound, in the order they are to be entered.
-C_MOVE, C_RANK, C_VAL, C_RANKM, C_VALM, C_H, C_HM, C_SEL = range(8)
-CHILD_FIELDS = 8
+# value, mirrored rank and value, normal and mirrored h, the pruning machine's state.
+# ``kid[d, i, C_SEL]`` is another list: the children within the bound, in the order they are
+# to be entered.
+C_MOVE, C_RANK, C_VAL, C_RANKM, C_VALM, C_H, C_HM, C_SEL, C_FSM = range(9)
+CHILD_FIELDS = 9
 
 
 class Node(NamedTuple):
@@ -80,7 +81,8 @@ class Stack(NamedTuple):
     """Per depth d of the walk: ``path[d]`` the move id taken at d, ``kid[d, :nkid[d]]`` the
     children (nkid -1: not expanded yet; the linear-conflict kernel generates children one by
     one and uses ``kidx[d]`` alone), ``kidx[d]`` the next one to enter, ``h[d]`` the normal and
-    mirrored h, ``saved[d]`` the values the move at d overwrote (for the undo)."""
+    mirrored h, ``saved[d]`` the values the move at d overwrote (for the undo), ``fsm[d]`` the
+    pruning machine's state at the node of depth d (:mod:`solver.search.fsm`)."""
 
     path: np.ndarray
     kid: np.ndarray
@@ -88,6 +90,7 @@ class Stack(NamedTuple):
     kidx: np.ndarray
     h: np.ndarray
     saved: np.ndarray
+    fsm: np.ndarray
 
 
 def new_stack(depth: int) -> Stack:
@@ -100,6 +103,7 @@ def new_stack(depth: int) -> Stack:
         np.zeros(z, np.int64),
         np.zeros((z, 2), np.int64),
         np.zeros((z, 4), np.int64),
+        np.zeros(z, np.int64),
     )
 
 
@@ -142,15 +146,16 @@ def _slid(frame, table, tiles, t, m, rank, val, h):
 
 
 @njit(cache=True, nogil=True)
-def ida_pdb(node, stack, st, table, normal, mirror, moves, fcost, reflect, order, budget):
+def ida_pdb(node, stack, st, table, normal, mirror, moves, fsm, fcost, reflect, order, budget):
     """Resume an IDA* walk over additive pattern databases for about ``budget`` generated
     nodes; return FOUND, ITERATION_DONE, BUDGET_SPENT or FRONTIER (see the module docstring).
 
     ``node``/``stack``/``st`` are the walk's state, ``table`` every pattern table joined,
     ``normal``/``mirror`` the two :class:`Frame` s (``reflect`` says whether to use the
-    mirror), ``order`` enters children smallest h first."""
+    mirror), ``fsm`` the pruning machine's transitions, ``order`` enters children smallest h
+    first."""
     tiles, ranks, vals = node
-    path, kid, nkid, kidx, hs, saved = stack
+    path, kid, nkid, kidx, hs, saved, fstate = stack
     d = st[S_DEPTH]
     blank = st[S_BLANK]
     bound = st[S_BOUND]
@@ -171,11 +176,18 @@ def ida_pdb(node, stack, st, table, normal, mirror, moves, fcost, reflect, order
             expand = False
             prev = NO_MOVE if d == 0 else (path[d - 1] & 3)
             row = blank * 5 + prev
-            n = moves.succ_n[row]
+            here = fstate[d]
             g1 = d + 1
             cnt = 0
-            for k in range(n):
-                m = moves.succ[row, k]
+            n = 0
+            for j in range(moves.succ_n[row]):
+                m = moves.succ[row, j]
+                s = fsm[here, m & 3]
+                if s < 0:  # the move completes a duplicate string: an equal path is searched
+                    continue
+                k = n
+                n += 1
+                kid[d, k, C_FSM] = s
                 t = tiles[moves.nb[m]]  # the tile that slides onto the blank's cell
                 p = normal.pat[t]
                 r, v, hc = _slid(normal, table, tiles, t, m, ranks[0, p], vals[0, p], hs[d, 0])
@@ -273,6 +285,7 @@ def ida_pdb(node, stack, st, table, normal, mirror, moves, fcost, reflect, order
         blank = nb
         hs[d + 1, 0] = kid[d, k, C_H]
         hs[d + 1, 1] = kid[d, k, C_HM]
+        fstate[d + 1] = kid[d, k, C_FSM]
         d += 1
         if hs[d, 0] == 0:  # every pattern home: the goal
             status = FOUND
@@ -318,14 +331,14 @@ def line_conflicts(tiles, first, stride, count, line, goal_line, goal_pos, scrat
 
 
 @njit(cache=True, nogil=True)
-def ida_lc(tiles, conflicts, stack, st, lines, moves, fcost, use_lc, scratch, budget):
+def ida_lc(tiles, conflicts, stack, st, lines, moves, fsm, fcost, use_lc, scratch, budget):
     """Resume an IDA* walk with Manhattan distance (+ linear conflict when ``use_lc``) for
     about ``budget`` generated nodes; same protocol as :func:`ida_pdb`.
 
     ``conflicts[0, r]`` / ``conflicts[1, c]`` hold the conflicts of row r / column c;
     children are generated one at a time (``stack.kidx[d]`` indexes the successor list), and
     ``stack.saved[d]`` keeps the two line values the move at depth d replaced."""
-    path, _, _, kidx, hs, saved = stack
+    path, _, _, kidx, hs, saved, fstate = stack
     md, grow, gcol, rows, cols = lines
     rowc = conflicts[0]
     colc = conflicts[1]
@@ -367,6 +380,9 @@ def ida_lc(tiles, conflicts, stack, st, lines, moves, fcost, use_lc, scratch, bu
             continue
         kidx[d] = k + 1
         m = moves.succ[row, k]
+        s = fsm[fstate[d], m & 3]
+        if s < 0:  # a duplicate string (see ida_pdb)
+            continue
         nb = moves.nb[m]
         t = tiles[nb]
         hc = h + md[t, blank] - md[t, nb]
@@ -411,6 +427,7 @@ def ida_lc(tiles, conflicts, stack, st, lines, moves, fcost, use_lc, scratch, bu
             tiles[nb] = BLANK
         path[d] = m
         blank = nb
+        fstate[d + 1] = s
         d += 1
         h = hc
         hs[d, 0] = h

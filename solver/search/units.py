@@ -98,7 +98,7 @@ def prepare(start: Board, goal: Board, opts) -> tuple[Problem, Reduction]:
         raise BoardError(f"start is {start.shape} but goal is {goal.shape}")
     plan, red = plan_for(goal, opts)
     weighting = Weighting.of(getattr(opts, "weight", 1))
-    return Problem(plan, red.board(start).tiles, weighting), red
+    return Problem(plan, red.board(start).tiles, weighting, getattr(opts, "fsm", None)), red
 
 
 def split(

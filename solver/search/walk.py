@@ -20,6 +20,7 @@ from ..core import config
 from ..core.board import BLANK, MOVES
 from ..tables.catalog import damaged
 from . import kernels as K
+from .fsm import PRUNED, machine_for
 from .plans import Plan, move_tables
 from .weights import NO_WEIGHTING, Weighting
 
@@ -32,21 +33,33 @@ READY = 0  # what Walk.enter returns when the walk has work to do
 @dataclass
 class Problem:
     """What every walk of one search shares: the ``plan`` (its tables are read, never copied),
-    the ``start`` board (cell -> tile) in the plan's frame and the cost rule (None: optimal)."""
+    the ``start`` board (cell -> tile) in the plan's frame, the cost rule (None: optimal) and
+    the depth of the duplicate-pruning machine (:mod:`solver.search.fsm`; None: only "never
+    undo the previous move")."""
 
     plan: Plan
     start: tuple[int, ...]
     weighting: Weighting | None = None
+    fsm_depth: int | None = None
     root_h: int = field(init=False)
     parity: int = field(init=False)  # the parity every solution's length has
 
     def __post_init__(self):
         self.start = tuple(int(t) for t in self.start)
         self.moves = move_tables(self.plan.shape)
+        # The deep machine where it is made already; a search long enough to pay for making
+        # it calls deepen().  Walks may use different valid machines: see solver.search.fsm.
+        shape = self.plan.shape
+        self.machine = machine_for(shape, self.fsm_depth, make=False) or machine_for(shape, None)
         self.root = self.lookups(np.array(self.start, dtype=np.int64))  # every iteration's
         self.root_h = self.root[-1]
         cols, b, g = self.plan.shape.cols, self.start.index(BLANK), self.plan.target.blank
         self.parity = (abs(b // cols - g // cols) + abs(b % cols - g % cols)) & 1
+
+    def deepen(self) -> None:
+        """Prune with the machine of :attr:`fsm_depth` from now on, making it if need be."""
+        if self.machine.depth < (self.fsm_depth or 0):
+            self.machine = machine_for(self.plan.shape, self.fsm_depth)
 
     def lookups(self, tiles: np.ndarray) -> tuple:
         """What a walk needs to start at the board ``tiles``, the heuristic value last:
@@ -176,6 +189,10 @@ class Walk:
         s.kidx[g] = 0
         st = self.st
         st[:] = (g, blank, bound, K.INFINITE_F, 0, 0, g, cut)
+        state = pb.machine.state_after(int(m) & 3 for m in path)
+        if state == PRUNED:  # a duplicate path: its nodes are searched along another one
+            return K.ITERATION_DONE
+        s.fsm[g] = state
         # The start's lookups are made once per search (and copied: the kernel updates them in
         # place); a deeper node's when a walk enters it.
         *arrays, h = pb.lookups(tiles) if path else pb.root
@@ -212,6 +229,7 @@ class Walk:
                 plan.normal,
                 plan.mirror,
                 self.problem.moves,
+                self.problem.machine.trans,
                 self.fcost,
                 plan.reflect,
                 ORDER_CHILDREN,
@@ -224,6 +242,7 @@ class Walk:
             self.st,
             plan.lines,
             self.problem.moves,
+            self.problem.machine.trans,
             self.fcost,
             plan.name == "linear-conflict",
             self.scratch,
@@ -277,8 +296,15 @@ class Walk:
                 lo, hi = int(s.kidx[level]), int(self.problem.moves.succ_n[row])
                 if lo >= hi:
                     continue
-                moves = [int(m) for m in self.problem.moves.succ[row, lo:hi]]
+                trans = self.problem.machine.trans
+                moves = [
+                    int(m)
+                    for m in self.problem.moves.succ[row, lo:hi]
+                    if trans[s.fsm[level], m & 3] != PRUNED
+                ]
                 s.kidx[level] = hi
+                if not moves:
+                    continue
                 st[K.S_GEN] += len(moves)  # generated here; their bound is checked on entry
             prefix = tuple(int(m) for m in s.path[:level])
             return [prefix + (m,) for m in moves]

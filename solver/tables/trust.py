@@ -42,6 +42,13 @@ def user_dir(env: str, default: str) -> Path:
     return Path(base) / "npuzzle"
 
 
+def cache_dir() -> Path:
+    """npuzzle's cache directory: ``$NPUZZLE_CACHE``, else ``$XDG_CACHE_HOME/npuzzle``, else
+    ``~/.cache/npuzzle``.  What lives there can always be made again."""
+    env = os.environ.get(config.ENV_CACHE_DIR)
+    return Path(env) if env else user_dir("XDG_CACHE_HOME", ".cache")
+
+
 def hash_after_header(path: Path) -> str:
     """The digest of everything after the header (what the header must hold)."""
     with open(path, "rb") as fh:
@@ -95,9 +102,7 @@ class Trusted:
 
     @staticmethod
     def record_path() -> Path:
-        env = os.environ.get(config.ENV_CACHE_DIR)
-        base = Path(env) if env else user_dir("XDG_CACHE_HOME", ".cache")
-        return base / "verified.json"
+        return cache_dir() / "verified.json"
 
     def _load(self) -> dict:
         try:
