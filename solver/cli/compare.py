@@ -2,21 +2,35 @@
 
 Each algorithm runs through :func:`solver.api.solve`, so every solution in the table has been
 replayed onto the start.  A run stopped by ``--max-nodes`` / ``--timeout`` shows ``limit`` with
-the statistics it had gathered, and the other runs still fill the table.
+the statistics it had gathered, and the other runs still fill the table.  The blind searches
+stop at :data:`DEFAULT_BLIND_NODES` unless ``--max-nodes`` says otherwise: an IDDFS of a
+31-move 8-puzzle would otherwise run for many minutes.  On a terminal a status line on stderr
+says which run is under way (:mod:`.live_status`); Ctrl-C prints the table of the runs that
+finished, the others marked, and exits 130.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 
 from .. import api
+from ..core import interrupts
 from ..core.board import BoardError
 from ..core.solution import STATUS_LIMIT, SearchLimitReached, Solution
 from ..tables.store import DatabaseError
 from . import common
 from .common import main_group as main
+from .live_status import LiveStatus
 
 DEFAULT_ALGORITHMS = "bfs,iddfs,astar,idastar"
+BLIND = ("bfs", "dfs", "dls", "iddfs")
+# Generated nodes at which a blind search stops when --max-nodes is not given: a few seconds
+# and a few hundred MB (a BFS of the 15-puzzle holds ~4.6 M states, 640 MB, at 5 M nodes),
+# and room for the course example's IDDFS (4.45 M nodes, docs/search-algorithms.md).
+DEFAULT_BLIND_NODES = 5_000_000
+INTERRUPTED, NOT_RUN = "interrupted", "not run"
 COLUMNS = (
     ("algorithm", "<"),
     ("setting", "<"),
@@ -106,16 +120,33 @@ def format_table(rows: list[list[str]]) -> str:
     return "\n".join([line(header), rule, *(line(r) for r in rows)])
 
 
+def options_for(algorithm: str, opts: api.SearchOptions) -> api.SearchOptions:
+    """``opts`` for one run: a blind search gets :data:`DEFAULT_BLIND_NODES` as its node cap
+    when none was asked for."""
+    if algorithm in BLIND and opts.max_nodes is None:
+        return replace(opts, max_nodes=DEFAULT_BLIND_NODES)
+    return opts
+
+
 def run_one(start, goal, algorithm: str, check: str | None, opts: api.SearchOptions):
     """Solve with one algorithm; return ``(solution or None, exit status, message or None)``.
 
     A search limit gives the partial solution (status ``limit``), a missing database or a
-    bad option gives no solution and the message; other errors propagate.
+    bad option gives no solution and the message; other errors propagate.  A blind search
+    stopped by the default node cap says how to raise it.
     """
+    capped = options_for(algorithm, opts)
     try:
-        sol = api.solve(start, goal, algorithm=algorithm, cycle_check=check, options=opts)
+        sol = api.solve(start, goal, algorithm=algorithm, cycle_check=check, options=capped)
     except SearchLimitReached as e:
-        return e.partial, common.EXIT_LIMIT, common.classify(e)[1]
+        message = common.classify(e)[1]
+        by_default = capped.max_nodes != opts.max_nodes
+        if by_default and e.partial.nodes_generated >= capped.max_nodes:
+            message += (
+                f" (compare stops a blind search at {capped.max_nodes:,} generated nodes "
+                "unless told otherwise: raise the cap with --max-nodes N)"
+            )
+        return e.partial, common.EXIT_LIMIT, message
     except (DatabaseError, BoardError) as e:
         code, message = common.classify(e)
         return None, code, message
@@ -162,6 +193,12 @@ def compare(
     once, the deepest node, seconds.  Exit status 4 when any run was capped or found
     nothing, 3 when a run lacked its database; the table is printed either way.
 
+    The blind searches (bfs, dfs, dls, iddfs) stop at 5,000,000 generated nodes unless
+    --max-nodes sets another cap.  On a terminal a line on stderr shows the run under
+    way: its seconds, its nodes where the search reports them, the memory held.  Ctrl-C
+    prints the table of the runs that finished, the others marked 'interrupted' or
+    'not run', and exits 130.
+
     \b
       npuzzle compare "3 6 4/2 5 8/0 1 7" --goal blank-first
       npuzzle compare "3 6 4/2 5 8/0 1 7" --goal blank-first \\
@@ -180,34 +217,82 @@ def compare(
         data_dir=data_dir,
     )
     worst, rows, records = common.EXIT_OK, [], []
-    for name, check in runs:
-        sol, code, message = run_one(start, goal_b, name, check, opts)
-        worst = max(worst, code)
-        if sol is not None:
-            rows.append(table_row(sol))
-            record = sol.as_dict()
-        else:
-            informed = name in ("astar", "idastar")
-            setting = ", ".join(x for x in (heuristic if informed else None, check) if x)
-            rows.append([name, setting, "error", "", "", "", "", "", "", ""])
-            record = {"algorithm": name, "cycle_check": check, "status": "error"}
-        if message is not None:
-            record["error"] = message
-            if sol is None or not as_json:
-                click.echo(f"npuzzle: {name}: {message}", err=True)
-        records.append(record)
+    status = LiveStatus()
+    try:
+        for i, (name, check) in enumerate(runs):
+            status.start(f"{name} ({i + 1} of {len(runs)})")
+            sol, code, message = run_one(
+                start, goal_b, name, check, replace(opts, progress=status.heard)
+            )
+            status.finish()
+            worst = max(worst, code)
+            if sol is not None:
+                rows.append(table_row(sol))
+                record = sol.as_dict()
+            else:
+                rows.append(unfinished_row(name, check, heuristic, "error"))
+                record = {"algorithm": name, "cycle_check": check, "status": "error"}
+            if message is not None:
+                record["error"] = message
+                if sol is None or not as_json:
+                    click.echo(f"npuzzle: {name}: {message}", err=True)
+            records.append(record)
+    except (interrupts.Interrupted, KeyboardInterrupt):
+        # What finished is worth printing: the run under way and those after it are marked,
+        # then the interruption goes on up (one line, exit status 130).
+        seconds = status.elapsed()
+        status.close()
+        for j, (name, check) in enumerate(runs[len(rows) :]):
+            state = INTERRUPTED if j == 0 else NOT_RUN
+            rows.append(unfinished_row(name, check, heuristic, state, seconds if j == 0 else None))
+            record = {"algorithm": name, "cycle_check": check, "status": state.replace(" ", "-")}
+            if j == 0:
+                record["seconds"] = seconds
+            records.append(record)
+        _print_comparison(start, goal_b, rows, records, as_json)
+        raise
+    status.close()
+    _print_comparison(start, goal_b, rows, records, as_json)
+    raise SystemExit(worst)
+
+
+def unfinished_row(
+    name: str, check: str | None, heuristic: str, state: str, seconds: float | None = None
+) -> list[str]:
+    """The table's line for a run without statistics: ``state`` (error, interrupted, not run)
+    in the length column, the seconds it ran if known; the setting is the one asked for,
+    with the algorithm's default cycle check."""
+    from ..search.blind import DEFAULT_CYCLE_CHECK
+
+    informed = name in ("astar", "idastar")
+    check = check or DEFAULT_CYCLE_CHECK.get(name)
+    setting = ", ".join(x for x in (heuristic if informed else None, check) if x)
+    return [
+        name,
+        setting,
+        state,
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "" if seconds is None else f"{seconds:.3f}",
+    ]
+
+
+def _print_comparison(start, goal, rows: list[list[str]], records: list[dict], as_json: bool):
     if as_json:
         click.echo(
             common.json_line(
                 {
                     "start": start.flat(),
-                    "goal": goal_b.flat(),
+                    "goal": goal.flat(),
                     "shape": str(start.shape),
                     "runs": records,
                 }
             )
         )
     else:
-        click.echo(f"start {start}  goal {goal_b}")
+        click.echo(f"start {start}  goal {goal}")
         click.echo(format_table(rows))
-    raise SystemExit(worst)
