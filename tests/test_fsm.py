@@ -1,0 +1,173 @@
+"""Duplicate pruning by a finite-state machine (solver.search.fsm): it must never remove every
+shortest path, and IDA* with it must give the same lengths with no more nodes."""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver import api
+from solver.core.board import MOVES, Board, Shape, goal_board
+from solver.search import fsm
+from solver.tables import exact
+
+
+def _random_board(shape: Shape, rng: random.Random, walk: int = 200) -> Board:
+    board = goal_board(shape)
+    for _ in range(walk):
+        board = board.move(rng.choice(board.legal_moves()))
+    return board
+
+
+def _allowed_reach(board: Board, machine: fsm.Automaton, length: int) -> set:
+    """Every board reachable from ``board`` by move strings of at most ``length`` moves that
+    the machine allows."""
+    seen = {(board.tiles, 0)}
+    frontier = [(board, 0)]
+    reached = {board.tiles}
+    for _ in range(length):
+        following = []
+        for b, state in frontier:
+            for letter in b.legal_moves():
+                nxt = int(machine.trans[state, MOVES.index(letter)])
+                if nxt == fsm.PRUNED:
+                    continue
+                child = b.move(letter)
+                if (child.tiles, nxt) not in seen:
+                    seen.add((child.tiles, nxt))
+                    following.append((child, nxt))
+                    reached.add(child.tiles)
+        frontier = following
+    return reached
+
+
+def test_depth_two_is_never_undo_the_previous_move():
+    machine = fsm.machine_for(Shape(4, 4), 2)
+    assert machine.name == "undo"
+    for a in "UDLR":
+        for b in "UDLR":
+            undo = MOVES.index(a) ^ 1 == MOVES.index(b)
+            assert machine.allows(a + b) is not undo
+
+
+def test_the_first_duplicates_are_the_undos_and_the_square_turns():
+    strings = ["".join(MOVES[d] for d in s) for s in fsm.forbidden_strings(6)]
+    assert strings[:4] == ["UD", "DU", "LR", "RL"]
+    # one and a half turns round a 2x2 square equal as many turns the other way: the later of
+    # each equal pair in (length, UDLR) order is forbidden (RDLURD = DRULDR, LURDLU = ULDRUL)
+    assert set(strings[4:]) == {"RDLURD", "LDRULD", "LURDLU", "RULDRU"}
+
+
+@pytest.mark.parametrize("shape,depth", [("3x3", 8), ("2x4", 8), ("4x4", 8), ("3x4", 6)])
+def test_every_forbidden_string_has_an_allowed_equivalent_no_longer(shape, depth):
+    """Replay: wherever a forbidden string can be played, some string the machine allows, of
+    no more moves, reaches the same board."""
+    shape = Shape.parse(shape)
+    machine = fsm.machine_for(shape, depth)
+    rng = random.Random(7)
+    strings = fsm.forbidden_strings(depth, shape.rows, shape.cols)
+    assert strings and not any(machine.allows("".join(MOVES[d] for d in s)) for s in strings)
+    for s in strings:
+        letters = "".join(MOVES[d] for d in s)
+        for _ in range(3):
+            start = _random_board(shape, rng)
+            try:
+                end = start.apply(letters)
+            except Exception:  # not playable from this blank cell
+                continue
+            assert end.tiles in _allowed_reach(start, machine, len(s)), letters
+
+
+@pytest.mark.parametrize("shape", ["2x3", "3x2", "2x4", "4x2"])
+def test_breadth_first_with_the_machine_finds_every_state_at_its_distance(shape):
+    """Over a whole state space: the shortest allowed path to every state is a shortest path."""
+    shape = Shape.parse(shape)
+    machine = fsm.machine_for(shape, 8)
+    start = goal_board(shape)
+    plain = {start.tiles: 0}
+    queue = deque([start])
+    while queue:
+        b = queue.popleft()
+        for letter in b.legal_moves():
+            c = b.move(letter)
+            if c.tiles not in plain:
+                plain[c.tiles] = plain[b.tiles] + 1
+                queue.append(c)
+    pruned = {start.tiles: 0}
+    seen = {(start.tiles, 0)}
+    queue = deque([(start, 0, 0)])
+    while queue:
+        b, state, g = queue.popleft()
+        for letter in b.legal_moves():
+            nxt = int(machine.trans[state, MOVES.index(letter)])
+            if nxt == fsm.PRUNED:
+                continue
+            c = b.move(letter)
+            if (c.tiles, nxt) in seen:
+                continue
+            seen.add((c.tiles, nxt))
+            pruned.setdefault(c.tiles, g + 1)
+            queue.append((c, nxt, g + 1))
+    assert pruned == plain
+
+
+@pytest.mark.parametrize("heuristic", ["manhattan", "linear-conflict"])
+def test_idastar_with_the_machine_is_optimal_on_the_8_puzzle(exact_dir, heuristic):
+    rng = random.Random(3)
+    shape = Shape(3, 3)
+    for goal in ("blank-last", "blank-first"):
+        g = goal_board(shape, goal)
+        for _ in range(25):
+            start = _random_board(shape, rng)  # both goals have the default's parity on 3x3
+            opts = api.SearchOptions(algorithm="idastar", heuristic=heuristic, fsm=8)
+            sol = api.solve(start, g, options=opts)
+            assert start.apply(sol.moves).tiles == g.tiles
+            assert sol.length == exact.distance(start, g, data_dir=exact_dir)
+            assert sol.extra["pruning"].startswith("fsm 8")
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_machine_never_costs_nodes_on_the_15_puzzle(pdb_dir, seed):
+    """Random 15-puzzles (walks of 60 moves): the same length as with "never undo", and
+    never more nodes."""
+    start = _random_board(Shape(4, 4), random.Random(seed), 60)
+    goal = goal_board(Shape(4, 4))
+    runs = [
+        api.solve(start, goal, options=api.SearchOptions(fsm=depth, data_dir=pdb_dir))
+        for depth in (2, 8)
+    ]
+    assert runs[0].extra["pruning"] == "undo" and runs[1].extra["pruning"].startswith("fsm 8")
+    assert runs[0].length == runs[1].length
+    assert start.apply(runs[1].moves).tiles == goal.tiles
+    assert runs[1].nodes_generated <= runs[0].nodes_generated
+
+
+def test_deep_machines_are_kept_in_the_cache_and_a_damaged_one_is_made_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("NPUZZLE_CACHE", str(tmp_path))
+    monkeypatch.setattr(fsm, "_MACHINES", {})
+    shape = Shape(2, 3)  # a small board: its machine of depth 10 takes a fraction of a second
+    assert fsm.machine_for(shape, 10, make=False) is None
+    made = fsm.machine_for(shape, 10)
+    (path,) = tmp_path.glob("fsm-*.npz")
+    monkeypatch.setattr(fsm, "_MACHINES", {})
+    assert np.array_equal(fsm.machine_for(shape, 10, make=False).trans, made.trans)
+    with np.load(path) as z:
+        trans, digest = np.array(z["trans"]), z["digest"]
+    trans[0, 0] = (trans[0, 0] + 1) % trans.shape[0]  # a wrong transition: pruning unproven
+    np.savez(path, trans=trans, digest=digest)
+    monkeypatch.setattr(fsm, "_MACHINES", {})
+    assert fsm.machine_for(shape, 10, make=False) is None
+    assert np.array_equal(fsm.machine_for(shape, 10).trans, made.trans)
+
+
+def test_the_depth_option_is_checked():
+    with pytest.raises(api.BoardError):
+        api.SearchOptions(fsm=-1)
+    with pytest.raises(api.BoardError):
+        api.SearchOptions(fsm=True)
