@@ -20,7 +20,7 @@ import click
 from .. import __version__ as package_version
 from .. import answers
 from ..api import CYCLE_CHECKS, HEURISTICS
-from ..core import interrupts
+from ..core import config, interrupts
 from ..core.solution import Unsolvable
 
 EXIT_OK = 0
@@ -447,6 +447,16 @@ partition_option = click.option(
 )
 reflect_option = click.option(
     "--no-reflect", is_flag=True, help="Only the additive sum, without the mirrored lookup."
+)
+fsm_option = click.option(
+    "--fsm",
+    type=click.IntRange(0, 16),
+    default=config.DEFAULT_FSM_DEPTH,
+    show_default=True,
+    metavar="DEPTH",
+    help="IDA*'s duplicate pruning: skip every string of up to DEPTH blank moves that has "
+    "a shorter or equal twin searched anyway (a finite-state machine, Taylor & Korf); "
+    '2 only forbids undoing the last move.  The JSON\'s "pruning" names the machine used.',
 )
 heuristic_option = click.option(
     "--heuristic",

@@ -38,6 +38,8 @@ def _stats(sol: Solution) -> str:
         parts.append(f"heuristic {sol.heuristic}")
     if sol.database:
         parts.append(f"database {sol.database}")
+    if sol.extra.get("pruning"):
+        parts.append(f"pruning {sol.extra['pruning']}")
     parts.append(f"{sol.nodes_generated:,} nodes generated")
     if sol.iterations:
         parts.append(f"{sol.iterations} iterations")
@@ -187,6 +189,7 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
 @common.heuristic_option
 @common.partition_option
 @common.reflect_option
+@common.fsm_option
 @common.depth_limit_option
 @common.cycle_check_option
 @common.limit_options
@@ -232,6 +235,7 @@ def solve(
     heuristic,
     partition,
     no_reflect,
+    fsm,
     depth_limit,
     cycle_check,
     timeout,
@@ -268,6 +272,7 @@ def solve(
         heuristic=heuristic,
         partition=partition,
         reflect=not no_reflect,
+        fsm=fsm,
         depth_limit=depth_limit,
         cycle_check=cycle_check,
         timeout=timeout,
