@@ -217,41 +217,46 @@ def compare(
         data_dir=data_dir,
     )
     worst, rows, records = common.EXIT_OK, [], []
-    status = LiveStatus()
-    try:
-        for i, (name, check) in enumerate(runs):
-            status.start(f"{name} ({i + 1} of {len(runs)})")
-            sol, code, message = run_one(
-                start, goal_b, name, check, replace(opts, progress=status.heard)
-            )
-            status.finish()
-            worst = max(worst, code)
-            if sol is not None:
-                rows.append(table_row(sol))
-                record = sol.as_dict()
-            else:
-                rows.append(unfinished_row(name, check, heuristic, "error"))
-                record = {"algorithm": name, "cycle_check": check, "status": "error"}
-            if message is not None:
-                record["error"] = message
-                if sol is None or not as_json:
-                    click.echo(f"npuzzle: {name}: {message}", err=True)
-            records.append(record)
-    except (interrupts.Interrupted, KeyboardInterrupt):
-        # What finished is worth printing: the run under way and those after it are marked,
-        # then the interruption goes on up (one line, exit status 130).
-        seconds = status.elapsed()
-        status.close()
-        for j, (name, check) in enumerate(runs[len(rows) :]):
-            state = INTERRUPTED if j == 0 else NOT_RUN
-            rows.append(unfinished_row(name, check, heuristic, state, seconds if j == 0 else None))
-            record = {"algorithm": name, "cycle_check": check, "status": state.replace(" ", "-")}
-            if j == 0:
-                record["seconds"] = seconds
-            records.append(record)
-        _print_comparison(start, goal_b, rows, records, as_json)
-        raise
-    status.close()
+    with LiveStatus() as status:
+        try:
+            for i, (name, check) in enumerate(runs):
+                status.start(f"{name} ({i + 1} of {len(runs)})")
+                sol, code, message = run_one(
+                    start, goal_b, name, check, replace(opts, progress=status.heard)
+                )
+                status.finish()
+                worst = max(worst, code)
+                if sol is not None:
+                    row, record = table_row(sol), sol.as_dict()
+                else:
+                    row = unfinished_row(name, check, heuristic, "error")
+                    record = {"algorithm": name, "cycle_check": check, "status": "error"}
+                if message is not None:
+                    record["error"] = message
+                    if sol is None or not as_json:
+                        click.echo(f"npuzzle: {name}: {message}", err=True)
+                rows.append(row)
+                records.append(record)
+        except (interrupts.Interrupted, KeyboardInterrupt):
+            # What finished is worth printing: the run under way and those after it are
+            # marked, then the interruption goes on up (one line, exit status 130).
+            seconds = status.elapsed() if status.label is not None else None
+            status.close()
+            del rows[len(records) :]
+            for j, (name, check) in enumerate(runs[len(records) :]):
+                state = INTERRUPTED if j == 0 else NOT_RUN
+                ran = seconds if j == 0 else None
+                rows.append(unfinished_row(name, check, heuristic, state, ran))
+                record = {
+                    "algorithm": name,
+                    "cycle_check": check,
+                    "status": state.replace(" ", "-"),
+                }
+                if ran is not None:
+                    record["seconds"] = ran
+                records.append(record)
+            _print_comparison(start, goal_b, rows, records, as_json)
+            raise
     _print_comparison(start, goal_b, rows, records, as_json)
     raise SystemExit(worst)
 
@@ -267,18 +272,8 @@ def unfinished_row(
     informed = name in ("astar", "idastar")
     check = check or DEFAULT_CYCLE_CHECK.get(name)
     setting = ", ".join(x for x in (heuristic if informed else None, check) if x)
-    return [
-        name,
-        setting,
-        state,
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "" if seconds is None else f"{seconds:.3f}",
-    ]
+    ran = "" if seconds is None else f"{seconds:.3f}"
+    return [name, setting, state, *[""] * (len(COLUMNS) - 4), ran]
 
 
 def _print_comparison(start, goal, rows: list[list[str]], records: list[dict], as_json: bool):
