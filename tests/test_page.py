@@ -5,12 +5,14 @@ phone-sized screen.  Skipped, saying why, only when no chromium can be found."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 
 import pytest
 
-from solver.core.board import Board, goal_board
+from solver.core.board import Board, Shape, goal_board
+from solver.heuristics import manhattan
 from solver.tables import exact
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -58,6 +60,7 @@ def browser():
     profile = tempfile.mkdtemp(prefix="npuzzle-chromium-")
     options.add_argument(f"--user-data-dir={profile}")
     options.add_argument("--window-size=1100,900")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for errors
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(WAIT)
     try:
@@ -67,10 +70,10 @@ def browser():
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def _wait(driver, condition, what):
+def _wait(driver, condition, what, seconds=WAIT):
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, WAIT, poll_frequency=0.05).until(
+    return WebDriverWait(driver, seconds, poll_frequency=0.05).until(
         lambda d: condition(d), message=what
     )
 
@@ -90,6 +93,18 @@ def _open(browser, live_server):
         lambda d: d.execute_script("return document.body.dataset.ready") == "1",
         "the page never finished loading",
     )
+
+
+def _console_errors(driver) -> list[str]:
+    """What the page's console logged at level SEVERE since the last call (failed loads: a
+    404 favicon, a 503 from the server...)."""
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def _select_shape(driver, shape: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("id", "shape")).select_by_value(shape)
 
 
 def _generate(browser, distance: int) -> Board:
@@ -176,3 +191,97 @@ def test_a_phone_sized_screen_needs_no_sideways_scrolling(browser, live_server):
         assert tile.size["width"] >= 40  # big enough for a finger
     finally:
         browser.set_window_size(1100, 900)
+
+
+# --- issue 23, items 7-12 ----------------------------------------------------------------------
+
+
+def test_the_8_puzzle_shows_its_heuristic_with_no_error_per_move(browser, live_server):
+    _open(browser, live_server)
+    _console_errors(browser)
+    _generate(browser, 12)
+    _wait(
+        browser,
+        lambda d: re.fullmatch(r"12 \(exact table; Manhattan \d+\)", _text(d, "heuristic")),
+        "the heuristic is not the exact table's",
+    )
+    for _ in range(3):  # moves by hand: each asks the server again
+        browser.find_element("css selector", ".tile.movable").click()
+        _wait(browser, lambda d: _text(d, "distance").isdigit(), "no distance after a move")
+        _wait(
+            browser,
+            lambda d: _text(d, "heuristic").split(" ")[0] == _text(d, "distance"),
+            "the heuristic does not follow the moves",
+        )
+    assert _console_errors(browser) == []  # no 503, no 404 favicon
+
+
+def test_an_unsolvable_board_says_so(browser, live_server):
+    _open(browser, live_server)
+    field = browser.find_element("id", "board-text")
+    field.clear()
+    field.send_keys("1 2 3/4 5 6/8 7 0")
+    browser.find_element("id", "use-board").click()
+    _wait(browser, lambda d: _text(d, "distance") == "unsolvable", "the distance did not say so")
+    _wait(
+        browser,
+        lambda d: _text(d, "heuristic") == "– (this board cannot reach the goal)",
+        "the heuristic did not say so",
+    )
+    facts = browser.find_element("css selector", ".facts").text
+    assert "undefined" not in facts and _text(browser, "solvable").startswith("no — unsolvable")
+
+
+def test_5x5_from_the_menu_always_gives_a_5x5_board(browser, live_server):
+    """No 5x5 database is built here: the page still gives a 5x5 board (the goal at once, then
+    one 30 moves away found by random walks), Random shuffles one, and "fast, not optimal"
+    solves it; no message speaks of command-line options."""
+    _open(browser, live_server)
+    _select_shape(browser, "5x5")
+    _wait(browser, lambda d: len(_tiles(d).split()) == 25, "the board is not 5x5")
+    assert browser.find_element("id", "difficulty").get_attribute("value") == "30"
+    _wait(browser, lambda d: _text(d, "distance") == "30", "no 5x5 board 30 moves away")
+    board = Board.from_tiles(map(int, _tiles(browser).split()), "5x5")
+    assert board.shape == Shape.parse("5x5") and manhattan(board, goal_board("5x5")) <= 30
+    browser.find_element("id", "random").click()
+    _wait(browser, lambda d: "fast, not optimal" in _text(d, "status"), "Random gave nothing")
+    assert len(_tiles(browser).split()) == 25
+    from selenium.webdriver.support.ui import Select
+
+    fast = browser.find_element("id", "fast")
+    assert fast.is_displayed()
+    fast.click()
+    Select(browser.find_element("id", "speed")).select_by_value("15")
+    browser.find_element("id", "solve").click()
+    goal = goal_board("5x5").flat()
+    _wait(browser, lambda d: _tiles(d) == goal, "the fast solution did not reach the goal", 60)
+    assert _text(browser, "status").startswith("solved in")
+    for message in (_text(browser, "status"), _text(browser, "hint-text")):
+        assert "--" not in message and "npuzzle" not in message
+    _select_shape(browser, "3x3")
+    _wait(browser, lambda d: len(_tiles(d).split()) == 9, "the board is not 3x3 again")
+    assert not browser.find_element("id", "fast").is_displayed()
+
+
+def test_a_distance_too_far_for_the_time_cap_is_said_in_the_pages_words(browser, live_server):
+    _open(browser, live_server)
+    _select_shape(browser, "2x3")
+    _wait(browser, lambda d: len(_tiles(d).split()) == 6, "the board is not 2x3")
+    field = browser.find_element("id", "difficulty")
+    field.clear()
+    field.send_keys("40")
+    browser.find_element("id", "generate").click()
+    _wait(browser, lambda d: "maximum" in _text(d, "status"), "no message")
+    assert "--" not in _text(browser, "status") and len(_tiles(browser).split()) == 6
+
+
+def test_the_favicon_is_served(live_server):
+    status, body = _get(live_server.url + "/favicon.ico")
+    assert status == 200 and body.startswith(b"<svg")
+
+
+def _get(url: str) -> tuple[int, bytes]:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return r.status, r.read()

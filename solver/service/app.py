@@ -310,6 +310,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def page():
         return FileResponse(STATIC / "index.html")
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon():
+        # Browsers ask for it on every load; the page also names it with <link rel="icon">.
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     if assets:
         app.mount("/docs-assets", StaticFiles(directory=assets), name="docs-assets")

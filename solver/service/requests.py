@@ -102,10 +102,25 @@ class HintRequest(DistanceRequest, HeuristicRequest):
 
 
 class SolveRequest(HintRequest):
-    """``/solve``: an optimal solution, or a teaching search with its statistics."""
+    """``/solve``: an optimal solution, or a teaching search with its statistics, or a quick
+    one that is not optimal (``fast``, ``weight``)."""
 
     depth_limit: int | None = Field(None, ge=0, description="For dls (required) and iddfs.")
     cycle_check: CycleCheck | None = None
+    fast: bool = Field(
+        False,
+        description="A quick solution that is NOT optimal (line by line, like a person): any "
+        "board up to 16x16, no database needed; the same as algorithm 'fast'.",
+    )
+    weight: float = Field(
+        1,
+        ge=1,
+        le=100,
+        allow_inf_nan=False,
+        description="Accept a solution up to this many times the optimal length, found much "
+        "faster (weighted IDA*; 1.5 is a good start on 5x5); the answer then says "
+        "'optimal': false and 'bound'.",
+    )
 
 
 class GenerateRequest(Strict):

@@ -24,9 +24,9 @@ import time
 
 from .. import answers, api
 from ..core.board import Board, BoardError, Shape, parse_board
-from ..tables import exact
+from ..tables import catalog, exact
 from ..workloads.distributions import uses_exact_table
-from ..workloads.generate import GenerateTimeout
+from ..workloads.generate import MAX_SEARCHED_CELLS, GenerateTimeout
 from .limits import Settings
 
 log = logging.getLogger("npuzzle.serve")
@@ -41,6 +41,7 @@ STATUS_OF_KIND = {
 
 PARSED = "_parsed"  # the boards is_lookup() read, kept in the params for answer()
 MIN_SECONDS = 0.001  # a search whose request has no time left still reports its lower bound
+FAST_LOOKUP_CELLS = 64  # a fast (not optimal) solve this size takes a few ms: no worker needed
 
 
 class RequestError(BoardError):
@@ -75,8 +76,17 @@ def _solve(board, p: dict, s: Settings) -> dict:
         board,
         p.get("goal"),
         p.get("shape"),
-        options=_options(p, s, *SEARCH_FIELDS, "depth_limit", "cycle_check"),
+        options=_options(_fast(p), s, *SEARCH_FIELDS, "depth_limit", "cycle_check", "weight"),
     )
+
+
+def _fast(p: dict) -> dict:
+    """``fast: true`` is ``algorithm: fast``, as ``--fast`` is on the command line."""
+    if not p.get("fast"):
+        return p
+    if p.get("algorithm", "auto") not in ("auto", "fast"):
+        raise RequestError(f"'fast' and algorithm '{p['algorithm']}' ask for two algorithms")
+    return {**p, "algorithm": "fast"}
 
 
 def _hint(board, p: dict, s: Settings) -> dict:
@@ -201,20 +211,57 @@ def _generate(p: dict, s: Settings) -> list[dict]:
             f"count {p['count']} is more than the server makes in one request "
             f"for a {shape} board ({what}): at most {cap}"
         )
+    wanted = dict(
+        distance=p.get("distance"),
+        min_distance=p.get("min"),
+        max_distance=p.get("max"),
+        seed=p.get("seed"),
+        unique=bool(p.get("unique")),
+        data_dir=s.data_dir,
+    )
+    if searched and shape.size > MAX_SEARCHED_CELLS and p.get("method") != "walk":
+        return _walk_to_distance(shape, p, s, wanted)
     return answers.generate_records(
         shape,
         p.get("count", 1),
         goal=p.get("goal"),
         method=p.get("method", "shuffle"),
-        distance=p.get("distance"),
-        min_distance=p.get("min"),
-        max_distance=p.get("max"),
         walk_length=p.get("length"),
-        seed=p.get("seed"),
-        unique=bool(p.get("unique")),
-        data_dir=s.data_dir,
         timeout=s.limits.max_seconds if searched else None,
+        **wanted,
     )
+
+
+def _walk_to_distance(shape: Shape, p: dict, s: Settings, wanted: dict) -> list[dict]:
+    """Positions of a distance on a board too large to shuffle and solve (5x5 and up): random
+    walks, each end solved optimally, within the server's time cap."""
+    if (
+        wanted["distance"] is None
+        and wanted["min_distance"] is None
+        and wanted["max_distance"] is None
+    ):
+        raise RequestError(
+            f"the optimal distance of a random {shape} position takes minutes to hours to "
+            f"find: ask for a 'distance' (random walks find positions up to about 60 moves "
+            f"away in seconds with the {shape} pattern databases), or 'method': 'walk' with "
+            f"a 'length'"
+        )
+    try:
+        return answers.walk_records(
+            shape, p.get("count", 1), goal=p.get("goal"), timeout=s.limits.max_seconds, **wanted
+        )
+    except GenerateTimeout as e:
+        if pattern_db_built(shape, s.data_dir):
+            raise
+        raise GenerateTimeout(
+            f"{answers.one_line(e)}: this server has no pattern database for {shape}, so each "
+            f"candidate is solved with linear conflict; ask for a smaller distance"
+        ) from None
+
+
+def pattern_db_built(shape: Shape, data_dir) -> bool:
+    """True when a pattern database for ``shape`` is in the data directory."""
+    return any(e.shape == shape and e.kind == catalog.ADDITIVE for e in catalog.scan(data_dir))
 
 
 # --- where a request runs ----------------------------------------------------------------------
@@ -244,6 +291,9 @@ def is_lookup(endpoint: str, params: dict, settings: Settings) -> bool:
     params[PARSED] = parsed
     if endpoint in ("check", "heuristic"):
         return True
+    if endpoint == "solve" and (params.get("fast") or params.get("algorithm") == "fast"):
+        # Line by line, in Python: milliseconds up to 8x8; larger boards go to a worker.
+        return all(b.shape.size <= FAST_LOOKUP_CELLS for b in parsed if b is not None)
     if (
         params.get("algorithm", "auto") not in ("auto", "table")
         or params.get("heuristic", "auto") != "auto"

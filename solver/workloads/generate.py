@@ -592,6 +592,46 @@ def iter_generate_rows(
             yield Board(shape, tuple(int(t) for t in tiles)), int(d), method
 
 
+def iter_walk_rows(
+    shape,
+    count: int,
+    *,
+    timeout: float,
+    distance=None,
+    min_distance=None,
+    max_distance=None,
+    goal=None,
+    seed=None,
+    data_dir=None,
+    unique: bool = False,
+):
+    """Positions of a chosen optimal distance on boards too large for :func:`iter_generate`'s
+    shuffles (5x5 and up): random walks from the goal, lengthened while they land too close,
+    each end solved optimally (IDA* with the strongest database built, else linear
+    conflict), all within ``timeout`` seconds (:class:`GenerateTimeout` after).  With the
+    5x5 6-6-6-6 databases, distances up to about 60 take seconds.  Yields ``(Board, distance,
+    "walk")`` like :func:`iter_generate_rows`; the request is checked on the first ``next()``.
+    """
+    shape = Shape.parse(shape)
+    g = goal_board(shape, goal)
+    target = _target(distance, min_distance, max_distance)
+    if target is None:
+        raise GenerateError("random walks to a distance need the distance (or a min/max range)")
+    if int(count) < 0:
+        raise GenerateError("the count cannot be negative")
+    rows = iter_search(
+        g,
+        int(count),
+        *target,
+        "walk",
+        np.random.default_rng(seed),
+        _solver(g, data_dir, timeout),
+        unique=unique,
+    )
+    for tiles, d in rows:
+        yield Board(shape, tuple(int(t) for t in tiles)), int(d), "walk"
+
+
 def _generate_rows(
     g,
     count,
@@ -717,6 +757,7 @@ __all__ = [
     "generate",
     "iter_generate",
     "iter_generate_rows",
+    "iter_walk_rows",
     "search",
     "iter_search",
     "shuffled",

@@ -5,7 +5,10 @@
 // and the searches.  Answers that arrive after the board has changed are dropped (`version`).
 "use strict";
 
-const DEFAULT_DISTANCE = { "2x3": 12, "3x3": 20, "4x4": 40 };
+const DEFAULT_DISTANCE = { "2x3": 12, "3x3": 20, "4x4": 40, "5x5": 30 };
+const MENU_SHAPES = ["2x3", "3x3", "4x4", "5x5"];  // offered even where nothing is built
+const BIG_CELLS = 16;           // from here on the page offers "fast, not optimal"
+const BIG_DISTANCE_SECONDS = 3; // a board this big without a table: a short search, or "at least"
 const STEP = { U: [-1, 0], D: [1, 0], L: [0, -1], R: [0, 1] };
 const BLANK_WORD = { U: "up", D: "down", L: "left", R: "right" };
 
@@ -20,19 +23,23 @@ const state = {
   timer: null,
   made: 0,          // moves made since the board was set
   version: 0,       // bumped whenever the board changes
+  known: {},        // shape -> what the server has built for it (/databases)
+  asking: new AbortController(),  // the questions about the current board
 };
 
 // --- talking to the server -----------------------------------------------------------------
 
-async function ask(path, body) {
+async function ask(path, body, signal) {
   let response;
   try {
     response = await fetch(path, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(body),
+      signal,
     });
   } catch (e) {
+    if (e.name === "AbortError") return { status: -1, data: {} };  // the board changed
     return { status: 0, data: { error: "the server cannot be reached" } };
   }
   let data;
@@ -48,6 +55,30 @@ function say(text, ok = false) {
 
 function problem() {
   return { board: state.tiles.join(" "), shape: `${state.rows}x${state.cols}`, goal: $("goal").value };
+}
+
+function boardChanged() {
+  // A new board: the answers still coming about the old one are dropped, and the server
+  // drops their searches (it notices the closed connections).
+  state.version++;
+  state.asking.abort();
+  state.asking = new AbortController();
+}
+
+// A server message that names command-line options means nothing on this page.
+function pageWords(text) {
+  return text && !/--|npuzzle |build-pdb/.test(text) ? text : "";
+}
+
+function cellsOf(shapeText) {
+  const { rows, cols } = shapeOf(shapeText);
+  return rows * cols;
+}
+
+// Shapes whose random positions the server can give with their distance (tables, or 4x4).
+function searchable(shapeText) {
+  const s = state.known[shapeText];
+  return cellsOf(shapeText) <= BIG_CELLS || Boolean(s && s.exact);
 }
 
 // --- the board -----------------------------------------------------------------------------
@@ -124,7 +155,7 @@ function isGoal() {
 
 // --- setting a board -------------------------------------------------------------------------
 
-async function setBoard(tiles, shapeText) {
+async function setBoard(tiles, shapeText, distance = null) {
   stop();
   const shape = shapeOf(shapeText);
   state.rows = shape.rows;
@@ -132,10 +163,21 @@ async function setBoard(tiles, shapeText) {
   state.tiles = tiles.slice();
   state.solution = null;
   state.made = 0;
-  state.version++;
+  boardChanged();
+  const big = state.rows * state.cols >= BIG_CELLS;
+  $("fast-option").hidden = !big;
+  if (!big) $("fast").checked = false;
   $("board-text").value = boardText(tiles);
   clearHint();
-  await refreshFacts();
+  await refreshFacts(distance);
+}
+
+// The goal of a shape, as the server defines it for the chosen goal (blank last, snake...).
+async function goalOf(shapeText) {
+  const n = cellsOf(shapeText);
+  const last = [...Array(n - 1).keys()].map((i) => i + 1).concat([0]);
+  const { status, data } = await ask("/check", { board: last.join(" "), shape: shapeText, goal: $("goal").value });
+  return status === 200 ? data.goal.split(" ").map(Number) : last;
 }
 
 function boardText(tiles) {
@@ -146,14 +188,45 @@ function boardText(tiles) {
 
 async function generate(withDistance) {
   const shape = $("shape").value;
+  if (!withDistance && !searchable(shape)) return shuffleHere(shape);
   const body = { shape, goal: $("goal").value, count: 1 };
   if (withDistance) body.distance = Number($("difficulty").value);
   say(withDistance ? `looking for a ${shape} board ${body.distance} moves from the goal…` : "");
   const { status, data } = await ask("/generate", body);
-  if (status !== 200) return say(data.error || `HTTP ${status}`);
+  if (status !== 200) return say(cannotGenerate(shape, body.distance, status, data));
   say("");
   const rec = data.results[0];
-  await setBoard(rec.board.split(" ").map(Number), rec.shape);
+  await setBoard(rec.board.split(" ").map(Number), rec.shape, rec.distance);
+}
+
+function cannotGenerate(shape, distance, status, data) {
+  const smaller = searchable(shape)
+    ? "try another distance"
+    : "try a smaller distance, or press Random and solve it with “fast, not optimal”";
+  if (status === 504) {
+    return `no ${shape} board ${distance} moves from the goal was found within the server's time limit: ${smaller}`;
+  }
+  if (status === 503 && data.retry_after) return `the server is busy: try again in ${data.retry_after} s`;
+  if (status === 503 && data.fix) return `this server has no database for ${shape} boards: ${smaller}`;
+  return pageWords(data.error) || `the server cannot make that ${shape} board: ${smaller}`;
+}
+
+// A uniformly random solvable board, shuffled here: for shapes whose random positions are too
+// far for the server to measure (5x5 and up), so Random still gives a board of the menu's shape.
+async function shuffleHere(shape) {
+  const tiles = [...Array(cellsOf(shape)).keys()];
+  for (let i = tiles.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [tiles[i], tiles[j]] = [tiles[j], tiles[i]];
+  }
+  const { status, data } = await ask("/check", { board: tiles.join(" "), shape, goal: $("goal").value });
+  if (status === 200 && !data.solvable) {
+    // Swapping two tiles changes the parity: the other half of the boards, all solvable.
+    const [a, b] = tiles.map((t, cell) => [t, cell]).filter(([t]) => t !== 0).slice(0, 2).map(([, cell]) => cell);
+    [tiles[a], tiles[b]] = [tiles[b], tiles[a]];
+  }
+  say(`a random ${shape} board: too far from the goal to measure here; “fast, not optimal” solves it at once`);
+  await setBoard(tiles, shape);
 }
 
 async function useTypedBoard(event) {
@@ -172,11 +245,12 @@ async function useTypedBoard(event) {
 
 // --- what the server knows about the board ---------------------------------------------------
 
-async function refreshFacts() {
+async function refreshFacts(known = null) {
   const version = state.version;
   const body = problem();
+  const signal = state.asking.signal;
   $("distance").textContent = "…";
-  const [check] = await Promise.all([ask("/check", body), refreshHeuristic()]);
+  const [check] = await Promise.all([ask("/check", body, signal), refreshHeuristic()]);
   if (version !== state.version) return;
   if (check.status === 200) {
     state.goal = check.data.goal.split(" ").map(Number);
@@ -190,25 +264,40 @@ async function refreshFacts() {
     $("distance").textContent = "unsolvable";
     return;
   }
-  const dist = await ask("/distance", body);
+  if (known !== null) {
+    $("distance").textContent = String(known);
+    return;
+  }
+  // A big board without a table: a short search, else the bound it proved.
+  if (!searchable(`${state.rows}x${state.cols}`)) body.timeout = BIG_DISTANCE_SECONDS;
+  const dist = await ask("/distance", body, signal);
   if (version !== state.version) return;
   if (dist.status === 200 && dist.data.status === "limit") {
-    $("distance").textContent = `more than ${dist.data.lower_bound - 1} (the search hit the server's limit)`;
+    $("distance").textContent = `at least ${dist.data.lower_bound} (too far to measure in time)`;
   } else if (dist.status === 200) {
     $("distance").textContent = String(dist.data.distance);
   } else {
     $("distance").textContent = "–";
-    say(dist.data.error);
+    say(pageWords(dist.data.error) || "the server could not measure the distance");
   }
+}
+
+function heuristicText(status, data) {
+  if (status !== 200) return "–";
+  if (data.solvable === false) return "– (this board cannot reach the goal)";
+  const source = {
+    exact: "exact table",
+    pdb: `pattern database ${data.partition}`,
+    "linear-conflict": "linear conflict",
+  }[data.heuristic] || data.heuristic;
+  return `${data.h} (${source}; Manhattan ${data.manhattan})`;
 }
 
 async function refreshHeuristic() {
   const version = state.version;
-  const heur = await ask("/heuristic", problem());
+  const heur = await ask("/heuristic", problem(), state.asking.signal);
   if (version !== state.version) return;
-  $("heuristic").textContent = heur.status === 200
-    ? `${heur.data.h} (pattern database ${heur.data.partition}; Manhattan ${heur.data.manhattan})`
-    : (heur.data.fix ? `no pattern database (${heur.data.fix})` : "–");
+  $("heuristic").textContent = heuristicText(heur.status, heur.data);
 }
 
 let heuristicTimer = null;
@@ -234,7 +323,7 @@ function clickTile(tile) {
   const following = sol && sol.moves[sol.at] === move;
   moveBlank(move);
   state.made++;
-  state.version++;
+  boardChanged();
   $("board-text").value = boardText(state.tiles);
   clearHint();
   if (following) {
@@ -252,17 +341,22 @@ function clickTile(tile) {
 
 async function solve() {
   stop();
-  say("solving…");
+  const fast = !$("fast-option").hidden && $("fast").checked;
+  say(fast ? "solving (fast, not optimal)…" : "solving…");
   const version = state.version;
-  const { status, data } = await ask("/solve", problem());
+  const body = fast ? { ...problem(), fast: true } : problem();
+  const { status, data } = await ask("/solve", body, state.asking.signal);
   if (version !== state.version) return;
-  if (status !== 200) return say(data.error || `HTTP ${status}`);
+  if (status === 503 && data.retry_after) return say(`the server is busy: try again in ${data.retry_after} s`);
+  if (status !== 200) return say(pageWords(data.error) || "the server could not solve this board");
   if (data.solvable === false) return say(`unsolvable: ${data.reason}`);
   if (data.status === "limit") {
-    return say(`the search hit the server's limit; the optimal solution is at least ${data.lower_bound} moves`);
+    const quick = $("fast-option").hidden ? "" : "; tick “fast, not optimal” for a quick one";
+    return say(`the search hit the server's time limit: the shortest solution is at least ${data.lower_bound} moves${quick}`);
   }
-  say(`optimal: ${data.length} moves (${data.algorithm}${data.database ? ", " + data.database : ""})`, true);
-  state.solution = { moves: data.moves, at: 0 };
+  const what = data.optimal ? "optimal" : "fast, not optimal";
+  say(`${what}: ${data.length} moves (${data.algorithm}${data.database ? ", " + data.database : ""})`, true);
+  state.solution = { moves: data.moves, at: 0, optimal: data.optimal };
   render();
   showRemaining();
   play();
@@ -287,8 +381,10 @@ function renderSolution() {
 }
 
 function showRemaining() {
+  // Along an optimal solution the moves left are the distance; along a fast one they are not.
   const sol = state.solution;
-  if (sol) $("distance").textContent = String(sol.moves.length - sol.at);
+  if (sol && sol.optimal) $("distance").textContent = String(sol.moves.length - sol.at);
+  else if (sol) $("distance").textContent = "–";
 }
 
 function step(direction = 1) {
@@ -305,7 +401,7 @@ function step(direction = 1) {
     moveBlank(opposite(sol.moves[sol.at]));
     state.made--;
   }
-  state.version++;
+  boardChanged();
   $("board-text").value = boardText(state.tiles);
   clearHint();
   render();
@@ -353,10 +449,10 @@ function rewind() {
 
 async function hint() {
   const version = state.version;
-  const { status, data } = await ask("/hint", problem());
+  const { status, data } = await ask("/hint", problem(), state.asking.signal);
   if (version !== state.version) return;
   const text = $("hint-text");
-  if (status !== 200) return say(data.error || `HTTP ${status}`);
+  if (status !== 200) return say(pageWords(data.error) || "the server could not give a hint");
   if (data.solvable === false) { text.textContent = "no hint: this board cannot reach the goal"; return; }
   if (data.status === "limit") { text.textContent = "no hint: the search hit the server's limit"; return; }
   if (!data.move) { text.textContent = "already at the goal"; return; }
@@ -386,7 +482,8 @@ async function loadShapes() {
     const data = await response.json();
     for (const s of data.shapes) known[s.shape] = s;
   } catch (e) { /* the defaults below still work where tables exist */ }
-  const shapes = new Set(["2x3", "3x3", "4x4", ...Object.keys(known)]);
+  state.known = known;
+  const shapes = new Set([...MENU_SHAPES, ...Object.keys(known)]);
   for (const shape of shapes) {
     const s = known[shape];
     const what = !s ? "no database" : s.exact ? "exact table" : `pattern db ${s.partitions.join(", ")}`;
@@ -395,17 +492,21 @@ async function loadShapes() {
   $("shape").value = "3x3";
 }
 
-function shapeChanged() {
+async function shapeChanged() {
+  // The board matches the menu at once (the goal), then a board of the default distance
+  // replaces it if the server finds one.
   const shape = $("shape").value;
   $("difficulty").value = DEFAULT_DISTANCE[shape] ?? 20;
-  generate(true);
+  say("");
+  await setBoard(await goalOf(shape), shape);
+  await generate(true);
 }
 
 // --- start -------------------------------------------------------------------------------------------
 
 function wire() {
   $("shape").addEventListener("change", shapeChanged);
-  $("goal").addEventListener("change", () => { state.solution = null; state.version++; refreshFacts(); });
+  $("goal").addEventListener("change", () => { state.solution = null; boardChanged(); refreshFacts(); });
   $("generate").addEventListener("click", () => generate(true));
   $("random").addEventListener("click", () => generate(false));
   $("board-form").addEventListener("submit", useTypedBoard);
