@@ -185,6 +185,52 @@ def test_generate_4x4_solves_in_a_worker(client):
         assert check["distance"] == 10
 
 
+FAR_5X5 = "2 3 4 5 10/1 7 8 9 0/6 11 12 13 14/16 17 18 19 15/21 22 23 24 20"
+
+
+def test_the_clis_fast_and_weight_over_http(client):
+    """Issue 23, item 12: the options of ``npuzzle solve`` that make sense over HTTP."""
+    status, rec = post(client, "/solve", {"board": FAR_5X5, "fast": True})
+    assert status == 200 and rec["algorithm"] == "fast" and rec["optimal"] is False
+    assert parse_board(FAR_5X5).apply(rec["moves"]) == goal_board("5x5")
+    status, rec = post(client, "/solve", {"board": EASY_4X4, "weight": 1.5})
+    assert status == 200 and rec["length"] == 2 and rec["bound"] == 1.5
+    assert rec["optimal"] is False
+    for body, fragment in (
+        ({"board": EASY_4X4, "weight": 0.5}, "weight"),
+        ({"board": EASY_4X4, "fast": True, "algorithm": "bfs"}, "two algorithms"),
+        ({"board": EASY_4X4, "weight": 2, "algorithm": "bfs"}, "weight"),
+    ):
+        assert_error(*post(client, "/solve", body), 400, fragment)
+
+
+def test_5x5_at_a_distance_by_random_walks(client):
+    """Issue 23, item 10: no 5x5 database is built here, so each walk's end is solved with
+    linear conflict -- still quick at distance 20."""
+    status, body = post(client, "/generate", {"shape": "5x5", "distance": 20, "seed": 3})
+    assert status == 200
+    [rec] = body["results"]
+    assert rec["shape"] == "5x5" and rec["distance"] == 20 and rec["method"] == "walk"
+    status, check = post(client, "/distance", {"board": rec["board"]})
+    assert status == 200 and check["distance"] == 20
+    status, body = post(client, "/generate", {"shape": "5x5"})
+    assert_error(status, body, 400, "ask for a 'distance'")
+
+
+def test_5x5_too_far_for_the_time_cap_says_why(service_dir, tmp_path_factory):
+    mp, c = _client(service_dir, tmp_path_factory, max_seconds=1)
+    with c:
+        status, body = post(c, "/generate", {"shape": "5x5", "distance": 90, "seed": 1})
+        assert_error(status, body, 504, "no pattern database for 5x5")
+        assert "smaller distance" in body["error"]
+    mp.undo()
+
+
+def test_favicon(client):
+    r = client.get("/favicon.ico")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+
+
 def test_health_and_databases(client):
     r = client.get("/health")
     assert r.status_code == 200 and r.json()["status"] == "ok"
@@ -371,6 +417,8 @@ fields = st.sampled_from(
         "length",
         "seed",
         "unique",
+        "fast",
+        "weight",
         "other",
     ]
 )
