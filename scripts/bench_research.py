@@ -1,0 +1,241 @@
+#!/usr/bin/env python
+"""The research table: IDA*'s search enhancements switched on one by one, on Korf's 100
+(7-8 and 6-6-3), the 17 80-move 15-puzzles and, within a cap, Korf & Taylor's 24-puzzles;
+nodes and seconds per instance beside the published counts and the C reference
+(../shared/cref: plain IDA* with 7-8 or 6-6-3 and the reflection) run in the same process.
+
+    python scripts/bench_research.py                        # 15-puzzle rows, C side by side
+    python scripts/bench_research.py --workloads korf100-78 --configs all
+    python scripts/bench_research.py --workloads kt --kt 1,2,4,8 --cap 900 --jobs 2
+    python scripts/bench_research.py --markdown docs/research-table.md   # also write the table
+
+Rows (configurations): ``plain`` (the sum of the tables only, never undoing a move),
+``+reflection`` (the mirrored lookup too, Korf & Felner 2002: what the C reference runs), ``+fsm``
+(duplicate pruning by a finite-state machine of move strings, Taylor & Korf 1993, without the
+reflection), ``all`` (both: npuzzle's default) and ``all-fsmN`` for other machine depths.
+Every length is checked against the file's optimal length; a wrong one stops the run.
+Nodes are generated nodes (children created, as Korf & Felner count them) and expanded nodes
+(as Clausecker and Doebbelin et al. count them).  Times are search seconds on one core unless
+``--jobs``: tables loaded, kernels compiled and pruning machines made before the clock starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from bench_korf100 import read_korf  # noqa: E402
+
+from solver import api  # noqa: E402
+from solver.core import config  # noqa: E402
+from solver.core.board import Shape  # noqa: E402
+from solver.core.solution import SearchLimitReached  # noqa: E402
+from solver.search import fsm  # noqa: E402
+
+SHARED = ROOT.parent / "shared"
+KORF100 = ROOT / "data" / "korf100.txt"
+HARD80 = ROOT / "data" / "hardest80.txt"
+KT24 = SHARED / "data" / "korf-taylor-24.tsv"
+CREF = Path(os.environ.get("CREF_DATA", "/tmp/cref-data"))
+
+# Mean generated nodes per instance on 1,000 random 15-puzzles with 7-8 (a different set from
+# Korf's 100, whose mean is close): regular lookup only, with the reflection (Felner, Korf &
+# Hanan, JAIR 22, 2004), and all four lookups with BPMX (Felner, Zahavi, Holte, Schaeffer,
+# Sturtevant & Zhang, "Inconsistent heuristics in theory and practice", AIJ 175, 2011).
+PUBLISHED_78 = {"plain": 136_289, "+reflection": 36_710, "dual + BPMX (published)": 18_601}
+
+
+@dataclass(frozen=True)
+class Config:
+    """One row: the mirrored lookup or not, and the pruning machine's depth."""
+
+    name: str
+    reflect: bool
+    fsm: int
+
+
+CONFIGS = {
+    "plain": Config("plain", False, 2),
+    "+reflection": Config("+reflection", True, 2),
+    "+fsm": Config("+fsm", False, config.DEFAULT_FSM_DEPTH),
+    "all": Config("all", True, config.DEFAULT_FSM_DEPTH),
+    "all-fsm8": Config("all-fsm8", True, 8),
+    "all-fsm12": Config("all-fsm12", True, 12),
+}
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A set of boards for one database: ``rows`` are (id, tiles, optimal length) for the
+    blank-first goal; ``cref`` the C reference's partition name (None: it has none)."""
+
+    name: str
+    shape: str
+    partition: str
+    rows: list
+    cref: str | None
+    published: dict = field(default_factory=dict)
+
+
+def workloads(names, kt: list[int]) -> list[Workload]:
+    """The workloads asked for, read from the reference files."""
+    korf = [(r["id"], r["tiles"], r["optimal"]) for r in read_korf(KORF100)]
+    hard = [(r[0], r[1], int(r[2])) for r in _tsv(HARD80)]
+    out = {
+        "korf100-78": Workload("Korf's 100, 7-8", "4x4", "7-8", korf, "78", PUBLISHED_78),
+        "korf100-663": Workload("Korf's 100, 6-6-3", "4x4", "6-6-3", korf, "663"),
+        "hard80-78": Workload("17 80-move, 7-8", "4x4", "7-8", hard, "78"),
+    }
+    if KT24.exists():
+        rows = [(int(r[0]), r[1], int(r[2])) for r in _tsv(KT24) if int(r[0]) in kt]
+        out["kt"] = Workload(f"Korf-Taylor {kt}, 6-6-6-6", "5x5", "6-6-6-6", rows, None)
+    return [out[n] for n in names if n in out]
+
+
+def _tsv(path: Path) -> list[list[str]]:
+    return [
+        line.split("\t") for line in path.read_text().splitlines() if line and line[0].isdigit()
+    ]
+
+
+@dataclass
+class Cell:
+    """One workload under one configuration."""
+
+    generated: int = 0
+    expanded: int = 0
+    seconds: float = 0.0
+    solved: int = 0
+    capped: int = 0
+
+
+def run(work: Workload, cfg: Config, jobs: int, cap: float | None) -> Cell:
+    """Solve every board of ``work`` with ``cfg``; lengths checked against the file."""
+    opts = api.SearchOptions(
+        partition=work.partition, reflect=cfg.reflect, fsm=cfg.fsm, jobs=jobs, timeout=cap
+    )
+    fsm.machine_for(Shape.parse(work.shape), cfg.fsm)  # made (or read) before the clock
+    try:  # the tables loaded and the kernels compiled before the clock starts
+        api.solve(work.rows[0][1], "blank-first", options=opts, max_nodes=10_000)
+    except SearchLimitReached:
+        pass
+    cell = Cell()
+    for ident, tiles, optimal in work.rows:
+        try:
+            sol = api.solve(tiles, "blank-first", options=opts)
+        except SearchLimitReached as stop:
+            cell.capped += 1
+            cell.generated += stop.partial.nodes_generated
+            cell.expanded += stop.partial.nodes_expanded
+            cell.seconds += cap or 0
+            print(f"  {work.name} #{ident} {cfg.name}: capped at {cap} s", file=sys.stderr)
+            continue
+        if sol.length != optimal:
+            sys.exit(f"{work.name} #{ident} {cfg.name}: length {sol.length}, not {optimal}")
+        cell.solved += 1
+        cell.generated += sol.nodes_generated
+        cell.expanded += sol.nodes_expanded
+        cell.seconds += sol.extra["search_seconds"]
+        if work.shape == "5x5":
+            print(
+                f"  {work.name} #{ident} {cfg.name}: {sol.nodes_generated:,} generated, "
+                f"{sol.nodes_expanded:,} expanded, {sol.extra['search_seconds']:.1f} s",
+                file=sys.stderr,
+            )
+    return cell
+
+
+def cref_seconds(work: Workload) -> float | None:
+    """The C reference's search seconds on ``work`` with the reflection (best of 3), or None
+    where it has no such job or is not built (bash ../shared/cref/build.sh)."""
+    binary = CREF / "cref"
+    if work.cref is None or not os.access(binary, os.X_OK):
+        return None
+    boards = "".join(t + "\n" for _, t, _ in work.rows)
+    best = None
+    for _ in range(3):
+        out = subprocess.run(
+            [str(binary), "solve", work.cref, str(CREF), "--reflect"],
+            input=boards,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "OMP_NUM_THREADS": "1"},
+        ).stdout
+        found = re.search(r"seconds=([\d.]+)", out)
+        if found:
+            s = float(found.group(1))
+            best = s if best is None else min(best, s)
+    return best
+
+
+def table(results, c_times) -> list[str]:
+    """The research table as markdown lines."""
+    lines = []
+    for work, cells in results:
+        n = len(work.rows)
+        c = c_times.get(work.name)
+        lines.append(
+            f"**{work.name}** ({n} boards; C reference, 7-8/6-6-3 + reflection: "
+            + (f"{c / n * 1000:.2f} ms/board)" if c else "not run)")
+        )
+        lines.append("")
+        lines.append(
+            "| configuration | generated/board | expanded/board | ms/board | vs C | published |"
+        )
+        lines.append("|---|---:|---:|---:|---:|---:|")
+        for cfg, cell in cells:
+            pub = work.published.get(cfg.name)
+            ratio = f"{cell.seconds / c:.2f}x" if c else "-"
+            capped = f" ({cell.capped} capped)" if cell.capped else ""
+            lines.append(
+                f"| {cfg.name} ({'refl., ' if cfg.reflect else ''}fsm {cfg.fsm}){capped} "
+                f"| {cell.generated / n:,.0f} | {cell.expanded / n:,.0f} "
+                f"| {cell.seconds / n * 1000:,.2f} | {ratio} | {f'{pub:,}' if pub else ''} |"
+            )
+        for name, pub in work.published.items():
+            if name not in CONFIGS:
+                lines.append(f"| {name} | | | | | {pub:,} |")
+        lines.append("")
+    return lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--workloads", default="korf100-78,korf100-663,hard80-78")
+    ap.add_argument("--configs", default="plain,+reflection,+fsm,all,all-fsm12")
+    ap.add_argument("--kt", default="1,2,4,8", help="Korf-Taylor instances for the kt workload")
+    ap.add_argument("--cap", type=float, default=None, help="seconds per board (kt)")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--markdown", type=Path, default=None, help="also write the table here")
+    a = ap.parse_args()
+    configs = [CONFIGS[n] for n in a.configs.split(",")]
+    works = workloads(a.workloads.split(","), [int(k) for k in a.kt.split(",")])
+    results, c_times = [], {}
+    for work in works:
+        c_times[work.name] = cref_seconds(work)
+        cells = []
+        for cfg in configs:
+            t = time.perf_counter()
+            cells.append((cfg, run(work, cfg, a.jobs, a.cap)))
+            print(f"{work.name} / {cfg.name}: {time.perf_counter() - t:.1f} s", file=sys.stderr)
+        results.append((work, cells))
+    load = os.getloadavg()[0]
+    lines = table(results, c_times)
+    lines.append(f"One core each unless --jobs ({a.jobs}); load average {load:.2f} at the end.")
+    print("\n".join(lines))
+    if a.markdown:
+        a.markdown.write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
