@@ -21,9 +21,9 @@ Abuse it must survive:
   connection), and the worker is told to drop the search (``SIGUSR1``, raised as
   :class:`Cancelled` between two slices of the search) and is idle again in a moment; one that
   does not answer within ``cancel_seconds`` is ended and replaced;
-* a flood: a request whose expected wait for a worker -- the requests waiting ahead of it,
-  shared by the workers, times the recent searches' mean duration (the cap, before any has
-  run) -- is over ``max_expected_wait`` gets a 503 with ``retry_after`` at once, and so does any request
+* a flood: a request whose expected wait for a worker -- the requests waiting ahead of it and
+  one more, shared by the workers, times the recent searches' mean duration (the cap, before
+  any has run) -- is over ``max_expected_wait`` gets a 503 with ``retry_after`` at once, and so does any request
   beyond ``max_pending``;
 * shutting down (:meth:`SearchPool.abort`, on SIGTERM or Ctrl-C): the workers are ended and
   every request in flight is answered 503 at once, so the server closes its connections and
@@ -227,15 +227,16 @@ class SearchPool:
         return self.running + self.waiting
 
     def expected_wait(self) -> float:
-        """Seconds a new request would wait for a worker, roughly: none while one is idle or
-        none waits, else the requests waiting ahead of it, shared by the workers, each taking
-        the recent searches' mean time (the cap before any has run: the worst the server
-        allows).  The searches under way are left out: how long they have left is unknown."""
-        if self._idle is not None and self._idle.qsize() > self.waiting:
+        """Seconds a new request would wait for a worker, roughly: none while one is idle
+        (or starting), else the time for the workers to finish the requests waiting ahead of it and one
+        more, each taking the recent searches' mean time -- the cap before any search has
+        run here (no evidence yet: the worst the server allows)."""
+        starting = len(self._starting)  # free as soon as they are warm
+        if self._idle is not None and self._idle.qsize() + starting > self.waiting:
             return 0.0
         limits = self.settings.limits
         typical = limits.max_seconds if self.mean_seconds is None else self.mean_seconds
-        return self.waiting / max(1, self.settings.workers) * typical
+        return (self.waiting + 1) / max(1, self.settings.workers) * typical
 
     def _busy(self) -> tuple[int, dict] | None:
         """The 503 for a request that should not queue, or None."""
