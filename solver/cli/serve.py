@@ -85,6 +85,11 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, max_wait, cache
       /solve /distance /hint /heuristic /check /generate
     and GET /health, /databases; the API's own documentation is at /docs.
 
+    Searches run in --workers processes, each capped at --max-seconds.  A client
+    that hangs up has its search dropped; identical questions asked at once share
+    one search, and the last --cache answers are kept; a search that would wait
+    longer than --max-wait for a worker gets 503 with Retry-After at once.
+
     \b
       npuzzle serve                        # then open http://127.0.0.1:8000/
       curl -s localhost:8000/distance -d '{"board": "8 6 7/2 5 4/3 0 1"}'

@@ -6,7 +6,9 @@
 * :mod:`.requests` -- the request bodies: the CLI's option names as JSON keys;
 * :mod:`.work` -- one request's answer as ``(HTTP status, JSON body)``, built from the
   records of :mod:`solver.answers`, and the rule for which answers are lookups;
-* :mod:`.pool` -- the worker processes that run searches off the event loop;
+* :mod:`.pool` -- the worker processes that run searches off the event loop (a search whose
+  client hangs up is dropped; a flood is refused with Retry-After);
+* :mod:`.sharing` -- identical questions in flight searched once, recent answers cached;
 * :mod:`.app` -- the routes (FastAPI on uvicorn), error handlers and the static page;
 * ``static/`` -- the page: plain HTML, CSS and JavaScript, no CDN.
 

@@ -250,10 +250,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         after it."""
         return await respond("hint", body, request)
 
-    @app.post("/heuristic", summary="The pattern-database heuristic")
+    @app.post("/heuristic", summary="The best estimate of the distance that is built")
     async def heuristic(body: HeuristicRequest, request: Request):
-        """The additive pattern-database value with its parts (plain and mirrored sums, each
-        pattern's value), Manhattan distance and linear conflict."""
+        """The exact table's distance where one is built, else the additive pattern-database
+        value with its parts (plain and mirrored sums, each pattern's value), else linear
+        conflict -- named in ``heuristic`` -- with Manhattan distance and linear conflict.
+        A ``partition`` asks for that database."""
         return await respond("heuristic", body, request)
 
     @app.post("/check", summary="Solvable or not, with the working")
@@ -270,7 +272,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/health", summary="Is the server up")
     async def health():
-        """The version, the search workers (ready, running, waiting) and the caps."""
+        """The version, the search workers (ready, running, waiting), what the searches
+        cost (started, shared with an identical question, answered from the cache, dropped
+        because their client hung up, refused as too long a wait) and the caps."""
         lim = settings.limits
         return {
             "status": "ok",
