@@ -3,7 +3,8 @@
 
 A kernel call searches every path below the node at the stack's floor (``st[S_ROOT]``, depth 0
 for a whole iteration, deeper for a work unit) whose cost ``f`` stays within ``st[S_BOUND]``,
-never undoing the previous move, for about ``budget`` generated nodes; it returns
+skipping the moves the pruning machine forbids (:mod:`solver.search.fsm`: at least undoing the
+previous move), for about ``budget`` generated nodes; it returns
 
 * ``FOUND`` -- the node at the top of the stack is the goal (``h == 0``);
 * ``ITERATION_DONE`` -- everything below the floor was searched; ``st[S_NEXT]`` holds the
@@ -22,8 +23,9 @@ Heuristics, each updated in O(1)-ish per move because a move slides exactly one 
   own digit of that mixed-radix number by the step and, for a vertical step, the digits of the
   pattern tiles on the ``cols - 1`` cells it jumps over (:func:`_slid`, with the tables of
   :func:`solver.search.plans.rank_delta_tables`).  The reflection lookup ranks the mirrored
-  state the same way in a second :class:`Frame`, and is made only for children the normal sum
-  did not prune.  Manhattan distance is the database of one-tile patterns;
+  state the same way in a second frame, and a further database (the maximum of several
+  partitions) in two more; each lookup is made only for the children the ones before did not
+  prune.  Manhattan distance is the database of one-tile patterns;
 * **linear conflict** (:func:`ida_lc`) -- Manhattan plus two moves for every tile that must
   leave its goal row (column) to let others pass; a move re-counts only the two lines it changes.
 
@@ -48,7 +50,7 @@ from numba import njit, types  # noqa: E402
 from numba.extending import overload  # noqa: E402
 
 from ..core.board import BLANK  # noqa: E402
-from .plans import Frame, Lines, Moves  # noqa: F401,E402 - the kernels' argument types
+from .plans import Frames, Lines, Moves  # noqa: F401,E402 - the kernels' argument types
 
 # What a kernel call returns.
 FOUND, ITERATION_DONE, BUDGET_SPENT, FRONTIER = 1, 2, 3, 4
@@ -59,18 +61,18 @@ NO_MOVE = 4  # "previous direction" at the search's start: nothing to avoid undo
 INFINITE_F = 1 << 40
 NO_CUT = -1  # S_CUT when the walk is not splitting
 
-# Fields of the k-th child of the node at depth d, ``kid[d, k]``: move id, normal rank and
-# value, mirrored rank and value, normal and mirrored h, the pruning machine's state.
-# ``kid[d, i, C_SEL]`` is another list: the children within the bound, in the order they are
-# to be entered.
-C_MOVE, C_RANK, C_VAL, C_RANKM, C_VALM, C_H, C_HM, C_SEL, C_FSM = range(9)
-CHILD_FIELDS = 9
+# Fields of the k-th child of the node at depth d, ``kid[d, k]``: move id, the pruning
+# machine's state, the largest h of its lookups so far, then per lookup f its pattern's rank
+# and value and the lookup's sum (fields FRAME_BASE + 3f, + 1, + 2).  ``kid[d, i, C_SEL]`` is
+# another list: the children within the bound, in the order they are to be entered.
+C_MOVE, C_SEL, C_FSM, C_BEST = range(4)
+FRAME_BASE = 4
 
 
 class Node(NamedTuple):
-    """The board at the top of the stack: ``tiles[cell]``, and per side (0 normal, 1
-    mirrored) and pattern p the table index ``ranks[side, p]`` (offset included) and its
-    value ``vals[side, p]``."""
+    """The board at the top of the stack: ``tiles[cell]``, and per lookup f (see
+    :class:`solver.search.plans.Plan`) and pattern p the table index ``ranks[f, p]`` (offset
+    included) and its value ``vals[f, p]``."""
 
     tiles: np.ndarray
     ranks: np.ndarray
@@ -80,8 +82,8 @@ class Node(NamedTuple):
 class Stack(NamedTuple):
     """Per depth d of the walk: ``path[d]`` the move id taken at d, ``kid[d, :nkid[d]]`` the
     children (nkid -1: not expanded yet; the linear-conflict kernel generates children one by
-    one and uses ``kidx[d]`` alone), ``kidx[d]`` the next one to enter, ``h[d]`` the normal and
-    mirrored h, ``saved[d]`` the values the move at d overwrote (for the undo), ``fsm[d]`` the
+    one and uses ``kidx[d]`` alone), ``kidx[d]`` the next one to enter, ``h[d, f]`` lookup f's
+    sum, ``saved[d]`` the values the move at d overwrote (for the undo), ``fsm[d]`` the
     pruning machine's state at the node of depth d (:mod:`solver.search.fsm`)."""
 
     path: np.ndarray
@@ -93,16 +95,16 @@ class Stack(NamedTuple):
     fsm: np.ndarray
 
 
-def new_stack(depth: int) -> Stack:
-    """Zeroed stack arrays for walks up to ``depth`` moves deep."""
+def new_stack(depth: int, lookups: int = 1) -> Stack:
+    """Zeroed stack arrays for walks up to ``depth`` moves deep with ``lookups`` lookups."""
     z = depth + 2
     return Stack(
         np.zeros(z, np.int64),
-        np.zeros((z, 4, CHILD_FIELDS), np.int64),
+        np.zeros((z, 4, FRAME_BASE + 3 * lookups), np.int64),
         np.zeros(z, np.int64),
         np.zeros(z, np.int64),
-        np.zeros((z, 2), np.int64),
-        np.zeros((z, 4), np.int64),
+        np.zeros((z, lookups), np.int64),
+        np.zeros((z, max(2, 2 * lookups)), np.int64),
         np.zeros(z, np.int64),
     )
 
@@ -129,15 +131,15 @@ def _f_typed(g, h, fcost):
 
 
 @njit(cache=True, inline="always")
-def _slid(frame, table, tiles, t, m, rank, val, h):
-    """``(rank, value, h)`` after move m slides tile t, for t's pattern in one frame, given
-    that pattern's ``rank`` and ``val`` and the frame's sum ``h`` before the move.
+def _slid(frames, f, table, tiles, t, m, rank, val, h):
+    """``(rank, value, h)`` after move m slides tile t, for t's pattern in lookup f, given
+    that pattern's ``rank`` and ``val`` and the lookup's sum ``h`` before the move.
 
     The rank moves by ``sgn * (wt[t] * step + sum of contrib[t, u] over the jumped cells)``."""
-    delta = frame.wt[t] * frame.step[m]
-    for j in range(frame.btw.shape[1]):
-        delta += frame.contrib[t, tiles[frame.btw[m, j]]]
-    r = rank + frame.sgn[m] * delta
+    delta = frames.wt[f, t] * frames.step[f, m]
+    for j in range(frames.btw.shape[2]):
+        delta += frames.contrib[f, t, tiles[frames.btw[f, m, j]]]
+    r = rank + frames.sgn[f, m] * delta
     v = np.int64(table[r])
     return r, v, h - val + v
 
@@ -146,16 +148,17 @@ def _slid(frame, table, tiles, t, m, rank, val, h):
 
 
 @njit(cache=True, nogil=True)
-def ida_pdb(node, stack, st, table, normal, mirror, moves, fsm, fcost, reflect, order, budget):
+def ida_pdb(node, stack, st, tables, frames, moves, fsm, fcost, order, budget):
     """Resume an IDA* walk over additive pattern databases for about ``budget`` generated
     nodes; return FOUND, ITERATION_DONE, BUDGET_SPENT or FRONTIER (see the module docstring).
 
-    ``node``/``stack``/``st`` are the walk's state, ``table`` every pattern table joined,
-    ``normal``/``mirror`` the two :class:`Frame` s (``reflect`` says whether to use the
-    mirror), ``fsm`` the pruning machine's transitions, ``order`` enters children smallest h
-    first."""
+    ``node``/``stack``/``st`` are the walk's state, ``tables`` the databases (each one array
+    of its pattern tables joined), ``frames`` the lookups (:class:`Frames`; the heuristic is
+    the largest of their sums), ``fsm`` the pruning machine's transitions, ``order`` enters
+    children smallest h first."""
     tiles, ranks, vals = node
     path, kid, nkid, kidx, hs, saved, fstate = stack
+    nf = frames.pat.shape[0]
     d = st[S_DEPTH]
     blank = st[S_BLANK]
     bound = st[S_BOUND]
@@ -170,9 +173,10 @@ def ida_pdb(node, stack, st, table, normal, mirror, moves, fsm, fcost, reflect, 
     expand = nkid[d] < 0
     while True:
         if expand:
-            # Generate every child of the node at depth d and keep those within the bound.
-            # The siblings' table lookups do not depend on each other, so their cache misses
-            # overlap.
+            # Generate every child of the node at depth d and keep those within the bound:
+            # the first lookup for all of them, each further lookup only for the children the
+            # ones before did not prune.  The siblings' table lookups do not depend on each
+            # other, so their cache misses overlap.
             expand = False
             prev = NO_MOVE if d == 0 else (path[d - 1] & 3)
             row = blank * 5 + prev
@@ -180,6 +184,7 @@ def ida_pdb(node, stack, st, table, normal, mirror, moves, fsm, fcost, reflect, 
             g1 = d + 1
             cnt = 0
             n = 0
+            table = tables[frames.tab[0]]
             for j in range(moves.succ_n[row]):
                 m = moves.succ[row, j]
                 s = fsm[here, m & 3]
@@ -187,33 +192,40 @@ def ida_pdb(node, stack, st, table, normal, mirror, moves, fsm, fcost, reflect, 
                     continue
                 k = n
                 n += 1
-                kid[d, k, C_FSM] = s
                 t = tiles[moves.nb[m]]  # the tile that slides onto the blank's cell
-                p = normal.pat[t]
-                r, v, hc = _slid(normal, table, tiles, t, m, ranks[0, p], vals[0, p], hs[d, 0])
+                p = frames.pat[0, t]
+                r, v, hc = _slid(frames, 0, table, tiles, t, m, ranks[0, p], vals[0, p], hs[d, 0])
                 kid[d, k, C_MOVE] = m
-                kid[d, k, C_RANK] = r
-                kid[d, k, C_VAL] = v
-                kid[d, k, C_H] = hc
-                kid[d, k, C_HM] = hc
+                kid[d, k, C_FSM] = s
+                kid[d, k, C_BEST] = hc
+                kid[d, k, FRAME_BASE] = r
+                kid[d, k, FRAME_BASE + 1] = v
+                kid[d, k, FRAME_BASE + 2] = hc
                 kid[d, cnt, C_SEL] = k
                 f = _f(g1, hc, fcost)
                 over = f > bound
                 cnt += 1 - over
                 if over and f < nxt:
                     nxt = f
-            if reflect and cnt > 0:
-                # The mirrored lookup only for the children the normal sum did not prune.
+            for fr in range(1, nf):
+                if cnt == 0:
+                    break
+                table = tables[frames.tab[fr]]
+                base = FRAME_BASE + 3 * fr
                 keep = 0
                 for i in range(cnt):
                     k = kid[d, i, C_SEL]
                     m = kid[d, k, C_MOVE]
                     t = tiles[moves.nb[m]]
-                    q = mirror.pat[t]
-                    r, v, hc = _slid(mirror, table, tiles, t, m, ranks[1, q], vals[1, q], hs[d, 1])
-                    kid[d, k, C_RANKM] = r
-                    kid[d, k, C_VALM] = v
-                    kid[d, k, C_HM] = hc
+                    q = frames.pat[fr, t]
+                    r, v, hc = _slid(
+                        frames, fr, table, tiles, t, m, ranks[fr, q], vals[fr, q], hs[d, fr]
+                    )
+                    kid[d, k, base] = r
+                    kid[d, k, base + 1] = v
+                    kid[d, k, base + 2] = hc
+                    if hc > kid[d, k, C_BEST]:
+                        kid[d, k, C_BEST] = hc
                     kid[d, keep, C_SEL] = k
                     f = _f(g1, hc, fcost)
                     over = f > bound
@@ -226,11 +238,11 @@ def ida_pdb(node, stack, st, table, normal, mirror, moves, fsm, fcost, reflect, 
                 # goal tends to be reached sooner.
                 for i in range(1, cnt):
                     k = kid[d, i, C_SEL]
-                    key = max(kid[d, k, C_H], kid[d, k, C_HM])
+                    key = kid[d, k, C_BEST]
                     j = i
                     while j > 0:
                         k2 = kid[d, j - 1, C_SEL]
-                        if max(kid[d, k2, C_H], kid[d, k2, C_HM]) <= key:
+                        if kid[d, k2, C_BEST] <= key:
                             break
                         kid[d, j, C_SEL] = k2
                         j -= 1
@@ -254,13 +266,10 @@ def ida_pdb(node, stack, st, table, normal, mirror, moves, fsm, fcost, reflect, 
             tiles[blank] = t
             tiles[e] = BLANK
             blank = e
-            p = normal.pat[t]
-            ranks[0, p] = saved[d, 0]
-            vals[0, p] = saved[d, 1]
-            if reflect:
-                q = mirror.pat[t]
-                ranks[1, q] = saved[d, 2]
-                vals[1, q] = saved[d, 3]
+            for fr in range(nf):
+                p = frames.pat[fr, t]
+                ranks[fr, p] = saved[d, 2 * fr]
+                vals[fr, p] = saved[d, 2 * fr + 1]
             continue
         # Enter the next child.
         kidx[d] = i + 1
@@ -268,23 +277,18 @@ def ida_pdb(node, stack, st, table, normal, mirror, moves, fsm, fcost, reflect, 
         m = kid[d, k, C_MOVE]
         nb = moves.nb[m]
         t = tiles[nb]
-        p = normal.pat[t]
-        saved[d, 0] = ranks[0, p]
-        saved[d, 1] = vals[0, p]
-        ranks[0, p] = kid[d, k, C_RANK]
-        vals[0, p] = kid[d, k, C_VAL]
-        if reflect:
-            q = mirror.pat[t]
-            saved[d, 2] = ranks[1, q]
-            saved[d, 3] = vals[1, q]
-            ranks[1, q] = kid[d, k, C_RANKM]
-            vals[1, q] = kid[d, k, C_VALM]
+        for fr in range(nf):
+            p = frames.pat[fr, t]
+            base = FRAME_BASE + 3 * fr
+            saved[d, 2 * fr] = ranks[fr, p]
+            saved[d, 2 * fr + 1] = vals[fr, p]
+            ranks[fr, p] = kid[d, k, base]
+            vals[fr, p] = kid[d, k, base + 1]
+            hs[d + 1, fr] = kid[d, k, base + 2]
         tiles[blank] = t
         tiles[nb] = BLANK
         path[d] = m
         blank = nb
-        hs[d + 1, 0] = kid[d, k, C_H]
-        hs[d + 1, 1] = kid[d, k, C_HM]
         fstate[d + 1] = kid[d, k, C_FSM]
         d += 1
         if hs[d, 0] == 0:  # every pattern home: the goal

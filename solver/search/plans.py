@@ -147,6 +147,41 @@ def frame(shape: Shape, patterns, relabel=None, cells=None) -> Frame:
     return Frame(*rank_delta_tables(shape, patterns, relabel), *slide_geometry(shape, cells))
 
 
+class Frames(NamedTuple):
+    """Every lookup of a plan, stacked for the kernel: ``Frames.pat[f]`` is
+    :attr:`Frame.pat` of lookup f and so on; ``tab[f]`` says which of the plan's
+    ``tables`` lookup f reads."""
+
+    pat: np.ndarray
+    wt: np.ndarray
+    contrib: np.ndarray
+    sgn: np.ndarray
+    step: np.ndarray
+    btw: np.ndarray
+    tab: np.ndarray
+
+
+def stacked(frames: list[Frame], tabs: list[int]) -> Frames:
+    """The :class:`Frames` of ``frames``, lookup f reading table ``tabs[f]``."""
+    arrays = [np.ascontiguousarray(np.stack([f[i] for f in frames])) for i in range(6)]
+    arrays.append(np.asarray(tabs, dtype=np.int64))
+    for a in arrays:
+        a.setflags(write=False)
+    return Frames(*arrays)
+
+
+class Lookup(NamedTuple):
+    """One lookup of a plan, as Python computes its start values: the ``patterns`` (sorted
+    tiles), their tables' ``offsets`` in table ``tab`` of the plan, and for a mirrored lookup
+    the mirror's ``cells`` and tile names ``relabel`` (None: the board as it is)."""
+
+    patterns: list
+    offsets: np.ndarray
+    tab: int
+    cells: list | None = None
+    relabel: list | None = None
+
+
 class Lines(NamedTuple):
     """Linear conflict's tables: ``md[t, c]`` the grid distance from cell c to tile t's goal
     cell, ``grow[t]``/``gcol[t]`` its goal row and column, and the board's ``rows``/``cols``."""
@@ -167,8 +202,10 @@ class Plan:
 
     ``name`` is the heuristic as reported (``pdb 6-6-3 + reflection``, ``manhattan``...),
     ``database`` the file name of the tables (None for Manhattan / linear conflict).  A "pdb"
-    plan has the joined ``table`` and the ``normal`` and ``mirror`` frames (the same object when
-    the reflection is off); an "lc" plan has ``lines``.
+    plan has ``tables`` (one read-only array per database, each holding its pattern tables
+    joined) and its ``lookups``: the database's additive sum, its mirrored sum with the
+    reflection, and the same for every further database (the heuristic is their maximum);
+    ``frames`` are the lookups stacked for the kernel.  An "lc" plan has ``lines``.
     """
 
     kind: str  # "pdb" (also Manhattan) or "lc"
@@ -177,40 +214,38 @@ class Plan:
     target: Board
     database: str | None = None
     reflect: bool = False
-    patterns: list = field(default_factory=list)
-    offsets: np.ndarray | None = None
-    table: np.ndarray | None = None
-    normal: Frame | None = None
-    mirror: Frame | None = None
+    tables: tuple = ()
+    lookups: list = field(default_factory=list)
+    frames: Frames | None = None
     lines: Lines | None = None
-    cells: list | None = None  # the mirror's cell numbering
-    relabel: list | None = None  # the mirror's tile names
     notice: str | None = None  # said once to the user: e.g. the search fell back
+
+    @property
+    def patterns(self) -> list:
+        """The first database's patterns."""
+        return self.lookups[0].patterns
 
     def ranks(self, tiles) -> tuple[np.ndarray, np.ndarray]:
         """``(ranks, vals)`` of the board ``tiles`` (cell -> tile), each of shape
-        ``(2, patterns)``: row 0 the normal lookup, row 1 the mirrored one (a copy of row 0
-        without the reflection)."""
+        ``(lookups, most patterns)``: per lookup f and pattern p the table index (offset
+        included) and its value (0 where a lookup has fewer patterns)."""
         tiles = np.asarray(tiles, dtype=np.int64)
         pos = np.empty(len(tiles), dtype=np.int64)
         pos[tiles] = np.arange(len(tiles))
-
-        def ranked(cell_of):
-            return [
-                self.offsets[p] + int(rank(np.array([cell_of(t) for t in pt]), self.shape.size))
-                for p, pt in enumerate(self.patterns)
-            ]
-
-        normal = ranked(lambda t: pos[t])
-        if self.reflect:
-            # In the mirrored state tile relabel[t] stands on cells[pos[t]].
-            inv = np.empty(len(tiles), dtype=np.int64)
-            inv[np.asarray(self.relabel)] = np.arange(len(tiles))
-            mirrored = ranked(lambda v: self.cells[pos[inv[v]]])
-        else:
-            mirrored = normal
-        ranks = np.array([normal, mirrored], dtype=np.int64)
-        return ranks, self.table[ranks].astype(np.int64)
+        width = max(len(look.patterns) for look in self.lookups)
+        ranks = np.zeros((len(self.lookups), width), dtype=np.int64)
+        vals = np.zeros((len(self.lookups), width), dtype=np.int64)
+        for f, look in enumerate(self.lookups):
+            cell_of = pos
+            if look.cells is not None:
+                # In the mirrored state tile relabel[t] stands on cells[pos[t]].
+                named = np.empty(len(tiles), dtype=np.int64)
+                named[np.asarray(look.relabel)] = np.arange(len(tiles))
+                cell_of = np.asarray(look.cells)[pos[named]]
+            for p, pt in enumerate(look.patterns):
+                r = int(look.offsets[p]) + int(rank(cell_of[list(pt)], self.shape.size))
+                ranks[f, p], vals[f, p] = r, int(self.tables[look.tab][r])
+        return ranks, vals
 
     def h(self, tiles) -> int:
         """The heuristic value of the board ``tiles`` ("pdb" plans)."""
@@ -244,29 +279,40 @@ def pdb_plan(
 ) -> Plan:
     """A plan for additive tables ``tables[i]`` over ``patterns[i]`` (tuples of tiles),
     indexed by :func:`solver.ranking.rank` of the pattern tiles' cells in sorted tile order."""
-    patterns = [tuple(sorted(int(t) for t in p)) for p in patterns]
+    return combined_plan(
+        shape, target, [(patterns, tables)], reflect=reflect, name=name, database=database
+    )
+
+
+def combined_plan(
+    shape: Shape, target: Board, databases, *, reflect: bool, name: str, database: str | None
+) -> Plan:
+    """A plan whose heuristic is the maximum of several additive databases, each given as
+    ``(patterns, tables)`` (see :func:`pdb_plan`), with each one's mirrored sum too when
+    ``reflect`` (and the target has a diagonal reflection)."""
     reflection = diagonal_reflection(target) if reflect else None
-    reflect = reflection is not None
-    relabel = list(reflection.relabel) if reflect else None
-    cells = list(reflection.symmetry.cells) if reflect else None
-    table, offsets = _joined_tables(list(tables))
-    normal = frame(shape, patterns)
-    mirror = frame(shape, patterns, relabel, cells) if reflect else normal
+    relabel = list(reflection.relabel) if reflection is not None else None
+    cells = list(reflection.symmetry.cells) if reflection is not None else None
+    tables, lookups, frames = [], [], []
+    for tab, (patterns, parts) in enumerate(databases):
+        patterns = [tuple(sorted(int(t) for t in p)) for p in patterns]
+        table, offsets = _joined_tables(list(parts))
+        tables.append(table)
+        lookups.append(Lookup(patterns, offsets, tab))
+        frames.append(frame(shape, patterns))
+        if reflection is not None:
+            lookups.append(Lookup(patterns, offsets, tab, cells, relabel))
+            frames.append(frame(shape, patterns, relabel, cells))
     return Plan(
         "pdb",
         name,
         shape,
         target,
         database,
-        reflect,
-        patterns,
-        offsets,
-        table,
-        normal,
-        mirror,
-        None,
-        cells,
-        relabel,
+        reflection is not None,
+        tuple(tables),
+        lookups,
+        stacked(frames, [look.tab for look in lookups]),
     )
 
 
@@ -323,24 +369,30 @@ def clear_cache() -> None:
     pattern_db.clear_cache()
 
 
-def pdb_plan_from(pdb: pattern_db.AdditivePDB, reflect: bool) -> Plan:
-    """A plan over an opened database (prepared once per opened file)."""
-    key = (id(pdb), bool(reflect))
+def pdb_plan_from(pdb, reflect: bool) -> Plan:
+    """A plan over an opened database, or the maximum over several (a list) of one goal;
+    prepared once per set of opened files."""
+    pdbs = list(pdb) if isinstance(pdb, list | tuple) else [pdb]
+    key = (tuple(id(p) for p in pdbs), bool(reflect))
     hit = _PDB_PLANS.get(key)
-    if hit is not None and hit[0] is pdb:
+    if hit is not None and all(a is b for a, b in zip(hit[0], pdbs)):
         return hit[1]
-    patterns = [tuple(int(t) for t in e.tiles) for e in pdb.tables]
-    plan = pdb_plan(
-        pdb.shape,
-        pdb.goal,
-        patterns,
-        [e.table for e in pdb.tables],
+    databases = [
+        ([tuple(int(t) for t in e.tiles) for e in p.tables], [e.table for e in p.tables])
+        for p in pdbs
+    ]
+    plan = combined_plan(
+        pdbs[0].shape,
+        pdbs[0].goal,
+        databases,
         reflect=reflect,
         name="",
-        database=pdb.path.name,
+        database=", ".join(p.path.name for p in pdbs),
     )
-    plan.name = f"pdb {pdb.name}" + (" + reflection" if plan.reflect else "")
-    _PDB_PLANS[key] = (pdb, plan)  # the pdb is kept so its id is never reused
+    plan.name = (
+        "pdb " + " & ".join(p.name for p in pdbs) + (" + reflection" if plan.reflect else "")
+    )
+    _PDB_PLANS[key] = (pdbs, plan)  # the pdbs are kept so their ids are never reused
     return plan
 
 
@@ -359,7 +411,9 @@ def plan_for(goal: Board, opts) -> tuple[Plan, Reduction]:
     if kind in ("manhattan", "linear-conflict"):
         return _cached_simple_plan(shape, goal.tiles, kind), same
     try:
-        pdb, red = pattern_db.resolve(shape, goal, opts.partition, opts.data_dir)
+        pdbs, red = pattern_db.resolve_many(
+            shape, goal, opts.partition, opts.data_dir, getattr(opts, "combine", True)
+        )
     except store.DatabaseMissing as e:
         if kind == "pdb" or opts.partition or str(shape) in config.REQUIRES_PDB:
             raise
@@ -368,7 +422,7 @@ def plan_for(goal: Board, opts) -> tuple[Plan, Reduction]:
             notice=fallback_notice(e, goal, opts.data_dir),
         )
         return plan, same
-    return pdb_plan_from(pdb, bool(opts.reflect)), red
+    return pdb_plan_from(pdbs, bool(opts.reflect)), red
 
 
 def fallback_notice(missing: store.DatabaseMissing, goal: Board, data_dir) -> str:

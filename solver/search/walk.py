@@ -157,7 +157,8 @@ class Walk:
         self.problem = problem
         self.plan = problem.plan
         self.st = np.zeros(K.STATE_SLOTS, dtype=np.int64)
-        self.stack = K.new_stack(64)
+        self.lookups = max(1, len(self.plan.lookups))
+        self.stack = K.new_stack(64, self.lookups)
         self.tiles = np.array(problem.start, dtype=np.int64)
         self.node = None  # pdb: kernels.Node
         self.conflicts = None  # lc: the line conflicts
@@ -181,7 +182,9 @@ class Walk:
         g = len(path)
         depth = pb.depth_limit(bound)
         if self.stack.path.shape[0] < max(depth, g) + 2:
-            self.stack = K.new_stack(max(depth, g, 2 * (self.stack.path.shape[0] - 2)))
+            self.stack = K.new_stack(
+                max(depth, g, 2 * (self.stack.path.shape[0] - 2)), self.lookups
+            )
         self.fcost = pb.fcost(bound)
         s = self.stack
         s.path[:g] = path
@@ -225,13 +228,11 @@ class Walk:
                 self.node,
                 self.stack,
                 self.st,
-                plan.table,
-                plan.normal,
-                plan.mirror,
+                plan.tables,
+                plan.frames,
                 self.problem.moves,
                 self.problem.machine.trans,
                 self.fcost,
-                plan.reflect,
                 ORDER_CHILDREN,
                 budget,
             )

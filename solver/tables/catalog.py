@@ -410,6 +410,33 @@ def resolve(
     raise missing(shape, goal, partition, data_dir)
 
 
+def resolve_many(
+    shape: Shape, goal: Board, partition: str | None = None, data_dir=None, combine: bool = True
+) -> list[tuple[Entry, Reduction]]:
+    """The additive databases whose maximum answers ``goal``, each with the reduction of
+    ``goal`` onto their common goal: :func:`resolve`'s choice and, with ``combine`` and no
+    ``partition``, every other database of the same goal and the same size (as strong,
+    differently cut); ``partition`` ``A+B`` names them.  Raises like :func:`resolve`."""
+    if partition and "+" in partition:
+        found = [resolve(shape, goal, part, data_dir) for part in partition.split("+")]
+        if len({entry.goal for entry, _ in found}) > 1:
+            raise store.DatabaseMissing(
+                f"the partitions {partition} are not built for one goal in "
+                f"{store.data_dir(data_dir)}",
+                build_command(shape, partition.split("+")[0], goal, data_dir),
+            )
+        return found
+    first = resolve(shape, goal, partition, data_dir)
+    if partition or not combine:
+        return [first]
+    lead = first[0]
+    return [first] + [
+        (entry, red)
+        for entry, red in candidates(shape, goal, None, data_dir)
+        if entry.goal == lead.goal and entry.strength == lead.strength and entry.path != lead.path
+    ]
+
+
 def missing(shape: Shape, goal: Board, partition: str | None, data_dir) -> store.DatabaseMissing:
     """The error for "no database answers this goal", with the command that builds one."""
     what = f"partition {partition}" if partition else "pattern database"

@@ -212,6 +212,15 @@ def resolve(
     return open_entry(entry, data_dir), red
 
 
+def resolve_many(
+    shape: Shape, goal: Board, partition: str | None = None, data_dir=None, combine: bool = True
+) -> tuple[list[AdditivePDB], Reduction]:
+    """The databases the catalog combines for ``goal`` (:func:`catalog.resolve_many`),
+    opened, and the reduction that maps boards of ``goal`` onto their goal."""
+    found = catalog.resolve_many(shape, goal, partition, data_dir, combine)
+    return [open_entry(entry, data_dir) for entry, _ in found], found[0][1]
+
+
 def load_apdb(
     shape: Shape | str, partition: str | None = None, goal=None, data_dir=None
 ) -> AdditivePDB:
