@@ -191,3 +191,34 @@ def test_sigterm_during_a_search_answers_and_exits_promptly(started):
     assert len(lines) == 2 and lines[1] == "npuzzle: terminated", err  # after the start line
     assert out[0][1] == 503 and "shutting down" in out[0][2]["error"]
     assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in workers)
+
+
+def test_the_cache_is_bounded_in_entries_and_bytes():
+    """An abusive client cannot fill the server's memory through the cache: it keeps at most
+    ``entries`` answers and ``max_bytes`` of them, the least recently asked going first."""
+    import asyncio
+
+    from solver.service.sharing import SharedAnswers
+
+    searched = []
+
+    async def run(endpoint, params):
+        searched.append(params["board"])
+        return 200, {"moves": "U" * params["size"]}
+
+    async def never():
+        await asyncio.Event().wait()
+
+    async def scenario():
+        shared = SharedAnswers(run, entries=3, max_bytes=16_000)
+        for board in range(5):
+            await shared.ask("solve", {"board": board, "size": 500}, never)
+        assert shared.cached == 3 and shared._bytes <= 16_000
+        await shared.ask("solve", {"board": 4, "size": 500}, never)  # kept: no search
+        await shared.ask("solve", {"board": 0, "size": 500}, never)  # pushed out: searched
+        assert searched == [0, 1, 2, 3, 4, 0] and shared.hits == 1
+        await shared.ask("solve", {"board": 9, "size": 5_000}, never)  # over 1/16 of the bytes
+        await shared.ask("solve", {"board": 9, "size": 5_000}, never)
+        assert searched[-2:] == [9, 9] and shared.cached == 3
+
+    asyncio.run(scenario())

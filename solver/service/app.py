@@ -192,7 +192,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The ASGI application for ``settings`` (its search pool starts with the app)."""
     settings = settings or Settings()
     pool = SearchPool(settings)
-    shared = SharedAnswers(pool.run, settings.limits.cache_entries)
+    shared = SharedAnswers(pool.run, settings.limits.cache_entries, settings.limits.cache_bytes)
     started = time.monotonic()
 
     @asynccontextmanager

@@ -39,6 +39,7 @@ class Limits:
     max_expected_wait: float = 30.0
     cancel_seconds: float = 5.0  # for a worker to drop a search whose client hung up
     cache_entries: int = 1024  # recent answers kept (a hint service is asked the same again)
+    cache_bytes: int = 64 << 20  # ... and their JSON size at most (a client may ask big answers)
 
     def options(
         self,

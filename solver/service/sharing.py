@@ -5,8 +5,9 @@ same hard question from many clients at once.  :class:`SharedAnswers` sits in fr
 search pool:
 
 * a question identical to one in flight waits for that search instead of starting another;
-* a complete answer (status 200, not stopped by a cap) is kept in a bounded LRU cache, so the
-  same question again costs a dictionary lookup;
+* a complete answer (status 200, not stopped by a cap) is kept in an LRU cache bounded in
+  entries and in bytes (its JSON size: a hundred solutions of 16x16 boards weigh megabytes),
+  so the same question again costs a dictionary lookup;
 * a client that hangs up stops waiting; the search is cancelled (its worker freed) only when
   no other client is waiting for it.
 
@@ -67,10 +68,17 @@ class SharedAnswers:
     identical questions in flight and cached; ``gone()`` completes when the client hangs up
     (then :class:`ClientGone` is raised)."""
 
-    def __init__(self, run: Callable[[str, dict], Awaitable[tuple[int, dict]]], entries: int):
+    def __init__(
+        self,
+        run: Callable[[str, dict], Awaitable[tuple[int, dict]]],
+        entries: int,
+        max_bytes: int = 64 << 20,
+    ):
         self._run = run
         self._entries = entries
-        self._cache: OrderedDict[str, tuple[int, dict]] = OrderedDict()
+        self._max_bytes = max_bytes
+        self._bytes = 0
+        self._cache: OrderedDict[str, tuple[int, dict, int]] = OrderedDict()
         self._flights: dict[str, _Flight] = {}
         self.hits = 0  # answered from the cache
         self.shared = 0  # answered by a search another client asked for
@@ -87,7 +95,7 @@ class SharedAnswers:
         if key is not None and key in self._cache:
             self._cache.move_to_end(key)
             self.hits += 1
-            return self._cache[key]
+            return self._cache[key][:2]
         flight = self._flights.get(key) if key is not None else None
         if flight is None:
             flight = self._start(key, endpoint, params)
@@ -119,11 +127,15 @@ class SharedAnswers:
         if task.cancelled() or task.exception() is not None:
             return
         status, body = task.result()
-        if _complete(status, body) and self._entries > 0:
-            self._cache[key] = (status, body)
-            self._cache.move_to_end(key)
-            while len(self._cache) > self._entries:
-                self._cache.popitem(last=False)
+        if not _complete(status, body) or self._entries <= 0 or key in self._cache:
+            return
+        size = len(key) + len(json.dumps(body, separators=(",", ":")))
+        if size > self._max_bytes // 16:  # one answer may not push out most of the others
+            return
+        self._cache[key] = (status, body, size)
+        self._bytes += size
+        while len(self._cache) > self._entries or self._bytes > self._max_bytes:
+            self._bytes -= self._cache.popitem(last=False)[1][2]
 
 
 __all__ = ["SharedAnswers", "ClientGone", "question_key"]
