@@ -30,10 +30,12 @@ COMMANDS = {
     ),
     "heuristic": (
         "heuristic",
-        "Print the additive pattern-database heuristic of BOARD: a "
-        "lower bound on its distance to the goal (the max of the sum "
-        "of the pattern tables and the same sum for the board "
-        "mirrored across the diagonal).",
+        "Print the best lower bound on BOARD's distance to the goal that is built, as solve "
+        "chooses it: the exact table's distance where one is built for the shape (2x3, 3x3, "
+        "...), else the additive pattern database (the max of the sum of the pattern tables "
+        "and the same sum for the board mirrored across the diagonal), else linear conflict.  "
+        "A note on stderr names the estimate when it is not a pattern database; --partition "
+        "asks for that database and no other.",
     ),
     "solve": ("solve", "Print an optimal solution: the blank's moves (U D L R) and their number."),
     "serve": (
