@@ -134,15 +134,25 @@ def heuristic_record(
         exact_d = kind == EXACT_ESTIMATE
         parts = {
             "h": api.distance(start, goal_b, data_dir=data_dir) if exact_d else lc,
-            "heuristic": kind,
-            "database": api.exact_database(start.shape, goal_b) if exact_d else None,
-            "manhattan": heuristics.manhattan(start, goal_b),
-            "linear_conflict": lc,
-            "notice": notice,
+            **estimate_parts(kind, notice, goal_b, heuristics.manhattan(start, goal_b), lc),
         }
     return heuristic_fields(
         start.flat(), goal_b.flat(), str(start.shape), parts, time.perf_counter() - t0
     )
+
+
+def estimate_parts(kind: str, notice, goal: Board, manhattan: int, linear_conflict: int) -> dict:
+    """The parts of a heuristic record whose estimate is not a pattern database's: its
+    ``kind`` (:func:`heuristic_source`), the exact table's file or None, the note, and
+    Manhattan distance and linear conflict for comparison."""
+    exact_d = kind == EXACT_ESTIMATE
+    return {
+        "heuristic": kind,
+        "database": api.exact_database(goal.shape, goal) if exact_d else None,
+        "manhattan": manhattan,
+        "linear_conflict": linear_conflict,
+        "notice": notice,
+    }
 
 
 def heuristic_fields(board: str, goal: str, shape: str, parts: dict, seconds: float) -> dict:
@@ -309,6 +319,7 @@ __all__ = [
     "distance_record",
     "heuristic_record",
     "heuristic_source",
+    "estimate_parts",
     "check_record",
     "solution_record",
     "solve_record",

@@ -36,25 +36,16 @@ def _bulk(partition, reflect: bool, data_dir):
                 _json_records(out, group, ok, values, reflect, t0)
             return out
         lc = ba.linear_conflict_many(tiles, group.goal)
-        exact_d = kind == answers.EXACT_ESTIMATE
-        out.ints[ok] = ba.exact_distances(tiles, group.goal, data_dir) if exact_d else lc
+        exact = kind == answers.EXACT_ESTIMATE
+        out.ints[ok] = ba.exact_distances(tiles, group.goal, data_dir) if exact else lc
         if as_json:
-            from .. import api
-
             md = ba.manhattan_many(tiles, group.goal)
-            database = api.exact_database(group.shape, group.goal) if exact_d else None
             _records(
                 out,
                 group,
                 ok,
                 t0,
-                lambda j: {
-                    "heuristic": kind,
-                    "database": database,
-                    "manhattan": int(md[j]),
-                    "linear_conflict": int(lc[j]),
-                    "notice": notice,
-                },
+                lambda j: answers.estimate_parts(kind, notice, group.goal, int(md[j]), int(lc[j])),
             )
         return out
 
