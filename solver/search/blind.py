@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 from ..core.board import Board, BoardError, solvability
 from ..core.solution import (
@@ -98,6 +99,12 @@ class Stats:
         return sol
 
 
+class Heard(NamedTuple):
+    """What a blind search's progress callback hears: the nodes generated so far."""
+
+    nodes: int
+
+
 class _Limit(Exception):
     """Raised inside :func:`search` when a cap is hit; turned into SearchLimitReached."""
 
@@ -112,6 +119,7 @@ def search(
     stats: Stats | None = None,
     max_nodes: int | None = None,
     deadline: float | None = None,
+    progress=None,
 ) -> tuple[str | None, bool, Stats]:
     """Search from ``start`` for ``goal``, expanding nodes in ``frontier`` order and pruning
     children with ``check``; return ``(moves or None, cut_off, stats)``.
@@ -127,7 +135,8 @@ def search(
     every node expanded so far (an upper bound: a subtree whose nodes were all pruned is freed).
 
     Raises :class:`_Limit` when ``max_nodes`` (counted over ``stats``) or ``deadline``
-    (a ``time.perf_counter()`` value) is passed.
+    (a ``time.perf_counter()`` value) is passed.  ``progress`` hears a :class:`Heard` every
+    ``CLOCK_EVERY`` generated nodes.
     """
     stats = stats or Stats()
     enc = encoding(start.shape)
@@ -187,6 +196,8 @@ def search(
                 raise _Limit(f"node limit of {max_nodes:,} generated nodes reached")
             if generated >= next_clock:
                 next_clock = generated + CLOCK_EVERY
+                if progress is not None:
+                    progress(Heard(generated))
                 if deadline is not None and time.perf_counter() > deadline:
                     elapsed = time.perf_counter() - stats.started
                     raise _Limit(f"time limit reached after {elapsed:.1f} s")
@@ -308,6 +319,7 @@ def _caps(opts, stats: Stats) -> dict:
     return {
         "max_nodes": getattr(opts, "max_nodes", None),
         "deadline": None if timeout is None else stats.started + timeout,
+        "progress": getattr(opts, "progress", None),
     }
 
 
