@@ -441,9 +441,15 @@ partition_option = click.option(
     "-p",
     default=None,
     metavar="P",
-    help="Which pattern database: a preset (7-8, 6-6-3, 5-5-5 on 4x4; 6-6-6-6 on 5x5) or "
-    "tiles like "
-    "1,2,3,4/5,6,7,8; default: the strongest built for the goal.",
+    help="Which pattern database: a preset (7-8, 7-8b, 6-6-3, 5-5-5 on 4x4; 6-6-6-6, "
+    "6-6-6-6b on 5x5), tiles like 1,2,3,4/5,6,7,8, or A+B for the larger of two databases' "
+    "values; default: the strongest built for the goal, with every other one as strong "
+    "(7-8 with 7-8b).",
+)
+combine_option = click.option(
+    "--no-combine",
+    is_flag=True,
+    help="One database only, even where several equally strong ones are built.",
 )
 reflect_option = click.option(
     "--no-reflect", is_flag=True, help="Only the additive sum, without the mirrored lookup."

@@ -190,6 +190,7 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
 @common.partition_option
 @common.reflect_option
 @common.fsm_option
+@common.combine_option
 @common.depth_limit_option
 @common.cycle_check_option
 @common.limit_options
@@ -236,6 +237,7 @@ def solve(
     partition,
     no_reflect,
     fsm,
+    no_combine,
     depth_limit,
     cycle_check,
     timeout,
@@ -273,6 +275,7 @@ def solve(
         partition=partition,
         reflect=not no_reflect,
         fsm=fsm,
+        combine=not no_combine,
         depth_limit=depth_limit,
         cycle_check=cycle_check,
         timeout=timeout,

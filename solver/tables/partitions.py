@@ -80,12 +80,35 @@ _PRESETS = (
         ),
         "Korf & Felner 2002",
     ),
+    # Second partitions, cut differently from the first: where both are built, IDA* takes the
+    # maximum of the two (and of both reflections; docs/research-table.md measures it).  For
+    # 4x4 the L of the top row and the left column against the 3x3 block it encloses; for 5x5
+    # one of the seven 6-6-6-6 cuts Clausecker's solver takes its maximum over.
+    Preset(
+        "7-8b",
+        "blank-first",
+        ((1, 2, 3, 4, 5, 8, 12), (6, 7, 9, 10, 11, 13, 14, 15)),
+        "npuzzle, the companion of 7-8",
+    ),
+    Preset(
+        "6-6-6-6b",
+        "blank-first",
+        (
+            (1, 2, 5, 6, 10, 11),
+            (3, 4, 9, 14, 19, 24),
+            (7, 8, 12, 13, 18, 23),
+            (15, 16, 17, 20, 21, 22),
+        ),
+        "Clausecker's 24puzzle, catalogue 'small'",
+    ),
     # Small boards, for tests and demonstrations (an exact table is better there).
     Preset("4-4", "blank-last", ((0, 1, 2, 3), (4, 5, 6, 7))),
     Preset("3-2", "blank-last", ((0, 1, 2), (3, 4))),
 )
 PRESET_SHAPES = {
     "7-8": "4x4",
+    "7-8b": "4x4",
+    "6-6-6-6b": "5x5",
     "6-6-3": "4x4",
     "5-5-5": "4x4",
     "6-6-6-6": "5x5",
