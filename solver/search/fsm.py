@@ -210,9 +210,16 @@ def automaton(strings: list[tuple[int, ...]], depth: int) -> Automaton:
     alive = [i for i in range(n) if not final[i]]
     number = np.full(n + 1, PRUNED, dtype=np.int64)  # number[PRUNED] stays PRUNED
     number[alive] = np.arange(len(alive))
-    trans = number[trans[alive]]
+    trans = _compact(number[trans[alive]])
     trans.setflags(write=False)
     return Automaton(trans, depth)
+
+
+def _compact(trans: np.ndarray) -> np.ndarray:
+    """The transitions in the smallest signed type that holds them: the kernels read one per
+    child, and a machine of thousands of states then stays in the core's nearest caches."""
+    kind = np.int16 if trans.shape[0] < np.iinfo(np.int16).max else np.int32
+    return np.ascontiguousarray(trans, dtype=kind)
 
 
 _MACHINES: dict[tuple, Automaton] = {}
@@ -257,7 +264,7 @@ def _read(path: Path) -> np.ndarray | None:
     ok = trans.ndim == 2 and trans.shape[1] == 4 and trans.shape[0] > 0
     if not ok or digest != _digest(trans):
         return None
-    return trans
+    return _compact(trans)
 
 
 def _write(path: Path, trans: np.ndarray) -> None:

@@ -130,17 +130,41 @@ def _f_typed(g, h, fcost):
     return lambda g, h, fcost: fcost[g, min(h, fcost.shape[1] - 1)]
 
 
+def _read(first, second, tab, r):
+    """Entry ``r`` of the ``first`` database (``tab`` 0) or of the ``second`` (None: there is
+    only one)."""
+    if second is None or tab == 0:
+        return first[r]
+    return second[r]
+
+
+@overload(_read, inline="always")
+def _read_typed(first, second, tab, r):
+    # Chosen by the type of second when the kernel is compiled: with one database the lookup
+    # has no test (the test costs a tenth of the search time on Korf's 100).
+    if isinstance(second, types.NoneType):
+        return lambda first, second, tab, r: first[r]
+
+    def either(first, second, tab, r):
+        if tab == 0:
+            return first[r]
+        return second[r]
+
+    return either
+
+
 @njit(cache=True, inline="always")
-def _slid(frames, f, table, tiles, t, m, rank, val, h):
+def _slid(frames, f, first, second, tiles, t, m, rank, val, h):
     """``(rank, value, h)`` after move m slides tile t, for t's pattern in lookup f, given
-    that pattern's ``rank`` and ``val`` and the lookup's sum ``h`` before the move.
+    that pattern's ``rank`` and ``val`` and the lookup's sum ``h`` before the move; the
+    lookup reads the ``first`` or the ``second`` database (``frames.tab[f]``).
 
     The rank moves by ``sgn * (wt[t] * step + sum of contrib[t, u] over the jumped cells)``."""
     delta = frames.wt[f, t] * frames.step[f, m]
     for j in range(frames.btw.shape[2]):
         delta += frames.contrib[f, t, tiles[frames.btw[f, m, j]]]
     r = rank + frames.sgn[f, m] * delta
-    v = np.int64(table[r])
+    v = np.int64(_read(first, second, frames.tab[f], r))
     return r, v, h - val + v
 
 
@@ -148,14 +172,15 @@ def _slid(frames, f, table, tiles, t, m, rank, val, h):
 
 
 @njit(cache=True, nogil=True)
-def ida_pdb(node, stack, st, tables, frames, moves, fsm, fcost, order, budget):
+def ida_pdb(node, stack, st, first, second, frames, moves, fsm, fcost, order, budget):
     """Resume an IDA* walk over additive pattern databases for about ``budget`` generated
     nodes; return FOUND, ITERATION_DONE, BUDGET_SPENT or FRONTIER (see the module docstring).
 
-    ``node``/``stack``/``st`` are the walk's state, ``tables`` the databases (each one array
-    of its pattern tables joined), ``frames`` the lookups (:class:`Frames`; the heuristic is
-    the largest of their sums), ``fsm`` the pruning machine's transitions, ``order`` enters
-    children smallest h first."""
+    ``node``/``stack``/``st`` are the walk's state, ``first`` and ``second`` the databases
+    (each one array of its pattern tables joined; ``second`` None for one database: a tuple
+    indexed at run time would cost a reference count per use), ``frames`` the lookups
+    (:class:`Frames`; the heuristic is the largest of their sums), ``fsm`` the pruning
+    machine's transitions, ``order`` enters children smallest h first."""
     tiles, ranks, vals = node
     path, kid, nkid, kidx, hs, saved, fstate = stack
     nf = frames.pat.shape[0]
@@ -184,7 +209,6 @@ def ida_pdb(node, stack, st, tables, frames, moves, fsm, fcost, order, budget):
             g1 = d + 1
             cnt = 0
             n = 0
-            table = tables[frames.tab[0]]
             for j in range(moves.succ_n[row]):
                 m = moves.succ[row, j]
                 s = fsm[here, m & 3]
@@ -194,7 +218,9 @@ def ida_pdb(node, stack, st, tables, frames, moves, fsm, fcost, order, budget):
                 n += 1
                 t = tiles[moves.nb[m]]  # the tile that slides onto the blank's cell
                 p = frames.pat[0, t]
-                r, v, hc = _slid(frames, 0, table, tiles, t, m, ranks[0, p], vals[0, p], hs[d, 0])
+                r, v, hc = _slid(
+                    frames, 0, first, second, tiles, t, m, ranks[0, p], vals[0, p], hs[d, 0]
+                )
                 kid[d, k, C_MOVE] = m
                 kid[d, k, C_FSM] = s
                 kid[d, k, C_BEST] = hc
@@ -210,7 +236,6 @@ def ida_pdb(node, stack, st, tables, frames, moves, fsm, fcost, order, budget):
             for fr in range(1, nf):
                 if cnt == 0:
                     break
-                table = tables[frames.tab[fr]]
                 base = FRAME_BASE + 3 * fr
                 keep = 0
                 for i in range(cnt):
@@ -219,7 +244,7 @@ def ida_pdb(node, stack, st, tables, frames, moves, fsm, fcost, order, budget):
                     t = tiles[moves.nb[m]]
                     q = frames.pat[fr, t]
                     r, v, hc = _slid(
-                        frames, fr, table, tiles, t, m, ranks[fr, q], vals[fr, q], hs[d, fr]
+                        frames, fr, first, second, tiles, t, m, ranks[fr, q], vals[fr, q], hs[d, fr]
                     )
                     kid[d, k, base] = r
                     kid[d, k, base + 1] = v

@@ -38,7 +38,7 @@ from ..core import config
 from ..core.board import GOAL_PRESETS, Board, Shape, goal_board
 from ..core.symmetry import Reduction, reduction, symmetries
 from . import partitions, store
-from .partitions import Partition, parse_partition
+from .partitions import Partition, PartitionError, parse_partition
 
 EXACT = "exact"
 ADDITIVE = "additive-pdb"
@@ -410,6 +410,10 @@ def resolve(
     raise missing(shape, goal, partition, data_dir)
 
 
+# The search kernel reads at most two databases (solver.search.kernels.ida_pdb).
+MAX_COMBINED = 2
+
+
 def resolve_many(
     shape: Shape, goal: Board, partition: str | None = None, data_dir=None, combine: bool = True
 ) -> list[tuple[Entry, Reduction]]:
@@ -418,7 +422,10 @@ def resolve_many(
     ``partition``, every other database of the same goal and the same size (as strong,
     differently cut); ``partition`` ``A+B`` names them.  Raises like :func:`resolve`."""
     if partition and "+" in partition:
-        found = [resolve(shape, goal, part, data_dir) for part in partition.split("+")]
+        parts = partition.split("+")
+        if len(parts) > MAX_COMBINED:
+            raise PartitionError(f"at most {MAX_COMBINED} databases combine, not {partition}")
+        found = [resolve(shape, goal, part, data_dir) for part in parts]
         if len({entry.goal for entry, _ in found}) > 1:
             raise store.DatabaseMissing(
                 f"the partitions {partition} are not built for one goal in "
@@ -430,11 +437,12 @@ def resolve_many(
     if partition or not combine:
         return [first]
     lead = first[0]
-    return [first] + [
+    companions = [
         (entry, red)
         for entry, red in candidates(shape, goal, None, data_dir)
         if entry.goal == lead.goal and entry.strength == lead.strength and entry.path != lead.path
     ]
+    return [first] + companions[: MAX_COMBINED - 1]
 
 
 def missing(shape: Shape, goal: Board, partition: str | None, data_dir) -> store.DatabaseMissing:
