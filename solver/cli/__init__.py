@@ -37,6 +37,10 @@ COMMANDS = {
         "A note on stderr names the estimate when it is not a pattern database; --partition "
         "asks for that database and no other.",
     ),
+    "hint": (
+        "hint",
+        "Print the next move of an optimal solution: the blank's direction and the tile it slides.",
+    ),
     "solve": ("solve", "Print an optimal solution: the blank's moves (U D L R) and their number."),
     "serve": (
         "serve",

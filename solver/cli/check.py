@@ -6,7 +6,7 @@ import click
 
 from .. import answers, api
 from ..core.board import Board, Solvability, solvability
-from . import common
+from . import common, remote
 from .common import main_group as main
 
 ORDINALS = (
@@ -124,6 +124,8 @@ def _bulk(group, as_json: bool):
 @main.command()
 @common.board_argument
 @common.problem_options
+@remote.server_option
+@remote.forwarded
 @common.guarded
 def check(board, goal, shape, data_dir, as_json):
     """Say whether BOARD can reach the goal, and show why (the parity rule).

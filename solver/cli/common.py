@@ -14,6 +14,7 @@ import json
 import math
 import os
 import sys
+import threading
 
 import click
 
@@ -68,11 +69,28 @@ def fail(message: str, code: int):
     fail_as("npuzzle", message, code)
 
 
-_SAID: set = set()
+class _NotesSaid(threading.local):
+    """The notes said so far, per thread: `npuzzle serve` runs forwarded commands in threads of
+    one process (:mod:`solver.cli.capture`), and each run says its own notes once."""
+
+    def __init__(self):
+        self.notes: set = set()
+
+    def __contains__(self, message) -> bool:
+        return message in self.notes
+
+    def add(self, message) -> None:
+        self.notes.add(message)
+
+    def clear(self) -> None:
+        self.notes.clear()
+
+
+_SAID = _NotesSaid()
 
 
 def notice(message: str | None) -> None:
-    """Say ``message`` on stderr once per process (e.g. "no database: falling back to ...")."""
+    """Say ``message`` on stderr once per command (e.g. "no database: falling back to ...")."""
     if message and message not in _SAID:
         _SAID.add(message)
         click.echo(f"npuzzle: note: {message}", err=True)

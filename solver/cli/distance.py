@@ -8,7 +8,7 @@ import time
 import click
 
 from .. import answers, api
-from . import common
+from . import common, remote
 from . import scheduler as cluster
 from .common import main_group as main
 
@@ -71,6 +71,8 @@ def _heard(rec: dict) -> dict:
 @common.limit_options
 @common.load_option
 @cluster.scheduler_option
+@remote.server_option
+@remote.forwarded
 @common.guarded
 def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes, scheduler):
     """Print the optimal number of moves from BOARD to the goal.

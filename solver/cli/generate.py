@@ -8,7 +8,7 @@ import time
 import click
 
 from .. import answers
-from . import common
+from . import common, remote
 from .common import main_group as main
 
 FLUSH_SECONDS = 0.2  # rows written to a pipe reach it at least this often
@@ -80,6 +80,8 @@ FLUSH_SECONDS = 0.2  # rows written to a pipe reach it at least this often
     "~/.local/share/npuzzle).",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+@remote.server_option
+@remote.forwarded
 @common.guarded
 def generate(
     shape,

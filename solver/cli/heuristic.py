@@ -5,10 +5,9 @@ from __future__ import annotations
 import time
 
 import click
-import numpy as np
 
 from .. import answers
-from . import common
+from . import common, remote
 from .common import main_group as main
 
 
@@ -17,6 +16,8 @@ def _bulk(partition, reflect: bool, data_dir):
     estimate :func:`solver.answers.heuristic_source` chooses for the group's goal."""
 
     def answer(group, as_json: bool):
+        import numpy as np
+
         from ..workloads import bulk_answers as ba
         from .stream import BulkAnswers
 
@@ -55,6 +56,8 @@ def _bulk(partition, reflect: bool, data_dir):
 def _records(out, group, ok, t0, parts_of) -> None:
     """Fill ``out.record`` with the record of each solvable row: its ``h`` and
     ``parts_of(j)``, ``j`` its row among the solvable ones."""
+    import numpy as np
+
     where = np.cumsum(ok) - 1  # row k of the group -> row of the solvable subset
     share = (time.perf_counter() - t0) / max(1, len(ok))
     goal, shape = group.goal.flat(), str(group.shape)
@@ -106,6 +109,8 @@ def _json_records(out, group, ok, values, reflect, t0) -> None:
 @common.partition_option
 @common.reflect_option
 @common.load_option
+@remote.server_option
+@remote.forwarded
 @common.guarded
 def heuristic(board, goal, shape, data_dir, as_json, partition, no_reflect):
     """Print the best lower bound on BOARD's distance to the goal that is built, as

@@ -7,13 +7,11 @@ import sys
 from dataclasses import replace
 
 import click
-import numpy as np
 
 from .. import answers, api
 from ..core.board import Board
 from ..core.solution import Solution
-from ..workloads import batch
-from . import common
+from . import common, remote
 from . import scheduler as cluster
 from .common import main_group as main
 
@@ -100,6 +98,8 @@ def _bulk(opts: api.SearchOptions, tiles: bool):
 
     def answer(group, as_json: bool):
         import time
+
+        import numpy as np
 
         from ..tables import exact
         from ..workloads import bulk_answers
@@ -222,6 +222,8 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
     "stderr is not a terminal.",
 )
 @common.load_option
+@remote.server_option
+@remote.forwarded
 @common.guarded
 def solve(
     board,
@@ -283,6 +285,8 @@ def solve(
         data_dir=data_dir,
         weight=weight,
     )
+    from ..workloads import batch
+
     # On this machine --jobs is capped at its cores (said once); a Dask scheduler's workers
     # are elsewhere, and take what they are given.
     jobs = (jobs or batch.default_jobs()) if scheduler else common.usable_jobs(jobs)

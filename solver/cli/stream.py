@@ -31,7 +31,7 @@ from ..core.solution import Unsolvable
 from ..tables import loading
 from ..tables.store import DatabaseError
 from ..workloads import bulk, lines
-from . import common
+from . import common, pieces
 
 ENV_BULK = "NPUZZLE_BULK"  # 0: answer every line one by one (the reference path; for tests)
 
@@ -83,27 +83,28 @@ class Batch:
 
 def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
     """Answer every line of ``stream`` (default stdin; or the :class:`~.lines.Chunk` s of
-    ``chunks``) on ``out`` (default stdout); return the exit status."""
-    stream = stream if stream is not None else sys.stdin.buffer
+    ``chunks``, or the piece of a batch this thread answers for a client: :mod:`.pieces`) on
+    ``out`` (default stdout); return the exit status."""
     out = out if out is not None else sys.stdout.buffer
     loading.prefer(batch=True)  # many lookups ahead: tables are faulted in before the first
     heap.keep_freed_memory()  # each chunk reuses the last one's pages (solver.core.heap)
     reader = lines.Reader()
+    piece = pieces.current() if chunks is None and stream is None else None
+    if piece is not None:
+        chunks = [piece.chunk]
+        if piece.head is not None:
+            reader.start(*piece.head)  # the batch's header may be in an earlier piece
+    elif chunks is None:
+        chunks = lines.chunks(stream if stream is not None else sys.stdin.buffer)
     use_bulk = os.environ.get(ENV_BULK, "1") != "0"
-    for chunk in chunks if chunks is not None else lines.chunks(stream):
+    for chunk in chunks:
         if not reader.started:
-            _start(reader, chunk)
+            head = pieces.first_with_content(chunk)
+            if head is not None:
+                reader.start(*head)
         _answer_chunk(batch, chunk, reader, use_bulk and reader.started, out)
     out.flush()
     return batch.worst
-
-
-def _start(reader: lines.Reader, chunk: lines.Chunk) -> None:
-    for i, raw in enumerate(chunk.lines()):
-        s = raw.strip()
-        if s and not s.startswith(b"#") and i not in chunk.long:
-            reader.start(raw, chunk.first + i)
-            return
 
 
 class _RawLines:

@@ -219,6 +219,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(Exception, _internal_error)
     app.add_middleware(BodyLimit, max_bytes=settings.limits.max_body_bytes)
     app.state.settings, app.state.pool, app.state.shared = settings, pool, shared
+    from . import cli_runs  # POST /run: the command line's warm path (--server URL)
+
+    cli_runs.add_routes(app, settings)
 
     async def respond(endpoint: str, body, request: Request) -> JSONResponse:
         params = body.model_dump()

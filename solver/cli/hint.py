@@ -1,0 +1,59 @@
+"""``npuzzle hint``: the next move of an optimal solution, one board or a stream of them."""
+
+from __future__ import annotations
+
+import click
+
+from .. import answers, api
+from . import common, remote
+from .common import main_group as main
+
+
+def _text(rec: dict) -> str:
+    """``U: slide tile 5, 30 moves left`` (the blank's move, the tile, the distance after)."""
+    if rec["move"] is None:
+        return "already at the goal"
+    left = rec["distance_after"]
+    return f"{rec['move']}: slide tile {rec['tile']}, {left} move{'' if left == 1 else 's'} left"
+
+
+@main.command()
+@common.board_argument
+@common.problem_options
+@common.limit_options
+@common.load_option
+@remote.server_option
+@remote.forwarded
+@common.guarded
+def hint(board, goal, shape, data_dir, as_json, timeout, max_nodes):
+    """Print the next move of an optimal solution: the blank's direction and the tile it slides.
+
+    The move starts a shortest path (from the exact table up to 12 cells, by IDA* on
+    larger boards); the line also says how many moves are left after it.  --json adds
+    the distance before and after and the board after the move.  With BOARD '-', reads
+    one board per line and prints one hint per line.
+
+    \b
+      npuzzle hint 8 6 7 2 5 4 3 0 1                 # -> U: slide tile 5, 30 moves left
+      npuzzle hint "1 2 3/4 0 5" --json
+      npuzzle hint - < boards.txt
+    """
+    opts = api.SearchOptions(timeout=timeout, max_nodes=max_nodes, data_dir=data_dir)
+
+    def answer(text, goal_b=goal) -> dict:
+        return answers.hint_record(text, goal_b, shape, options=opts)
+
+    if common.is_stdin(board):
+        from . import stream
+
+        batch = stream.Batch(
+            one=lambda start, goal_b: answer(start, goal_b),
+            text=_text,
+            record=lambda rec: rec,
+            goal=goal,
+            shape=shape,
+            as_json=as_json,
+        )
+        raise SystemExit(stream.run(batch))
+    rec = common.answer_one(answer, common.board_text(board), as_json)
+    click.echo(common.json_line(rec) if as_json else _text(rec))

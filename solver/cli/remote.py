@@ -1,0 +1,411 @@
+"""``--server URL`` (or ``$NPUZZLE_SERVER``): a command answered by a running ``npuzzle serve``
+(layer 7: cli).
+
+A fresh ``npuzzle`` process spends most of a second starting Python, numpy and numba and
+mapping the tables before its first node; a running server has done all that.  With a server
+named, ``solve``, ``distance``, ``hint``, ``heuristic``, ``check`` and ``generate`` parse their
+options here as always, send them to the server's ``POST /run``
+(:mod:`solver.service.cli_runs`), which runs the very same command, and print what it printed:
+the same stdout (apart from the ``seconds`` a JSON answer measures), the same stderr, the same
+exit status.
+
+* **Batches** (``-``) are read in chunks as the local batch reads them and sent as pieces
+  (:mod:`.pieces`) of a few lines to tens of KiB -- sized so each takes the server about
+  :data:`PIECE_SECONDS` -- with :data:`IN_FLIGHT` of them under way at once (the server's
+  threads answer them side by side) and the answers printed in input order as they come:
+  memory stays bounded and a bad line stays one bad line.
+* **No server** at the address (nothing listening, a name that does not resolve, a server
+  without the warm path, one that is busy or shutting down): one line on stderr says so and
+  the command answers on this machine.  A piece the server cannot take (a line longer than
+  its request limit) is answered here too.
+* **The server's caps** (``npuzzle serve --max-seconds``, ``--max-nodes``): a question asking
+  for more is refused in one line that names the cap and how to raise it (exit 4); a search
+  the cap stopped is followed by a note saying so.
+
+This module imports neither numpy nor numba nor h5py, nor does anything it imports before the
+answer is printed (a test checks): that is the point.  Only a piece answered here after all
+loads them.
+
+Imports: the standard library, click, :mod:`.common` and :mod:`.pieces`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import socket
+import sys
+import threading
+
+import click
+
+from . import common, pieces
+
+ENV_SERVER = "NPUZZLE_SERVER"
+PATH = "/run"
+CONTENT_TYPE = "application/x-npuzzle-run"  # solver.service.cli_runs.CONTENT_TYPE
+PIECE_BYTES = 56 * 1024  # a piece's lines: under the server's 64 KiB request limit
+FIRST_LINES = 32  # lines in the first pieces of a batch, until the answers say how fast
+PIECE_SECONDS = 0.05  # what a piece should cost the server: long enough to hide a request
+IN_FLIGHT = 3  # pieces under way at once (the server answers them on its threads)
+CONNECT_SECONDS = 2.0
+EXIT_ELSEWHERE = 75  # the server's "answer this on your own machine" (cli_runs)
+NOTE = "npuzzle: note: "
+
+server_option = click.option(
+    "--server",
+    metavar="URL",
+    envvar=ENV_SERVER,
+    default=None,
+    help="Ask a running `npuzzle serve` (http://HOST:PORT; default $NPUZZLE_SERVER): "
+    "the same answers without starting numpy and numba here.  Without a server there, "
+    "the command says so and answers here; --server '' answers here.",
+)
+
+
+def forwarded(command):
+    """The command's question goes to the server named by ``--server``/``$NPUZZLE_SERVER``
+    (unless ``--scheduler`` names a Dask cluster); it runs here when none is named or none
+    answers."""
+
+    @functools.wraps(command)
+    def wrapper(*args, server=None, **params):
+        if server and not params.get("scheduler"):
+            name = click.get_current_context().command.name
+            code = Client(server).answer(name, params)
+            if code is not None:
+                sys.exit(code)
+        return command(*args, **params)
+
+    return wrapper
+
+
+class Unreachable(Exception):
+    """No answer from the server: the command answers here (the message says why)."""
+
+
+class Client:
+    """The server at ``url``: one connection per thread, kept open."""
+
+    def __init__(self, url: str):
+        self.url = url.rstrip("/")
+        self.host, self.port = _address(url)
+        self._local = threading.local()
+        self.down: str | None = None  # why the server stopped answering (then: answer here)
+        self._said = threading.Lock()
+
+    # -- a command --
+
+    def answer(self, name: str, params: dict) -> int | None:
+        """Print the server's answer to ``npuzzle NAME`` with ``params`` and return its exit
+        status; None (after one line on stderr) when the command should answer here."""
+        from .capture import client_params
+
+        sent = client_params(params)
+        if common.is_stdin(params.get("board") or ()):
+            return self._batch(name, sent, params)
+        try:
+            status, stdout, stderr, note = self._ask(name, sent, None)
+        except Unreachable as e:
+            common.notice(f"{e}; answering here")
+            return None
+        if status == EXIT_ELSEWHERE:
+            common.notice(f"{stderr.strip()}; answering here")
+            return None
+        self._print(stdout, stderr, note)
+        return status
+
+    def _batch(self, name: str, sent: dict, params: dict) -> int:
+        import queue
+
+        from ..workloads import lines
+
+        size = _Sizer()
+        answers: queue.Queue = queue.Queue()  # the pieces' answers, in input order
+        tasks: queue.Queue = queue.Queue()
+        room = threading.Semaphore(IN_FLIGHT)
+        outcome = {"status": common.EXIT_OK, "stop": False, "error": None}
+        threads = [threading.Thread(target=self._write, args=(answers, room, outcome))]
+        threads += [
+            threading.Thread(target=self._asker, args=(tasks, name, sent, params, size))
+            for _ in range(IN_FLIGHT)
+        ]
+        for t in threads:
+            t.daemon = True
+            t.start()
+        try:
+            for piece in pieces.cut(lines.chunks(sys.stdin.buffer), PIECE_BYTES, size.lines):
+                room.acquire()
+                if outcome["stop"]:
+                    break
+                answer = _Future()
+                answers.put(answer)
+                tasks.put((piece, answer))
+        finally:
+            for _ in range(IN_FLIGHT):
+                tasks.put(None)
+            answers.put(None)
+            threads[0].join()
+        if outcome["error"] is not None:
+            raise outcome["error"]
+        return outcome["status"]
+
+    def _asker(self, tasks, name, sent, params, size) -> None:
+        """Ask for the pieces' answers, one at a time, on this thread's connection."""
+        for piece, answer in iter(tasks.get, None):
+            try:
+                answer.set(self._piece_answer(name, sent, params, piece, size))
+            except BaseException as e:  # noqa: BLE001 - given to the writer, raised in order
+                answer.set(e)
+
+    def _piece_answer(self, name, sent, params, piece, size):
+        import time
+
+        if self.down is None:
+            t0 = time.perf_counter()
+            try:
+                status, stdout, stderr, note = self._ask(name, sent, piece)
+                if status != EXIT_ELSEWHERE:
+                    size.learn(piece.size, time.perf_counter() - t0)
+                    return status, stdout, stderr, note
+                self._give_up(stderr.strip())
+            except _TooLong:
+                pass  # this piece only: answered here
+            except Unreachable as e:
+                self._give_up(str(e))
+        from . import capture  # loads numpy and numba: only when the server could not answer
+
+        local = {k: v for k, v in params.items() if k != "server"}
+        return (*capture.run(name, local, piece), None)
+
+    def _give_up(self, why: str) -> None:
+        with self._said:
+            if self.down is None:
+                self.down = why
+                common.notice(f"{why}; answering here")
+
+    def _write(self, answers, room, outcome) -> None:
+        """Print the pieces' answers in input order as they come (a thread of its own, so
+        an answer is printed while the next lines are still being read)."""
+        for answer in iter(answers.get, None):
+            result = answer.get()
+            room.release()
+            if outcome["stop"]:
+                continue
+            if isinstance(result, BaseException):
+                outcome["error"], outcome["stop"] = result, True
+                continue
+            status, stdout, stderr, note = result
+            try:
+                self._print(stdout, stderr, note)
+            except BaseException as e:  # noqa: BLE001 - a closed pipe ends the batch
+                outcome["error"], outcome["stop"] = e, True
+                continue
+            outcome["status"] = max(outcome["status"], status)
+            if status not in (common.EXIT_OK, common.EXIT_UNSOLVABLE, common.EXIT_USAGE, 4):
+                outcome["stop"] = True  # a missing database (3) or a bug: the batch ends
+
+    def _print(self, stdout: bytes, stderr: str, note: str | None) -> None:
+        """The answer as the command printed it; its notes said once per command."""
+        rest = []
+        for line in stderr.splitlines():
+            if line.startswith(NOTE):
+                common.notice(line[len(NOTE) :])
+            else:
+                rest.append(line)
+        out = sys.stdout.buffer
+        out.write(stdout)
+        out.flush()
+        for line in rest:
+            common.say(line)
+        if note:
+            common.notice(note)
+
+    # -- HTTP --
+
+    def _ask(self, name: str, sent: dict, piece) -> tuple[int, bytes, str, str | None]:
+        question = {"command": name, "params": sent}
+        data = b""
+        if piece is not None:
+            question["piece"], data = piece.as_json(), piece.chunk.data
+        body = json.dumps(question, separators=(",", ":")).encode() + b"\n" + data
+        status, reply = self._post(body)
+        if status == 413:
+            raise _TooLong
+        if status != 200:
+            raise Unreachable(f"the server at {self.url} {_refusal(status, reply)}")
+        head, _, stdout = reply.partition(b"\n")
+        try:
+            h = json.loads(head)
+            return int(h["status"]), stdout, str(h["stderr"]), h.get("note")
+        except (ValueError, KeyError, TypeError):
+            raise Unreachable(f"{self.url} answered something else than npuzzle") from None
+
+    def _post(self, body: bytes) -> tuple[int, bytes]:
+        conn = getattr(self._local, "conn", None)
+        for attempt in (0, 1):  # a kept connection the server has closed: once more, anew
+            fresh = conn is None
+            if fresh:
+                conn = self._local.conn = self._connect()
+            try:
+                return conn.post(PATH, body)
+            except (OSError, _Closed) as e:
+                conn.close()
+                conn = self._local.conn = None
+                if fresh or attempt:
+                    raise Unreachable(
+                        f"no answer from the server at {self.url} ({_why(e)})"
+                    ) from None
+        raise AssertionError("unreachable")
+
+    def _connect(self) -> _Connection:
+        try:
+            sock = socket.create_connection((self.host, self.port), timeout=CONNECT_SECONDS)
+        except OSError as e:
+            raise Unreachable(f"no server at {self.url} ({_why(e)})") from None
+        sock.settimeout(None)  # a search may take as long as the server's cap
+        return _Connection(sock, f"{self.host}:{self.port}")
+
+
+class _TooLong(Exception):
+    """The server's request limit refused the piece (413)."""
+
+
+class _Closed(Exception):
+    """The server closed the connection before answering."""
+
+
+class _Connection:
+    """HTTP/1.1 over one socket, as little of it as the warm path needs (http.client would
+    import ssl and email: most of a client's start-up)."""
+
+    def __init__(self, sock: socket.socket, host: str):
+        self.sock, self.host = sock, host
+        self.file = sock.makefile("rb")
+
+    def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: {CONTENT_TYPE}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        )
+        self.sock.sendall(head.encode() + body)
+        status_line = self.file.readline()
+        if not status_line:
+            raise _Closed("closed")
+        parts = status_line.split()
+        if len(parts) < 2 or not parts[0].startswith(b"HTTP/") or not parts[1].isdigit():
+            raise _Closed("not HTTP")
+        headers = {}
+        while True:
+            line = self.file.readline()
+            if line in (b"\r\n", b"\n", b""):
+                break
+            key, _, value = line.decode("latin-1").partition(":")
+            headers[key.strip().lower()] = value.strip()
+        if headers.get("transfer-encoding", "").lower() == "chunked":
+            reply = self._chunked()
+        elif "content-length" in headers:
+            reply = self._exactly(int(headers["content-length"]))
+        else:
+            reply = self.file.read()
+        if headers.get("connection", "").lower() == "close":
+            self.close()
+        return int(parts[1]), reply
+
+    def _exactly(self, n: int) -> bytes:
+        data = self.file.read(n)
+        if len(data) < n:
+            raise _Closed("closed mid-answer")
+        return data
+
+    def _chunked(self) -> bytes:
+        parts = []
+        while True:
+            size = int(self.file.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                self.file.readline()
+                return b"".join(parts)
+            parts.append(self._exactly(size))
+            self.file.readline()
+
+    def close(self) -> None:
+        try:
+            self.file.close()
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class _Future:
+    """One piece's answer, waited for by the writer."""
+
+    def __init__(self):
+        self._done = threading.Event()
+        self.value = None
+
+    def set(self, value) -> None:
+        self.value = value
+        self._done.set()
+
+    def get(self):
+        self._done.wait()
+        return self.value
+
+
+class _Sizer:
+    """How many lines the next piece takes: :data:`FIRST_LINES` until answers come back,
+    then as many as the server answers in :data:`PIECE_SECONDS` (at least a few: a request
+    costs about a millisecond)."""
+
+    def __init__(self):
+        self.rate: float | None = None
+
+    def lines(self) -> int:
+        if self.rate is None:
+            return FIRST_LINES
+        return max(4, int(self.rate * PIECE_SECONDS))
+
+    def learn(self, n: int, seconds: float) -> None:
+        if n:
+            self.rate = n / max(seconds, 1e-4)
+
+
+def _address(url: str) -> tuple[str, int]:
+    """``(host, port)`` of ``http://HOST:PORT`` (or ``HOST:PORT``); exit 2 for anything else."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    try:
+        port = parts.port or 80
+    except ValueError:
+        port = None
+    if parts.scheme != "http" or not parts.hostname or port is None or parts.path not in ("", "/"):
+        common.fail(
+            f"error: --server takes http://HOST:PORT (as `npuzzle serve` prints it), not {url!r}",
+            common.EXIT_USAGE,
+        )
+    return parts.hostname, port
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, socket.gaierror):
+        return "the name does not resolve"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(exc, TimeoutError | socket.timeout):
+        return "no answer within a few seconds"
+    return common.one_line(getattr(exc, "strerror", None) or exc) or type(exc).__name__
+
+
+def _refusal(status: int, reply: bytes) -> str:
+    """Why the server did not run the command, in words."""
+    try:
+        error = json.loads(reply).get("error")
+    except (ValueError, AttributeError):
+        error = None
+    if status == 404:
+        return "has no warm path (an npuzzle serve older than --server?)"
+    return f"answered {status}" + (f": {common.one_line(error)}" if error else "")
+
+
+__all__ = ["ENV_SERVER", "server_option", "forwarded", "Client", "Unreachable"]

@@ -1,0 +1,205 @@
+"""``POST /run``: the command line's warm path (layer 7: service).
+
+``npuzzle solve ... --server URL`` (or ``$NPUZZLE_SERVER``) sends the command's name and its
+parsed options here, with a piece of its stdin for a batch (:mod:`solver.cli.pieces`); the
+server runs that very command (:func:`solver.cli.capture.run`) with the kernels already loaded
+and the tables already mapped, and answers what it printed and its exit status.  So the
+client prints exactly what the command prints on its own machine, at the cost of a request
+instead of a start of Python, numpy and numba.
+
+The commands run in ``workers`` threads of the server process, not in the search processes:
+the search kernels release the GIL, and a thread needs no copy of the question's state.  The
+server's caps hold as for every other endpoint: a search gets at most ``--max-seconds`` and
+``--max-nodes`` (teaching searches their own node cap), and a question asking for more is
+refused with a message that names the cap and how to raise it.  A client whose data
+directory is not the server's is refused too (it answers on its own machine): the server
+reads only its own databases.
+
+The body is one line of JSON (``command``, ``params``, and for a batch ``piece``: where its
+lines start), a newline and the piece's lines as they are; the answer is one line of JSON (``status``, ``stderr``, ``note``), a newline, and the
+command's stdout as it is.
+
+Imports: fastapi/starlette, :mod:`solver.cli.capture`, :mod:`solver.cli.pieces`,
+:mod:`solver.tables.store` and this package.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from fastapi import Request
+from fastapi.responses import JSONResponse, Response
+
+from ..cli import capture, pieces
+from ..tables import store
+from .limits import TEACHING_ALGORITHMS, Settings
+
+CONTENT_TYPE = "application/x-npuzzle-run"
+EXIT_LIMIT = 4  # solver.cli.common.EXIT_LIMIT: a search limit (the cap refusals' status too)
+EXIT_ELSEWHERE = 75  # EX_TEMPFAIL: "answer this on your own machine" (see refuse_elsewhere)
+SEARCHING = ("solve", "distance", "hint")  # the commands with --timeout and --max-nodes
+
+
+class BadRun(ValueError):
+    """A body that is not a forwarded command (a 400)."""
+
+
+def read_run(body: bytes) -> tuple[str, dict, pieces.Piece | None]:
+    """``(command, params, piece)`` from a request body; :class:`BadRun` for anything else."""
+    head, _, data = body.partition(b"\n")
+    try:
+        question = json.loads(head)
+        name, params, piece = question["command"], question["params"], question.get("piece")
+        if name not in capture.FORWARDED or not isinstance(params, dict):
+            raise BadRun(f"not a command this server runs: {name!r}")
+        return name, params, None if piece is None else pieces.Piece.from_json(piece, data)
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        if isinstance(e, BadRun):
+            raise
+        raise BadRun(f"the body is not a forwarded npuzzle command ({e})") from None
+
+
+def capped(name: str, params: dict, settings: Settings) -> tuple[dict, str | None, str | None]:
+    """``(params, refusal, note)``: the options with the server's caps applied.  A question
+    asking for more than a cap is refused (``refusal`` says which cap and how to raise it);
+    a search the client left unbounded gets the cap, and ``note`` says so in case it stops
+    the search."""
+    if name not in SEARCHING:
+        return params, None, None
+    lim, out, notes = settings.limits, dict(params), []
+    asked = out.get("timeout")
+    if asked is not None and asked > lim.max_seconds:
+        return (
+            out,
+            (
+                f"this server caps a search at {lim.max_seconds:g} s, and --timeout asks for "
+                f"{asked:g} s: ask for less, start the server with `npuzzle serve --max-seconds "
+                f"{asked:g}`, or answer on this machine with --server ''"
+            ),
+            None,
+        )
+    if asked is None:
+        out["timeout"] = lim.max_seconds
+        notes.append(
+            f"this server caps a search at {lim.max_seconds:g} s (`npuzzle serve --max-seconds "
+            f"N` raises it; --server '' answers on this machine, without a cap)"
+        )
+    teaching = out.get("algorithm") in TEACHING_ALGORITHMS
+    cap = lim.max_teaching_nodes if teaching else lim.max_nodes
+    option = "no option raises the teaching searches' cap" if teaching else "--max-nodes"
+    asked = out.get("max_nodes")
+    if asked is not None and asked > cap:
+        raise_it = (
+            "" if teaching else f", start the server with `npuzzle serve --max-nodes {asked}`"
+        )
+        return (
+            out,
+            (
+                f"this server caps a search at {cap:,} nodes, and --max-nodes asks for {asked:,}: "
+                f"ask for fewer{raise_it}, or answer on this machine with --server ''"
+            ),
+            None,
+        )
+    if asked is None:
+        out["max_nodes"] = cap
+        raise_it = option if teaching else "`npuzzle serve --max-nodes N` raises it"
+        notes.append(
+            f"this server caps a search at {cap:,} nodes ({raise_it}; --server '' answers "
+            f"on this machine, without a cap)"
+        )
+    return out, None, " ".join(notes) or None
+
+
+def _stopped_by_a_limit(status: int, stdout: bytes) -> bool:
+    return status == EXIT_LIMIT or b"limit: " in stdout or b'"status":"limit"' in stdout
+
+
+def _reply(status: int, stderr: str, stdout: bytes = b"", note: str | None = None) -> Response:
+    head = json.dumps({"status": status, "stderr": stderr, "note": note}).encode()
+    return Response(head + b"\n" + stdout, media_type=CONTENT_TYPE)
+
+
+def add_routes(app, settings: Settings) -> None:
+    """Register ``POST /run`` on ``app`` (called by :func:`.app.create_app`)."""
+    runner = _Runner(settings)
+    app.state.cli_runs = runner
+
+    @app.post("/run", include_in_schema=False)
+    async def run(request: Request):
+        try:
+            name, params, piece = read_run(await request.body())
+        except BadRun as e:
+            return JSONResponse({"error": str(e)}, status_code=400)
+        mine = params.get("data_dir")
+        if mine is not None and not runner.same_data_dir(mine):
+            return _reply(
+                EXIT_ELSEWHERE,
+                f"this server reads the databases in {runner.data_dir}, not {mine}",
+            )
+        params, refusal, note = capped(name, params, settings)
+        if refusal:
+            return _reply(EXIT_LIMIT, f"npuzzle: limit: {refusal}\n")
+        if mine is None and settings.data_dir is not None:
+            params["data_dir"] = settings.data_dir
+        busy = runner.busy()
+        if busy:
+            return JSONResponse(busy, status_code=503, headers={"Retry-After": "1"})
+        status, stdout, stderr = await runner.run(name, params, piece)
+        return _reply(status, stderr, stdout, note if _stopped_by_a_limit(status, stdout) else None)
+
+
+class _Runner:
+    """``workers`` threads that run forwarded commands, warmed on the first one."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.data_dir = store.data_dir(settings.data_dir).resolve()
+        self._threads = ThreadPoolExecutor(settings.workers, thread_name_prefix="npuzzle-run")
+        self._warm = threading.Lock()
+        self._warmed = False
+        self.pending = 0
+
+    def same_data_dir(self, path) -> bool:
+        """Whether ``path`` is this server's data directory."""
+        try:
+            return Path(path).resolve() == self.data_dir
+        except (OSError, ValueError):
+            return False
+
+    def busy(self) -> dict | None:
+        """The 503 body for a run that should not queue, or None."""
+        if self.pending < self.settings.limits.max_pending:
+            return None
+        return {
+            "error": f"busy: {self.pending} commands are running or waiting; try again in 1 s",
+            "retry_after": 1,
+        }
+
+    async def run(self, name: str, params: dict, piece) -> tuple[int, bytes, str]:
+        self.pending += 1
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._threads, self._run, name, params, piece)
+        finally:
+            self.pending -= 1
+
+    def _run(self, name, params, piece):
+        self._warm_up()
+        return capture.run(name, params, piece)
+
+    def _warm_up(self) -> None:
+        # The search kernels, loaded from numba's cache once, before the first command runs
+        # (a server that is never asked pays nothing).
+        with self._warm:
+            if not self._warmed:
+                from .pool import warm_up
+
+                warm_up(self.settings)
+                self._warmed = True
+
+
+__all__ = ["add_routes", "capped", "read_run", "CONTENT_TYPE"]

@@ -1,0 +1,197 @@
+"""The warm path: ``--server URL`` / ``$NPUZZLE_SERVER`` against a real ``npuzzle serve`` on a
+loopback port prints what the command prints on its own -- stdout (apart from the seconds a
+JSON answer measures), stderr and the exit status -- for one board and for batches with bad
+lines; with nothing listening it says so in one line and answers here; the server's caps
+are named with how to raise them; and the client imports neither numpy, numba nor h5py."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from solver.cli import common, pieces
+from solver.workloads import lines
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+
+HARD_3X3 = "8 6 7 2 5 4 3 0 1"
+FOUR = "5 1 2 4 9 6 3 8 13 10 7 11 0 14 15 12"  # 4x4, a short IDA* search with 5-5-5
+UNSOLVABLE = "1 2 3/4 5 6/8 7 0"
+SECONDS = re.compile(rb'("[a-z_]*seconds":)[-0-9.e]+|(?<= )[0-9.]+( s)$', re.M)
+
+
+def _run(run_cli, args, data_dir, server=None, input=None):
+    """(exit status, stdout with the measured seconds blanked, stderr) of one command."""
+    common._SAID.clear()  # each command says its notes once, as a process of its own would
+    extra = ["--server", server] if server else []
+    r = run_cli([*args, "--data-dir", data_dir, *extra], input=input)
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    err = SECONDS.sub(_blank, r.stderr_bytes).decode()
+    return r.exit_code, SECONDS.sub(_blank, r.stdout_bytes), err
+
+
+def _blank(m: re.Match) -> bytes:
+    return (m.group(1) or b"") + b"0" + (m.group(2) or b"")
+
+
+def _same(run_cli, live_server, data_dir, args, input=None):
+    here = _run(run_cli, args, data_dir, input=input)
+    there = _run(run_cli, args, data_dir, live_server.url, input=input)
+    assert there == here, args
+    return here
+
+
+BATCH = "\n".join(
+    [
+        HARD_3X3,
+        "not a board",
+        "",
+        "# a comment",
+        UNSOLVABLE,
+        "1 2 3/4 0 5",
+        '{"board": "1 2 3 4 5 6 7 0 8", "id": "x", "note": 7}',
+        FOUR,
+        "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15",
+        "1 1 2 3 4 5 6 7 0",
+        "\xff not utf-8".encode("latin-1").decode("latin-1"),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", HARD_3X3],
+        ["solve", HARD_3X3, "--tiles", "--json"],
+        ["solve", FOUR, "-v"],
+        ["solve", FOUR, "--json", "--goal", "blank-last"],
+        ["solve", "3 6 4/2 5 8/0 1 7", "--goal", "blank-first", "--show"],
+        ["solve", UNSOLVABLE],
+        ["solve", "1 2 3/4 5"],
+        ["distance", HARD_3X3, "--json"],
+        ["distance", FOUR],
+        ["distance", UNSOLVABLE, "--json"],
+        ["hint", HARD_3X3],
+        ["hint", FOUR, "--json"],
+        ["heuristic", FOUR, "--json"],
+        ["heuristic", HARD_3X3],
+        ["check", UNSOLVABLE],
+        ["check", FOUR, "--json", "--goal", "spiral"],
+        ["generate", "--count", "5", "--seed", "3"],
+        ["generate", "--shape", "4x4", "--count", "2", "--distance", "12", "--seed", "1", "--json"],
+        ["generate", "--shape", "3x3", "--distance", "99"],
+    ],
+    ids=lambda a: " ".join(a)[:40],
+)
+def test_one_board_is_answered_as_here(run_cli, live_server, service_dir, args):
+    _same(run_cli, live_server, service_dir, args)
+
+
+@pytest.mark.parametrize("command", ["solve", "distance", "hint", "heuristic", "check"])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_batch_with_bad_lines_is_answered_as_here(
+    run_cli, live_server, service_dir, command, as_json
+):
+    args = [command, "-"] + (["--json"] if as_json else [])
+    status, out, err = _same(run_cli, live_server, service_dir, args, input=BATCH.encode("latin-1"))
+    assert out.count(b"\n") == BATCH.count("\n") + 1 and status != 0
+
+
+def test_a_long_batch_with_a_header_goes_in_pieces(run_cli, live_server, service_dir):
+    """A CSV header in the first piece names the columns of every later one; the answers
+    keep the input order however many pieces are under way."""
+    rows = ["id,board,goal"] + [
+        f"b{i},{HARD_3X3 if i % 7 else 'junk'},blank-first" for i in range(300)
+    ]
+    data = ("\n".join(rows) + "\n").encode()
+    status, out, _ = _same(
+        run_cli, live_server, service_dir, ["distance", "-", "--json"], input=data
+    )
+    answers = [json.loads(line) for line in out.splitlines()[1:]]
+    assert [a["id"] for a in answers] == [f"b{i}" for i in range(300)] and status == 2
+
+
+def test_pieces_keep_the_line_numbers_and_the_head():
+    data = b"\n# x\nid,board\n" + b"".join(b"a,1 2 3 4 0 5\n" for _ in range(50))
+    chunk = next(lines.chunks(__import__("io").BytesIO(data)))
+    cut = list(pieces.cut([chunk], 100, lambda: 7))
+    assert [p.chunk.first for p in cut] == [1, 8, 15, 22, 29, 36, 43, 50]
+    assert all(p.head == (b"id,board", 3) for p in cut)
+    assert b"".join(p.chunk.data for p in cut) == data
+    again = pieces.Piece.from_json(cut[2].as_json(), cut[2].chunk.data)
+    assert (again.chunk, again.head) == (cut[2].chunk, cut[2].head)
+
+
+def test_nothing_listening_is_one_line_then_the_answer_here(run_cli, service_dir):
+    from serving import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"
+    for args, input in ((["distance", HARD_3X3], None), (["distance", "-"], BATCH.encode())):
+        here = _run(run_cli, args, service_dir, input=input)
+        status, out, err = _run(run_cli, args, service_dir, url, input=input)
+        assert (status, out) == here[:2]
+        note, *rest = err.splitlines()
+        assert note.startswith(f"npuzzle: note: no server at {url} (connection refused)")
+        assert note.endswith("answering here") and "\n".join(rest) == here[2].rstrip("\n")
+
+
+def test_a_bad_address_is_a_usage_error(run_cli, service_dir):
+    status, _, err = _run(run_cli, ["distance", HARD_3X3], service_dir, "ftp://x")
+    assert status == 2 and "--server takes http://HOST:PORT" in err
+
+
+def test_asking_past_the_servers_caps_names_the_cap_and_how_to_raise_it(
+    run_cli, live_server, service_dir
+):
+    status, out, err = _run(
+        run_cli, ["solve", FOUR, "--timeout", "600"], service_dir, live_server.url
+    )
+    assert status == 4 and out == b"" and err.count("\n") == 1
+    assert "caps a search at 60 s" in err and "npuzzle serve --max-seconds 600" in err
+    assert "--server ''" in err
+    status, _, err = _run(
+        run_cli,
+        ["solve", HARD_3X3, "--algorithm", "bfs", "--max-nodes", "5000000"],
+        service_dir,
+        live_server.url,
+    )
+    assert status == 4 and "caps a search at 1,000,000 nodes" in err
+    # Within the caps, the same question is answered.
+    _same(run_cli, live_server, service_dir, ["solve", FOUR, "--timeout", "30"])
+
+
+def test_a_data_directory_the_server_does_not_read_is_answered_here(
+    run_cli, live_server, exact_dir
+):
+    here = _run(run_cli, ["distance", HARD_3X3], exact_dir)
+    status, out, err = _run(run_cli, ["distance", HARD_3X3], exact_dir, live_server.url)
+    assert (status, out) == here[:2]
+    assert f"not {exact_dir}; answering here" in err and err.count("\n") == 1
+
+
+def test_the_client_imports_neither_numpy_numba_nor_h5py(live_server, service_dir):
+    probe = (
+        "import sys\n"
+        "from solver.cli import main\n"
+        "try:\n"
+        f"    main([*sys.argv[1:], '--server', {live_server.url!r}, '--data-dir', "
+        f"{str(service_dir)!r}])\n"
+        "except SystemExit as e:\n"
+        "    heavy = sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'numba', 'h5py'})\n"
+        "    print('status', e.code, 'heavy', heavy, file=sys.stderr)\n"
+    )
+    for args in (["solve", FOUR], ["heuristic", "-"], ["generate", "--count", "2"]):
+        r = subprocess.run(
+            [sys.executable, "-c", probe, *args],
+            input=f"{FOUR}\nnot a board\n",
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert r.stderr.splitlines()[-1].endswith("heavy []"), (args, r.stderr)
+        assert r.stdout.strip(), args
