@@ -106,8 +106,9 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
     multiple=True,
     metavar="P",
     help="Additive pattern database: a preset (5-5-5, 6-6-3, 7-8, 7-8b on 4x4; 6-6-6-6, "
-    "6-6-6-6b on 5x5) or tile groups like '1,2,3,4/5,6,7,8' (repeatable).  Where two equally "
-    "strong ones are built (7-8 and 7-8b), IDA* takes the larger of their values.",
+    "6-6-6-6b on 5x5) or tile groups like '1,2,3,4/5,6,7,8' (repeatable).  With two "
+    "equally strong ones built (7-8 and 7-8b), `npuzzle solve --combine` takes the larger "
+    "of their values.",
 )
 @click.option(
     "--goal",

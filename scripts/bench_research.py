@@ -12,7 +12,8 @@ nodes and seconds per instance beside the published counts and the C reference
 Rows (configurations): ``plain`` (the sum of the tables only, never undoing a move),
 ``+reflection`` (the mirrored lookup too, Korf & Felner 2002: what the C reference runs), ``+fsm``
 (duplicate pruning by a finite-state machine of move strings, Taylor & Korf 1993, without the
-reflection), ``all`` (both: npuzzle's default) and ``all-fsmN`` for other machine depths.
+reflection), ``all`` (both: npuzzle's default), ``all-fsmN`` for other machine depths and
+``all+2nd``, the maximum with a second database cut differently (7-8b, 6-6-6-6b).
 Every length is checked against the file's optimal length; a wrong one stops the run.
 Nodes are generated nodes (children created, as Korf & Felner count them) and expanded nodes
 (as Clausecker and Doebbelin et al. count them).  Times are search seconds on one core unless
@@ -57,11 +58,13 @@ PUBLISHED_78 = {"plain": 136_289, "+reflection": 36_710, "dual + BPMX (published
 
 @dataclass(frozen=True)
 class Config:
-    """One row: the mirrored lookup or not, and the pruning machine's depth."""
+    """One row: the mirrored lookup or not, the pruning machine's depth, and whether the
+    workload's second database (7-8b, 6-6-6-6b) is combined with the first."""
 
     name: str
     reflect: bool
     fsm: int
+    second: bool = False
 
 
 CONFIGS = {
@@ -71,13 +74,15 @@ CONFIGS = {
     "all": Config("all", True, config.DEFAULT_FSM_DEPTH),
     "all-fsm8": Config("all-fsm8", True, 8),
     "all-fsm12": Config("all-fsm12", True, 12),
+    "all+2nd": Config("all+2nd", True, config.DEFAULT_FSM_DEPTH, True),
 }
 
 
 @dataclass(frozen=True)
 class Workload:
     """A set of boards for one database: ``rows`` are (id, tiles, optimal length) for the
-    blank-first goal; ``cref`` the C reference's partition name (None: it has none)."""
+    blank-first goal; ``cref`` the C reference's partition name (None: it has none);
+    ``second`` the database the ``all+2nd`` row combines with the first."""
 
     name: str
     shape: str
@@ -85,6 +90,7 @@ class Workload:
     rows: list
     cref: str | None
     published: dict = field(default_factory=dict)
+    second: str | None = None
 
 
 def workloads(names, kt: list[int]) -> list[Workload]:
@@ -92,13 +98,15 @@ def workloads(names, kt: list[int]) -> list[Workload]:
     korf = [(r["id"], r["tiles"], r["optimal"]) for r in read_korf(KORF100)]
     hard = [(r[0], r[1], int(r[2])) for r in _tsv(HARD80)]
     out = {
-        "korf100-78": Workload("Korf's 100, 7-8", "4x4", "7-8", korf, "78", PUBLISHED_78),
+        "korf100-78": Workload("Korf's 100, 7-8", "4x4", "7-8", korf, "78", PUBLISHED_78, "7-8b"),
         "korf100-663": Workload("Korf's 100, 6-6-3", "4x4", "6-6-3", korf, "663"),
-        "hard80-78": Workload("17 80-move, 7-8", "4x4", "7-8", hard, "78"),
+        "hard80-78": Workload("17 80-move, 7-8", "4x4", "7-8", hard, "78", {}, "7-8b"),
     }
     if KT24.exists():
         rows = [(int(r[0]), r[1], int(r[2])) for r in _tsv(KT24) if int(r[0]) in kt]
-        out["kt"] = Workload(f"Korf-Taylor {kt}, 6-6-6-6", "5x5", "6-6-6-6", rows, None)
+        out["kt"] = Workload(
+            f"Korf-Taylor {kt}, 6-6-6-6", "5x5", "6-6-6-6", rows, None, {}, "6-6-6-6b"
+        )
     return [out[n] for n in names if n in out]
 
 
@@ -119,10 +127,16 @@ class Cell:
     capped: int = 0
 
 
-def run(work: Workload, cfg: Config, jobs: int, cap: float | None) -> Cell:
-    """Solve every board of ``work`` with ``cfg``; lengths checked against the file."""
+def run(work: Workload, cfg: Config, jobs: int, cap: float | None) -> Cell | None:
+    """Solve every board of ``work`` with ``cfg``; lengths checked against the file.  None
+    where the configuration does not apply (no second database for this workload)."""
+    partition = work.partition
+    if cfg.second:
+        if work.second is None:
+            return None
+        partition += f"+{work.second}"
     opts = api.SearchOptions(
-        partition=work.partition, reflect=cfg.reflect, fsm=cfg.fsm, jobs=jobs, timeout=cap
+        partition=partition, reflect=cfg.reflect, fsm=cfg.fsm, jobs=jobs, timeout=cap
     )
     fsm.machine_for(Shape.parse(work.shape), cfg.fsm)  # made (or read) before the clock
     try:  # the tables loaded and the kernels compiled before the clock starts
@@ -194,11 +208,14 @@ def table(results, c_times) -> list[str]:
         )
         lines.append("|---|---:|---:|---:|---:|---:|")
         for cfg, cell in cells:
+            if cell is None:
+                continue
             pub = work.published.get(cfg.name)
             ratio = f"{cell.seconds / c:.2f}x" if c else "-"
             capped = f" ({cell.capped} capped)" if cell.capped else ""
+            both = f"{work.partition} & {work.second}, " if cfg.second else ""
             lines.append(
-                f"| {cfg.name} ({'refl., ' if cfg.reflect else ''}fsm {cfg.fsm}){capped} "
+                f"| {cfg.name} ({both}{'refl., ' if cfg.reflect else ''}fsm {cfg.fsm}){capped} "
                 f"| {cell.generated / n:,.0f} | {cell.expanded / n:,.0f} "
                 f"| {cell.seconds / n * 1000:,.2f} | {ratio} | {f'{pub:,}' if pub else ''} |"
             )
@@ -212,7 +229,7 @@ def table(results, c_times) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workloads", default="korf100-78,korf100-663,hard80-78")
-    ap.add_argument("--configs", default="plain,+reflection,+fsm,all,all-fsm12")
+    ap.add_argument("--configs", default="plain,+reflection,+fsm,all,all-fsm12,all+2nd")
     ap.add_argument("--kt", default="1,2,4,8", help="Korf-Taylor instances for the kt workload")
     ap.add_argument("--cap", type=float, default=None, help="seconds per board (kt)")
     ap.add_argument("--jobs", type=int, default=1)

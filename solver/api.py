@@ -49,8 +49,8 @@ class SearchOptions:
     weight: float = 1  # > 1: IDA* returns at most weight x the optimal length, faster
     # IDA*'s duplicate pruning: the depth of its move-string machine (2: never undo a move)
     fsm: int = config.DEFAULT_FSM_DEPTH
-    # IDA* takes the maximum of every equally strong database built for the goal
-    combine: bool = True
+    # IDA* takes the maximum of two equally strong databases built for the goal
+    combine: bool = config.DEFAULT_COMBINE
     # hears about each IDA* iteration (a solver.search.driver.Progress); not part of equality
     progress: Callable | None = field(default=None, compare=False, repr=False)
 

@@ -461,13 +461,15 @@ partition_option = click.option(
     metavar="P",
     help="Which pattern database: a preset (7-8, 7-8b, 6-6-3, 5-5-5 on 4x4; 6-6-6-6, "
     "6-6-6-6b on 5x5), tiles like 1,2,3,4/5,6,7,8, or A+B for the larger of two databases' "
-    "values; default: the strongest built for the goal, with every other one as strong "
-    "(7-8 with 7-8b).",
+    "values; default: the strongest built for the goal.",
 )
 combine_option = click.option(
-    "--no-combine",
-    is_flag=True,
-    help="One database only, even where several equally strong ones are built.",
+    "--combine/--no-combine",
+    default=config.DEFAULT_COMBINE,
+    show_default=True,
+    help="Take the larger value of two equally strong databases built for the goal (7-8 "
+    "and 7-8b): a third fewer nodes, but more time on a machine whose memory is slow to "
+    "reach at random.",
 )
 reflect_option = click.option(
     "--no-reflect", is_flag=True, help="Only the additive sum, without the mirrored lookup."

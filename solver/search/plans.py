@@ -412,7 +412,7 @@ def plan_for(goal: Board, opts) -> tuple[Plan, Reduction]:
         return _cached_simple_plan(shape, goal.tiles, kind), same
     try:
         pdbs, red = pattern_db.resolve_many(
-            shape, goal, opts.partition, opts.data_dir, getattr(opts, "combine", True)
+            shape, goal, opts.partition, opts.data_dir, getattr(opts, "combine", False)
         )
     except store.DatabaseMissing as e:
         if kind == "pdb" or opts.partition or str(shape) in config.REQUIRES_PDB:

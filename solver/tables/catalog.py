@@ -391,9 +391,16 @@ def candidates(
             continue
         (own if entry.goal == goal else other).append((entry, red))
     default = goal_board(shape)
-    own.sort(key=lambda er: -er[0].strength)
-    other.sort(key=lambda er: (-er[0].strength, er[0].goal != default))
+    own.sort(key=lambda er: (-er[0].strength, _preset_order(er[0])))
+    other.sort(key=lambda er: (-er[0].strength, er[0].goal != default, _preset_order(er[0])))
     return own + other
+
+
+def _preset_order(entry: Entry) -> int:
+    """Among equally strong databases the presets come first, in the order they are defined
+    (7-8 before its companion 7-8b), then custom partitions."""
+    names = list(partitions.presets(entry.shape))
+    return names.index(entry.partition_name) if entry.partition_name in names else len(names)
 
 
 def resolve(
@@ -415,7 +422,7 @@ MAX_COMBINED = 2
 
 
 def resolve_many(
-    shape: Shape, goal: Board, partition: str | None = None, data_dir=None, combine: bool = True
+    shape: Shape, goal: Board, partition: str | None = None, data_dir=None, combine: bool = False
 ) -> list[tuple[Entry, Reduction]]:
     """The additive databases whose maximum answers ``goal``, each with the reduction of
     ``goal`` onto their common goal: :func:`resolve`'s choice and, with ``combine`` and no

@@ -213,7 +213,7 @@ def resolve(
 
 
 def resolve_many(
-    shape: Shape, goal: Board, partition: str | None = None, data_dir=None, combine: bool = True
+    shape: Shape, goal: Board, partition: str | None = None, data_dir=None, combine: bool = False
 ) -> tuple[list[AdditivePDB], Reduction]:
     """The databases the catalog combines for ``goal`` (:func:`catalog.resolve_many`),
     opened, and the reduction that maps boards of ``goal`` onto their goal."""
