@@ -15,17 +15,12 @@ from __future__ import annotations
 import io
 import sys
 import threading
-from pathlib import Path
 
 import click
 
 from . import common, pieces
 
-# The commands a client may forward, with the options it may not pass: a batch's --jobs would
-# start processes inside the server (its threads are the parallelism); --server and
-# --scheduler are the client's own choices.
-FORWARDED = ("solve", "distance", "hint", "heuristic", "check", "generate")
-CLIENT_ONLY = ("server", "scheduler")
+FORWARDED = ("solve", "distance", "hint", "heuristic", "check", "generate")  # --server takes
 
 
 def arguments(command: click.Command, params: dict) -> list[str]:
@@ -33,7 +28,7 @@ def arguments(command: click.Command, params: dict) -> list[str]:
     parameters; the ones left out or at their default are not written)."""
     args, board = [], ()
     for p in command.params:
-        if p.name not in params or p.name in CLIENT_ONLY:
+        if p.name not in params:
             continue
         value = params[p.name]
         if isinstance(p, click.Argument):
@@ -47,19 +42,6 @@ def arguments(command: click.Command, params: dict) -> list[str]:
         else:
             args.append(f"{name}={value}")
     return [*args, "--", *board]
-
-
-def client_params(params: dict) -> dict:
-    """``params`` as the client sends them: its own choices left out, a data directory made
-    absolute (the server's working directory is not the client's), a board as a list."""
-    out = {k: v for k, v in params.items() if k not in CLIENT_ONLY}
-    if out.get("data_dir") is not None:
-        out["data_dir"] = str(Path(out["data_dir"]).absolute())
-    if "board" in out:
-        out["board"] = list(out["board"])
-        if common.is_stdin(params["board"]):
-            out.pop("jobs", None)  # the server answers a batch's pieces on its own threads
-    return out
 
 
 class _ThreadStream:
@@ -137,4 +119,4 @@ def run(name: str, params: dict, piece: pieces.Piece | None = None) -> tuple[int
         _LOCAL.stdout = _LOCAL.stderr = None
 
 
-__all__ = ["FORWARDED", "arguments", "client_params", "run"]
+__all__ = ["FORWARDED", "arguments", "run"]

@@ -26,31 +26,33 @@ This module imports neither numpy nor numba nor h5py, nor does anything it impor
 answer is printed (a test checks): that is the point.  Only a piece answered here after all
 loads them.
 
-Imports: the standard library, click, :mod:`.common` and :mod:`.pieces`.
+Imports: the standard library, click, :mod:`.common`; for a batch :mod:`.pieces`.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import socket
 import sys
 import threading
 
 import click
 
-from . import common, pieces
+from . import common
 
 ENV_SERVER = "NPUZZLE_SERVER"
 PATH = "/run"
 CONTENT_TYPE = "application/x-npuzzle-run"  # solver.service.cli_runs.CONTENT_TYPE
 PIECE_BYTES = 56 * 1024  # a piece's lines: under the server's 64 KiB request limit
-FIRST_LINES = 32  # lines in the first pieces of a batch, until the answers say how fast
+FIRST_LINES = 8  # lines in the first pieces of a batch, until the answers say how fast
 PIECE_SECONDS = 0.05  # what a piece should cost the server: long enough to hide a request
 IN_FLIGHT = 3  # pieces under way at once (the server answers them on its threads)
 CONNECT_SECONDS = 2.0
 EXIT_ELSEWHERE = 75  # the server's "answer this on your own machine" (cli_runs)
 NOTE = "npuzzle: note: "
+CLIENT_ONLY = ("server", "scheduler")  # the client's own choices: never sent
 
 server_option = click.option(
     "--server",
@@ -80,6 +82,19 @@ def forwarded(command):
     return wrapper
 
 
+def client_params(params: dict) -> dict:
+    """``params`` as the client sends them: its own choices left out, a data directory made
+    absolute (the server's working directory is not the client's), a board as a list."""
+    out = {k: v for k, v in params.items() if k not in CLIENT_ONLY}
+    if out.get("data_dir") is not None:
+        out["data_dir"] = os.path.abspath(out["data_dir"])
+    if "board" in out:
+        out["board"] = list(out["board"])
+        if common.is_stdin(params["board"]) and "jobs" in out:
+            out["jobs"] = 1  # the server answers a batch's pieces on its threads, not processes
+    return out
+
+
 class Unreachable(Exception):
     """No answer from the server: the command answers here (the message says why)."""
 
@@ -99,8 +114,6 @@ class Client:
     def answer(self, name: str, params: dict) -> int | None:
         """Print the server's answer to ``npuzzle NAME`` with ``params`` and return its exit
         status; None (after one line on stderr) when the command should answer here."""
-        from .capture import client_params
-
         sent = client_params(params)
         if common.is_stdin(params.get("board") or ()):
             return self._batch(name, sent, params)
@@ -119,6 +132,7 @@ class Client:
         import queue
 
         from ..workloads import lines
+        from . import pieces
 
         size = _Sizer()
         answers: queue.Queue = queue.Queue()  # the pieces' answers, in input order
@@ -175,7 +189,7 @@ class Client:
                 self._give_up(str(e))
         from . import capture  # loads numpy and numba: only when the server could not answer
 
-        local = {k: v for k, v in params.items() if k != "server"}
+        local = {k: v for k, v in params.items() if k not in CLIENT_ONLY}
         return (*capture.run(name, local, piece), None)
 
     def _give_up(self, why: str) -> None:

@@ -34,7 +34,7 @@ from pathlib import Path
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
-from ..cli import capture, pieces
+from ..cli import capture, pieces, remote
 from ..tables import store
 from .limits import TEACHING_ALGORITHMS, Settings
 
@@ -56,6 +56,10 @@ def read_run(body: bytes) -> tuple[str, dict, pieces.Piece | None]:
         name, params, piece = question["command"], question["params"], question.get("piece")
         if name not in capture.FORWARDED or not isinstance(params, dict):
             raise BadRun(f"not a command this server runs: {name!r}")
+        if set(params) & set(remote.CLIENT_ONLY):  # no server asks another, or a cluster
+            raise BadRun(
+                f"options the server does not take: {sorted(set(params) & set(remote.CLIENT_ONLY))}"
+            )
         return name, params, None if piece is None else pieces.Piece.from_json(piece, data)
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         if isinstance(e, BadRun):
