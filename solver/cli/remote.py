@@ -34,7 +34,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import socket
 import sys
 import threading
 
@@ -273,6 +272,8 @@ class Client:
         raise AssertionError("unreachable")
 
     def _connect(self) -> _Connection:
+        import socket
+
         try:
             sock = socket.create_connection((self.host, self.port), timeout=CONNECT_SECONDS)
         except OSError as e:
@@ -293,7 +294,7 @@ class _Connection:
     """HTTP/1.1 over one socket, as little of it as the warm path needs (http.client would
     import ssl and email: most of a client's start-up)."""
 
-    def __init__(self, sock: socket.socket, host: str):
+    def __init__(self, sock, host: str):
         self.sock, self.host = sock, host
         self.file = sock.makefile("rb")
 
@@ -402,6 +403,8 @@ def _address(url: str) -> tuple[str, int]:
 
 
 def _why(exc: BaseException) -> str:
+    import socket
+
     if isinstance(exc, socket.gaierror):
         return "the name does not resolve"
     if isinstance(exc, ConnectionRefusedError):

@@ -10,13 +10,17 @@ on disk.  By default numba pays for much more than loading them:
   ``np.dot`` may call BLAS), ``cffi``, and scans every installed distribution for
   ``numba_extensions`` entry points;
 * at exit, the garbage collector walks numba's hundreds of thousands of objects again (about
-  0.2 s after the answer is printed).
+  0.2 s after the answer is printed);
+* typing a kernel's array arguments asks ``np.ma.MaskedArray`` (to refuse masked arrays),
+  which imports ``numpy.ma`` -- 7 ms of a one-board solve's start -- although no masked array
+  can exist before ``numpy.ma`` is imported.
 
 :func:`import_numba` imports numba without scipy and teaches numba's cache to load a kernel
 with only the runtime it links against; the full target is loaded -- with scipy, cffi and the
 extension scan left out -- only when a kernel must really be compiled (a cache miss, or the
 first run).  After a kernel loads, :func:`gc.freeze` moves the long-lived objects out of the
-collector's way.  ``NPUZZLE_NUMBA_BLAS=1`` lets numba import scipy as usual;
+collector's way.  Until something imports ``numpy.ma``, an array is typed with a stand-in
+for it.  ``NPUZZLE_NUMBA_BLAS=1`` lets numba import scipy as usual;
 ``NPUZZLE_NUMBA_EXTENSIONS=1`` lets it load cffi and its extensions.
 
 Imports: numba (only when called).
@@ -53,6 +57,7 @@ def import_numba() -> None:
     if not _PATCHED:
         _PATCHED = True
         _lean_cache_loads()
+        _lean_array_typing()
 
 
 def load_cpu_target() -> None:
@@ -92,6 +97,29 @@ def _full_refresh(target_context) -> None:
     hide = (["scipy"] if _hide_scipy() else []) + ([] if extensions else ["cffi"])
     with _hidden(hide):
         target_context.refresh()
+
+
+def _lean_array_typing() -> None:
+    """numba types an array after checking that it is no ``np.ma.MaskedArray``; before
+    ``numpy.ma`` is imported none can be, and a stand-in answers the check instead of
+    importing it (the attribute is removed again, so ``numpy.ma`` still imports as usual)."""
+    import numpy as np
+    from numba.core.typing.typeof import typeof_impl
+
+    original = typeof_impl.dispatch(np.ndarray)
+    stand_in = types.SimpleNamespace(MaskedArray=type("MaskedArray", (), {}))
+
+    def typeof_ndarray(val, c):
+        if "numpy.ma" in sys.modules or "ma" in vars(np):
+            return original(val, c)
+        np.ma = stand_in
+        try:
+            return original(val, c)
+        finally:
+            if vars(np).get("ma") is stand_in:
+                del np.ma
+
+    typeof_impl.register(np.ndarray)(typeof_ndarray)
 
 
 def _lean_cache_loads() -> None:
