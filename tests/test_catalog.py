@@ -261,3 +261,13 @@ def test_the_fallback_note_says_what_can_be_built(run_cli, tmp_path):
     large = run_cli(["solve", big, "--data-dir", tmp_path])
     assert large.exit_code == 0 and large.stdout == "1 moves: R\n", large.output
     assert "up to 31 cells" in large.stderr and "build-pdb" not in large.stderr
+
+
+def test_a_preset_ending_in_a_letter_is_read_back_from_its_file_name():
+    for name, partition, goal in [
+        ("apdb-4x4-7-8b.h5", "7-8b", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 0"),
+        ("apdb-4x4-7-8b-blank-first.h5", "7-8b", "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"),
+        ("apdb-4x4-7-8-blank-first.h5", "7-8", "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"),
+    ]:
+        entry = catalog.parse_name(Path(name))
+        assert (entry.partition_name, entry.goal.flat()) == (partition, goal), name

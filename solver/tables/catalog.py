@@ -43,8 +43,8 @@ from .partitions import Partition, PartitionError, parse_partition
 EXACT = "exact"
 ADDITIVE = "additive-pdb"
 CUSTOM_GOAL = "goal-"
-_APDB_NAME = re.compile(
-    r"apdb-(\d+x\d+)-([0-9][0-9.\-]*?)(?:-(blank-first|snake|spiral|"
+_APDB_NAME = re.compile(  # a preset may end in a letter: 7-8b, the companion of 7-8
+    r"apdb-(\d+x\d+)-([0-9][0-9.\-]*?[a-z]?)(?:-(blank-first|snake|spiral|"
     r"goal-[0-9][0-9.]*))?\.h5"
 )
 _EXACT_NAME = re.compile(r"exact-(\d+x\d+)(?:-blank(\d+))?\.h5")
