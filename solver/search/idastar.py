@@ -1,10 +1,12 @@
 """IDA* for the API: ``solve(start, goal, opts) -> Solution`` (layer 3: search).
 
 IDA* is a depth-first search with a bound on ``f = g + h`` that grows from one iteration to the
-next (the smallest f that went over the last bound), never undoing the previous move; with an
-admissible h the first solution found is a shortest one.  The pieces, innermost first:
+next (the smallest f that went over the last bound), skipping the move strings a pruning machine
+forbids (never undoing the previous move, and more); with an admissible h the first solution
+found is a shortest one.  The pieces, innermost first:
 
 * :mod:`solver.search.kernels` -- the numba loops, one per heuristic family;
+* :mod:`solver.search.fsm` -- the duplicate-pruning machine the kernels step (Taylor & Korf);
 * :mod:`solver.search.plans` -- a heuristic made ready for them (which database, which arrays);
 * :mod:`solver.search.walk` -- one resumable walk of an iteration, and the search's bounds;
 * :mod:`solver.search.weights` -- ``--weight W``: at most W times the optimal length;
