@@ -11,6 +11,8 @@ on disk.  By default numba pays for much more than loading them:
   ``numba_extensions`` entry points;
 * at exit, the garbage collector walks numba's hundreds of thousands of objects again (about
   0.2 s after the answer is printed);
+* loading a cached kernel starts numba's runtime (NRT), which compiles its few LLVM functions
+  (reference counts, the memory of arrays) with LLVM anew in every process: 12 ms;
 * typing a kernel's array arguments asks ``np.ma.MaskedArray`` (to refuse masked arrays),
   which imports ``numpy.ma`` -- 7 ms of a one-board solve's start -- although no masked array
   can exist before ``numpy.ma`` is imported.
@@ -19,7 +21,9 @@ on disk.  By default numba pays for much more than loading them:
 with only the runtime it links against; the full target is loaded -- with scipy, cffi and the
 extension scan left out -- only when a kernel must really be compiled (a cache miss, or the
 first run).  After a kernel loads, :func:`gc.freeze` moves the long-lived objects out of the
-collector's way.  Until something imports ``numpy.ma``, an array is typed with a stand-in
+collector's way.  The runtime's compiled functions are kept on disk
+beside numba's cached kernels, keyed like them by numba's version and the CPU, and loaded as
+a kernel is.  Until something imports ``numpy.ma``, an array is typed with a stand-in
 for it.  ``NPUZZLE_NUMBA_BLAS=1`` lets numba import scipy as usual;
 ``NPUZZLE_NUMBA_EXTENSIONS=1`` lets it load cffi and its extensions.
 
@@ -30,8 +34,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
+import pickle
 import sys
 import types
+from pathlib import Path
 
 from . import config
 
@@ -122,6 +129,48 @@ def _lean_array_typing() -> None:
     typeof_impl.register(np.ndarray)(typeof_ndarray)
 
 
+def _cached_runtime() -> None:
+    """numba's runtime functions loaded from their compiled object code when a process has
+    compiled them before (they are the same for a given numba, llvmlite and CPU)."""
+    import llvmlite
+    import numba
+    from numba.core.runtime import nrtdynmod
+
+    compile_anew = nrtdynmod.compile_nrt_functions
+
+    def compile_nrt_functions(ctx):
+        codegen = ctx.codegen()
+        key = repr((numba.__version__, llvmlite.__version__, codegen.magic_tuple()))
+        path = _cache_dir() / "npuzzle-nrt.pickle"
+        try:
+            saved_key, state = pickle.loads(path.read_bytes())
+            if saved_key == key:
+                return codegen.unserialize_library(state)
+        except Exception:  # noqa: BLE001 - none yet, or unreadable: compile it as numba would
+            pass
+        if not hasattr(nrtdynmod, "create_nrt_module"):
+            return compile_anew(ctx)  # another numba: its own way, uncached
+        ir_mod, library = nrtdynmod.create_nrt_module(ctx)  # compile_anew, keeping the object
+        library.enable_object_caching()
+        library.add_ir_module(ir_mod)
+        library.finalize()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(f"{path.name}.{os.getpid()}")
+            partial.write_bytes(pickle.dumps((key, library.serialize_using_object_code())))
+            partial.replace(path)  # whole or not at all, whoever else writes it
+        except Exception:  # noqa: BLE001 - a read-only installation compiles it every time
+            pass
+        return library
+
+    nrtdynmod.compile_nrt_functions = compile_nrt_functions
+
+
+def _cache_dir() -> Path:
+    """Where numba keeps cached kernels: $NUMBA_CACHE_DIR, else beside the source."""
+    return Path(os.environ.get("NUMBA_CACHE_DIR") or Path(__file__).parent / "__pycache__")
+
+
 def _lean_cache_loads() -> None:
     from numba.core import caching, compiler
 
@@ -143,6 +192,7 @@ def _lean_cache_loads() -> None:
             return self._load_overload(sig, target_context)
 
     caching.Cache.load_overload = load_overload
+    _cached_runtime()
     # A kernel that must be compiled refreshes the target itself: leave scipy and cffi out.
     original = compiler.CompilerBase.__init__
 
