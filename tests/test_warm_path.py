@@ -195,3 +195,27 @@ def test_the_client_imports_neither_numpy_numba_nor_h5py(live_server, service_di
         )
         assert r.stderr.splitlines()[-1].endswith("heavy []"), (args, r.stderr)
         assert r.stdout.strip(), args
+
+
+def test_a_search_the_servers_cap_stopped_says_so(run_cli, service_dir, tmp_path):
+    """A server started with a 1 s cap: a search that needs longer ends as a --timeout of 1 s
+    would, and a note names the cap and how to raise it."""
+    from serving import Server
+
+    server = Server(service_dir, tmp_path / "cache", "--max-seconds", "1")
+    try:
+        server.wait_ready()
+        hard = "15 11 8 12 14 10 9 13 2 6 1 4 3 7 5 0"  # 80 moves: far beyond 1 s with Manhattan
+        args = ["solve", hard, "--goal", "blank-first", "--heuristic", "manhattan"]
+        status, out, err = _run(run_cli, args, service_dir, server.url)
+        assert status == 4 and out == b"", err
+        limit, note = err.splitlines()
+        assert limit.startswith("npuzzle: limit: ")
+        assert note.startswith("npuzzle: note: this server caps a search at 1 s and 2,000,000,000")
+        assert "`npuzzle serve --max-seconds N --max-nodes N` raises it" in note
+        status, out, err = _run(
+            run_cli, ["generate", "--count", "2", "--seed", "1"], service_dir, server.url
+        )
+        assert status == 0 and "caps" not in err  # nothing stopped: no note
+    finally:
+        server.stop()

@@ -80,6 +80,14 @@ FLUSH_SECONDS = 0.2  # rows written to a pipe reach it at least this often
     "~/.local/share/npuzzle).",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+@click.option(
+    "--timeout",
+    type=common.SECONDS,
+    default=None,
+    metavar="S",
+    help="Give up solving candidates after S seconds (exit 4; boards with an exact table "
+    "need no solving).",
+)
 @remote.server_option
 @remote.forwarded
 @common.guarded
@@ -96,6 +104,7 @@ def generate(
     unique,
     data_dir,
     as_json,
+    timeout,
 ):
     """Print COUNT random positions that can reach the goal, each with its optimal distance.
 
@@ -126,10 +135,18 @@ def generate(
         progress=True,
         walk_length=walk_length,
         unique=unique,
+        timeout=timeout,
     )
     flushed = time.monotonic()
-    for rec in records:  # streamed: the first lines come at once, memory stays flat
-        click.echo(common.json_line(rec) if as_json else f"{rec['rows']}\t{rec['distance']}")
-        if time.monotonic() - flushed > FLUSH_SECONDS:  # slow rows reach a pipe promptly
-            sys.stdout.flush()
-            flushed = time.monotonic()
+    try:
+        for rec in records:  # streamed: the first lines come at once, memory stays flat
+            click.echo(common.json_line(rec) if as_json else f"{rec['rows']}\t{rec['distance']}")
+            if time.monotonic() - flushed > FLUSH_SECONDS:  # slow rows reach a pipe promptly
+                sys.stdout.flush()
+                flushed = time.monotonic()
+    except Exception as e:
+        from ..workloads.generate import GenerateTimeout  # loaded by now: no cost
+
+        if isinstance(e, GenerateTimeout):  # a search limit, as --timeout is everywhere
+            common.fail(f"limit: {common.one_line(e)}", common.EXIT_LIMIT)
+        raise

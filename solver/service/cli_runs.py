@@ -41,7 +41,8 @@ from .limits import TEACHING_ALGORITHMS, Settings
 CONTENT_TYPE = "application/x-npuzzle-run"
 EXIT_LIMIT = 4  # solver.cli.common.EXIT_LIMIT: a search limit (the cap refusals' status too)
 EXIT_ELSEWHERE = 75  # EX_TEMPFAIL: "answer this on your own machine" (see refuse_elsewhere)
-SEARCHING = ("solve", "distance", "hint")  # the commands with --timeout and --max-nodes
+TIMED = ("solve", "distance", "hint", "generate")  # the commands with --timeout
+NODE_CAPPED = ("solve", "distance", "hint")  # ... and with --max-nodes
 
 
 class BadRun(ValueError):
@@ -72,50 +73,45 @@ def capped(name: str, params: dict, settings: Settings) -> tuple[dict, str | Non
     asking for more than a cap is refused (``refusal`` says which cap and how to raise it);
     a search the client left unbounded gets the cap, and ``note`` says so in case it stops
     the search."""
-    if name not in SEARCHING:
-        return params, None, None
-    lim, out, notes = settings.limits, dict(params), []
-    asked = out.get("timeout")
-    if asked is not None and asked > lim.max_seconds:
-        return (
-            out,
-            (
-                f"this server caps a search at {lim.max_seconds:g} s, and --timeout asks for "
-                f"{asked:g} s: ask for less, start the server with `npuzzle serve --max-seconds "
-                f"{asked:g}`, or answer on this machine with --server ''"
-            ),
-            None,
-        )
-    if asked is None:
-        out["timeout"] = lim.max_seconds
-        notes.append(
-            f"this server caps a search at {lim.max_seconds:g} s (`npuzzle serve --max-seconds "
-            f"N` raises it; --server '' answers on this machine, without a cap)"
-        )
+    lim, out = settings.limits, dict(params)
     teaching = out.get("algorithm") in TEACHING_ALGORITHMS
-    cap = lim.max_teaching_nodes if teaching else lim.max_nodes
-    option = "no option raises the teaching searches' cap" if teaching else "--max-nodes"
-    asked = out.get("max_nodes")
-    if asked is not None and asked > cap:
-        raise_it = (
-            "" if teaching else f", start the server with `npuzzle serve --max-nodes {asked}`"
-        )
-        return (
-            out,
-            (
-                f"this server caps a search at {cap:,} nodes, and --max-nodes asks for {asked:,}: "
-                f"ask for fewer{raise_it}, or answer on this machine with --server ''"
-            ),
-            None,
-        )
-    if asked is None:
-        out["max_nodes"] = cap
-        raise_it = option if teaching else "`npuzzle serve --max-nodes N` raises it"
-        notes.append(
-            f"this server caps a search at {cap:,} nodes ({raise_it}; --server '' answers "
-            f"on this machine, without a cap)"
-        )
-    return out, None, " ".join(notes) or None
+    caps = []  # (option, cap, its unit, the serve option that raises it)
+    if name in TIMED:
+        caps.append(("timeout", lim.max_seconds, "s", "--max-seconds"))
+    if name in NODE_CAPPED:
+        nodes = lim.max_teaching_nodes if teaching else lim.max_nodes
+        caps.append(("max_nodes", nodes, "nodes", None if teaching else "--max-nodes"))
+    applied, raised_by = [], []
+    for key, cap, unit, serve_option in caps:
+        asked = out.get(key)
+        option = "--" + key.replace("_", "-")
+        if asked is not None and asked > cap:
+            raise_it = f", start the server with `npuzzle serve {serve_option} {_n(asked)}`"
+            return (
+                out,
+                f"this server caps a search at {_n(cap)} {unit}, and {option} asks for "
+                f"{_n(asked)} {unit}: ask for less{raise_it if serve_option else ''}, or answer "
+                f"on this machine with --server ''",
+                None,
+            )
+        if asked is None:
+            out[key] = cap
+            applied.append(f"{_n(cap)} {unit}")
+            raised_by += [f"{serve_option} N"] if serve_option else []
+    if not applied:
+        return out, None, None
+    how = f"`npuzzle serve {' '.join(raised_by)}` raises it; " if raised_by else ""
+    return (
+        out,
+        None,
+        f"this server caps a search at {' and '.join(applied)} ({how}--server '' answers on "
+        f"this machine, without a cap)",
+    )
+
+
+def _n(x) -> str:
+    """A number as a person writes it: 60 (not 60.0), 2,000,000."""
+    return f"{x:,}" if isinstance(x, int) else f"{x:g}"
 
 
 def _stopped_by_a_limit(status: int, stdout: bytes) -> bool:
