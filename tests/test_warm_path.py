@@ -219,3 +219,12 @@ def test_a_search_the_servers_cap_stopped_says_so(run_cli, service_dir, tmp_path
         assert status == 0 and "caps" not in err  # nothing stopped: no note
     finally:
         server.stop()
+
+
+def test_a_line_too_long_to_send_is_answered_here(run_cli, live_server, service_dir):
+    """A piece over the server's 64 KiB request limit (one long JSON line) is answered on this
+    machine, in its place among the others."""
+    long = json.dumps({"board": HARD_3X3, "id": "long", "pad": "x" * 70_000})
+    data = f"{HARD_3X3}\n{long}\nnot a board\n{UNSOLVABLE}\n".encode()
+    status, out, err = _same(run_cli, live_server, service_dir, ["distance", "-", "--json"], data)
+    assert [json.loads(line).get("id") for line in out.splitlines()] == [None, "long", None, None]
