@@ -78,7 +78,7 @@ def random_boards(rows: int, cols: int, n: int, seed: int = 1) -> bytes:
 class Server:
     """``npuzzle serve`` on a free loopback port, ready when its workers are."""
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, env: dict):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -86,7 +86,8 @@ class Server:
         self.proc = subprocess.Popen(
             [*NPUZZLE, "serve", "--port", str(self.port), "--workers", str(workers)],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
         )
         import json
         import urllib.request
@@ -118,13 +119,16 @@ def main() -> None:
     cref = Path(a.cref)
     if not os.access(cref, os.X_OK):
         sys.exit(f"no C reference at {cref}: bash ../shared/cref/build.sh")
-    env = {k: v for k, v in os.environ.items() if k != "NPUZZLE_SERVER"}
+    # As an installed package runs: bytecode cached (a sandbox that sets PYTHONDONTWRITEBYTECODE
+    # makes every process compile npuzzle's sources again: +0.1-0.2 s; see docs/performance.md).
+    drop = ("NPUZZLE_SERVER", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     korf = [line.split("\t")[1] for line in KORF.read_text().splitlines() if line[:1].isdigit()]
     korf_in = ("\n".join(korf) + "\n").encode()
     one = [*NPUZZLE, "solve", BOARD, "--goal", "blank-first"]
     rows = []
 
-    server = Server(workers=2)
+    server = Server(workers=2, env=env)
     try:
         warm = [*one, "--server", server.url]
         for cmd in (one, warm):  # the page cache, numba's cache, the server's threads
