@@ -147,23 +147,14 @@ def frame(shape: Shape, patterns, relabel=None, cells=None) -> Frame:
     return Frame(*rank_delta_tables(shape, patterns, relabel), *slide_geometry(shape, cells))
 
 
-class Frames(NamedTuple):
-    """Every lookup of a plan, stacked for the kernel: ``Frames.pat[f]`` is
-    :attr:`Frame.pat` of lookup f and so on; ``tab[f]`` says which of the plan's
-    ``tables`` lookup f reads."""
-
-    pat: np.ndarray
-    wt: np.ndarray
-    contrib: np.ndarray
-    sgn: np.ndarray
-    step: np.ndarray
-    btw: np.ndarray
-    tab: np.ndarray
+# Every lookup of a plan, stacked for the kernel: ``Frames.pat[f]`` is :attr:`Frame.pat` of
+# lookup f and so on; ``tab[f]`` says which of the plan's ``tables`` lookup f reads.
+Frames = NamedTuple("Frames", [(name, np.ndarray) for name in (*Frame._fields, "tab")])
 
 
 def stacked(frames: list[Frame], tabs: list[int]) -> Frames:
     """The :class:`Frames` of ``frames``, lookup f reading table ``tabs[f]``."""
-    arrays = [np.ascontiguousarray(np.stack([f[i] for f in frames])) for i in range(6)]
+    arrays = [np.ascontiguousarray(np.stack(same)) for same in zip(*frames)]
     arrays.append(np.asarray(tabs, dtype=np.int64))
     for a in arrays:
         a.setflags(write=False)
