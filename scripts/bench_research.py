@@ -125,6 +125,7 @@ class Cell:
     seconds: float = 0.0
     solved: int = 0
     capped: int = 0
+    c_seconds: float | None = None  # the C reference on the same boards, just before
 
 
 def run(work: Workload, cfg: Config, jobs: int, cap: float | None) -> Cell | None:
@@ -169,15 +170,15 @@ def run(work: Workload, cfg: Config, jobs: int, cap: float | None) -> Cell | Non
     return cell
 
 
-def cref_seconds(work: Workload) -> float | None:
-    """The C reference's search seconds on ``work`` with the reflection (best of 3), or None
-    where it has no such job or is not built (bash ../shared/cref/build.sh)."""
+def cref_seconds(work: Workload, runs: int) -> float | None:
+    """The C reference's search seconds on ``work`` with the reflection (best of ``runs``),
+    or None where it has no such job or is not built (bash ../shared/cref/build.sh)."""
     binary = CREF / "cref"
     if work.cref is None or not os.access(binary, os.X_OK):
         return None
     boards = "".join(t + "\n" for _, t, _ in work.rows)
     best = None
-    for _ in range(3):
+    for _ in range(runs):
         out = subprocess.run(
             [str(binary), "solve", work.cref, str(CREF), "--reflect"],
             input=boards,
@@ -192,36 +193,36 @@ def cref_seconds(work: Workload) -> float | None:
     return best
 
 
-def table(results, c_times) -> list[str]:
+def table(results) -> list[str]:
     """The research table as markdown lines."""
     lines = []
     for work, cells in results:
         n = len(work.rows)
-        c = c_times.get(work.name)
-        lines.append(
-            f"**{work.name}** ({n} boards; C reference, 7-8/6-6-3 + reflection: "
-            + (f"{c / n * 1000:.2f} ms/board)" if c else "not run)")
-        )
+        lines.append(f"**{work.name}** ({n} boards)")
         lines.append("")
         lines.append(
-            "| configuration | generated/board | expanded/board | ms/board | vs C | published |"
+            "| configuration | generated/board | expanded/board | ms/board | C ms/board "
+            "| vs C | published |"
         )
-        lines.append("|---|---:|---:|---:|---:|---:|")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|")
         for cfg, cell in cells:
             if cell is None:
                 continue
             pub = work.published.get(cfg.name)
+            c = cell.c_seconds
             ratio = f"{cell.seconds / c:.2f}x" if c else "-"
+            c_ms = f"{c / n * 1000:,.2f}" if c else "-"
             capped = f" ({cell.capped} capped)" if cell.capped else ""
             both = f"{work.partition} & {work.second}, " if cfg.second else ""
             lines.append(
                 f"| {cfg.name} ({both}{'refl., ' if cfg.reflect else ''}fsm {cfg.fsm}){capped} "
                 f"| {cell.generated / n:,.0f} | {cell.expanded / n:,.0f} "
-                f"| {cell.seconds / n * 1000:,.2f} | {ratio} | {f'{pub:,}' if pub else ''} |"
+                f"| {cell.seconds / n * 1000:,.2f} | {c_ms} | {ratio} "
+                f"| {f'{pub:,}' if pub else ''} |"
             )
         for name, pub in work.published.items():
             if name not in CONFIGS:
-                lines.append(f"| {name} | | | | | {pub:,} |")
+                lines.append(f"| {name} | | | | | | {pub:,} |")
         lines.append("")
     return lines
 
@@ -234,20 +235,27 @@ def main() -> None:
     ap.add_argument("--cap", type=float, default=None, help="seconds per board (kt)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--markdown", type=Path, default=None, help="also write the table here")
+    ap.add_argument(
+        "--c-runs", type=int, default=2, help="C runs (best of) just before each configuration"
+    )
     a = ap.parse_args()
     configs = [CONFIGS[n] for n in a.configs.split(",")]
     works = workloads(a.workloads.split(","), [int(k) for k in a.kt.split(",")])
-    results, c_times = [], {}
+    results = []
     for work in works:
-        c_times[work.name] = cref_seconds(work)
         cells = []
         for cfg in configs:
+            # C runs just before each row, so that both meet the same load on a shared machine.
+            c_seconds = cref_seconds(work, a.c_runs)
             t = time.perf_counter()
-            cells.append((cfg, run(work, cfg, a.jobs, a.cap)))
+            cell = run(work, cfg, a.jobs, a.cap)
+            if cell is not None:
+                cell.c_seconds = c_seconds
+            cells.append((cfg, cell))
             print(f"{work.name} / {cfg.name}: {time.perf_counter() - t:.1f} s", file=sys.stderr)
         results.append((work, cells))
     load = os.getloadavg()[0]
-    lines = table(results, c_times)
+    lines = table(results)
     lines.append(f"One core each unless --jobs ({a.jobs}); load average {load:.2f} at the end.")
     print("\n".join(lines))
     if a.markdown:
