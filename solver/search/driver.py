@@ -30,8 +30,8 @@ FIRST_SLICE = 1 << 18
 MAX_SLICE = 1 << 26
 SLICE_SECONDS = 0.05
 PARALLEL_AFTER = 0.02  # seconds an iteration takes before the next one goes parallel
-# Seconds an iteration takes before the search makes its deep pruning machine, if no earlier
-# search has (about a second, once: then it is in the cache directory).
+# Seconds an iteration takes before the search starts making its deep pruning machine (in the
+# background), if no earlier search has: a few seconds once, then it is in the cache directory.
 DEEPEN_AFTER = 0.1
 TICK_SECONDS = 0.2  # at most this often a progress callback hears about an iteration under way
 

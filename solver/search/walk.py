@@ -20,7 +20,7 @@ from ..core import config
 from ..core.board import BLANK, MOVES
 from ..tables.catalog import damaged
 from . import kernels as K
-from .fsm import PRUNED, machine_for
+from .fsm import PRUNED, machine_for, make_in_background
 from .plans import Plan, move_tables
 from .weights import NO_WEIGHTING, Weighting
 
@@ -57,9 +57,15 @@ class Problem:
         self.parity = (abs(b // cols - g // cols) + abs(b % cols - g % cols)) & 1
 
     def deepen(self) -> None:
-        """Prune with the machine of :attr:`fsm_depth` from now on, making it if need be."""
-        if self.machine.depth < (self.fsm_depth or 0):
-            self.machine = machine_for(self.plan.shape, self.fsm_depth)
+        """Prune with the machine of :attr:`fsm_depth` from now on where it is made; else
+        start making it in the background (a later call takes it)."""
+        if self.machine.depth >= (self.fsm_depth or 0):
+            return
+        made = machine_for(self.plan.shape, self.fsm_depth, make=False)
+        if made is not None:
+            self.machine = made
+        else:
+            make_in_background(self.plan.shape, self.fsm_depth)
 
     def lookups(self, tiles: np.ndarray) -> tuple:
         """What a walk needs to start at the board ``tiles``, the heuristic value last:
