@@ -190,20 +190,3 @@ def test_the_depth_option_is_checked():
         api.SearchOptions(fsm=-1)
     with pytest.raises(api.BoardError):
         api.SearchOptions(fsm=True)
-
-
-def test_a_search_takes_the_deep_machine_once_it_is_made_in_the_background(tmp_path, monkeypatch):
-    from solver.search.plans import manhattan_plan
-    from solver.search.walk import Problem
-
-    monkeypatch.setenv("NPUZZLE_CACHE", str(tmp_path))
-    monkeypatch.setattr(fsm, "_MACHINES", {})
-    monkeypatch.setattr(fsm, "_MAKING", {})
-    shape = Shape(2, 3)
-    goal = goal_board(shape)
-    problem = Problem(manhattan_plan(shape, goal), goal.move("U").tiles, None, 10)
-    assert problem.machine.name == "undo"  # not made yet: the search starts without it
-    problem.deepen()
-    fsm._MAKING[(2, 3, 10)].join(timeout=60)
-    problem.deepen()
-    assert problem.machine.depth == 10 and problem.machine.name.startswith("fsm 10")

@@ -30,9 +30,6 @@ FIRST_SLICE = 1 << 18
 MAX_SLICE = 1 << 26
 SLICE_SECONDS = 0.05
 PARALLEL_AFTER = 0.02  # seconds an iteration takes before the next one goes parallel
-# Seconds an iteration takes before the search starts making its deep pruning machine (in the
-# background), if no earlier search has: a few seconds once, then it is in the cache directory.
-DEEPEN_AFTER = 0.1
 TICK_SECONDS = 0.2  # at most this often a progress callback hears about an iteration under way
 
 
@@ -165,8 +162,6 @@ def search(
     while True:
         iterations += 1
         engine = serial
-        if last_seconds >= DEEPEN_AFTER:
-            problem.deepen()
         if jobs > 1 and last_seconds >= PARALLEL_AFTER:
             engine = pool = pool or Pool(problem, jobs)
         report.start(iterations, bound, jobs if engine is pool else 1)

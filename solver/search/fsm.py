@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import threading
 from collections import deque
 from pathlib import Path
 from typing import NamedTuple
@@ -280,27 +279,6 @@ def _write(path: Path, trans: np.ndarray) -> None:
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink()
-
-
-_MAKING: dict[tuple, threading.Thread] = {}
-_MAKING_LOCK = threading.Lock()
-
-
-def make_in_background(shape: Shape, depth: int) -> None:
-    """Start making the machine of ``depth`` on ``shape`` on a daemon thread (once per
-    process); :func:`machine_for` with ``make`` False returns it once it is made.  Why a
-    thread: making a deep machine takes seconds of Python (a 5x5 one, a quarter of a minute),
-    which a search under a time cap cannot wait for -- it goes on with the machine it has,
-    its kernels releasing the interpreter, and takes the deep one between two iterations."""
-    key = (shape.rows, shape.cols, depth)
-    with _MAKING_LOCK:
-        if key in _MAKING:
-            return
-        thread = threading.Thread(
-            target=machine_for, args=(shape, depth), name=f"npuzzle-fsm-{depth}", daemon=True
-        )
-        _MAKING[key] = thread
-    thread.start()
 
 
 def machine_for(shape: Shape, depth: int | None = DEFAULT_DEPTH, make: bool = True):

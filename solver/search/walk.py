@@ -20,7 +20,7 @@ from ..core import config
 from ..core.board import BLANK, MOVES
 from ..tables.catalog import damaged
 from . import kernels as K
-from .fsm import PRUNED, machine_for, make_in_background
+from .fsm import PRUNED, machine_for
 from .plans import Plan, move_tables
 from .weights import NO_WEIGHTING, Weighting
 
@@ -47,25 +47,14 @@ class Problem:
     def __post_init__(self):
         self.start = tuple(int(t) for t in self.start)
         self.moves = move_tables(self.plan.shape)
-        # The deep machine where it is made already; a search long enough to pay for making
-        # it calls deepen().  Walks may use different valid machines: see solver.search.fsm.
-        shape = self.plan.shape
-        self.machine = machine_for(shape, self.fsm_depth, make=False) or machine_for(shape, None)
+        # Made once per process, read from the cache directory, or made and kept there (a
+        # second the first time): never chosen by timing, so a search always gives the same
+        # answer, in any process.
+        self.machine = machine_for(self.plan.shape, self.fsm_depth)
         self.root = self.lookups(np.array(self.start, dtype=np.int64))  # every iteration's
         self.root_h = self.root[-1]
         cols, b, g = self.plan.shape.cols, self.start.index(BLANK), self.plan.target.blank
         self.parity = (abs(b // cols - g // cols) + abs(b % cols - g % cols)) & 1
-
-    def deepen(self) -> None:
-        """Prune with the machine of :attr:`fsm_depth` from now on where it is made; else
-        start making it in the background (a later call takes it)."""
-        if self.machine.depth >= (self.fsm_depth or 0):
-            return
-        made = machine_for(self.plan.shape, self.fsm_depth, make=False)
-        if made is not None:
-            self.machine = made
-        else:
-            make_in_background(self.plan.shape, self.fsm_depth)
 
     def lookups(self, tiles: np.ndarray) -> tuple:
         """What a walk needs to start at the board ``tiles``, the heuristic value last:

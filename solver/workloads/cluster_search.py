@@ -178,7 +178,6 @@ def unit_task(spec: tuple, bound: int, unit, stop: str):
         last[0] = now
         return not event.is_set()
 
-    problem.deepen()  # units are the long part of a search
     result = run_unit(problem, unit, bound, between=between)
     if result.moves is not None:
         result = replace(result, moves=red.moves_back(result.moves))
