@@ -139,6 +139,7 @@ def forbidden_strings(depth: int, rows: int = 0, cols: int = 0) -> list[tuple[in
     start = _String((), (0, 0), {}, (0, 0, 0, 0))
     kept: dict = {_effect(start): [start.box]}
     forbidden: set = set()
+    sizes: set = set()  # the lengths of the forbidden strings found so far
     out: list = []
     level = [start]
     for length in range(1, depth + 1):
@@ -147,8 +148,8 @@ def forbidden_strings(depth: int, rows: int = 0, cols: int = 0) -> list[tuple[in
             for d in range(4):
                 moves = s.moves + (d,)
                 # A string with a forbidden part is never entered: only its minimal forbidden
-                # parts belong to the machine.
-                if any(moves[i:] in forbidden for i in range(1, length)):
+                # parts belong to the machine.  (Its prefix passed, so the part is a suffix.)
+                if any(moves[length - n :] in forbidden for n in sizes if n < length):
                     continue
                 t = _extend(s, d)
                 top, bottom, left, right = t.box
@@ -158,6 +159,7 @@ def forbidden_strings(depth: int, rows: int = 0, cols: int = 0) -> list[tuple[in
                 boxes = kept.setdefault(key, [])
                 if any(_inside(b, t.box) for b in boxes):
                     forbidden.add(moves)
+                    sizes.add(length)
                     out.append(moves)
                     continue
                 boxes.append(t.box)
