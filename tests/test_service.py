@@ -188,6 +188,20 @@ def test_generate_4x4_solves_in_a_worker(client):
 FAR_5X5 = "2 3 4 5 10/1 7 8 9 0/6 11 12 13 14/16 17 18 19 15/21 22 23 24 20"
 
 
+def test_the_search_enhancements_are_switched_over_http(client):
+    """Issue 21: the pruning machine (fsm) and the second database (combine) as the CLI has
+    them; the answer names the machine it used."""
+    board = "5 1 2 3/4 6 10 7/8 9 0 11/12 13 14 15"
+    runs = {}
+    for depth in (2, 8):
+        status, rec = post(client, "/solve", {"board": board, "fsm": depth, "combine": False})
+        assert status == 200 and rec["optimal"] is True
+        runs[depth] = rec
+    assert runs[2]["pruning"] == "undo" and runs[8]["pruning"].startswith("fsm 8")
+    assert runs[2]["length"] == runs[8]["length"]
+    assert_error(*post(client, "/solve", {"board": board, "fsm": 17}), 400, "fsm")
+
+
 def test_the_clis_fast_and_weight_over_http(client):
     """Issue 23, item 12: the options of ``npuzzle solve`` that make sense over HTTP."""
     status, rec = post(client, "/solve", {"board": FAR_5X5, "fast": True})

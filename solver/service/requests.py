@@ -121,6 +121,18 @@ class SolveRequest(HintRequest):
         "faster (weighted IDA*; 1.5 is a good start on 5x5); the answer then says "
         "'optimal': false and 'bound'.",
     )
+    fsm: int | None = Field(
+        None,
+        ge=0,
+        le=16,
+        description="IDA*'s duplicate pruning: the depth of its move-string machine (2 only "
+        "forbids undoing the last move); the answer's 'pruning' names the machine used.",
+    )
+    combine: bool | None = Field(
+        None,
+        description="The larger value of two equally strong databases built for the goal "
+        "(7-8 and 7-8b).",
+    )
 
 
 class GenerateRequest(Strict):

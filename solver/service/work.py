@@ -76,7 +76,9 @@ def _solve(board, p: dict, s: Settings) -> dict:
         board,
         p.get("goal"),
         p.get("shape"),
-        options=_options(_fast(p), s, *SEARCH_FIELDS, "depth_limit", "cycle_check", "weight"),
+        options=_options(
+            _fast(p), s, *SEARCH_FIELDS, "depth_limit", "cycle_check", "weight", "fsm", "combine"
+        ),
     )
 
 
