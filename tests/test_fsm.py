@@ -170,19 +170,32 @@ def test_the_machine_never_costs_nodes_on_the_15_puzzle(pdb_dir, seed):
 def test_deep_machines_are_kept_in_the_cache_and_a_damaged_one_is_made_again(tmp_path, monkeypatch):
     monkeypatch.setenv("NPUZZLE_CACHE", str(tmp_path))
     monkeypatch.setattr(fsm, "_MACHINES", {})
-    shape = Shape(2, 3)  # a small board: its machine of depth 10 takes a fraction of a second
-    assert fsm.machine_for(shape, 10, make=False) is None
-    made = fsm.machine_for(shape, 10)
+    shape = Shape(2, 3)  # a small board: its machine of depth 11 takes a fraction of a second
+    assert fsm.machine_for(shape, 11, make=False) is None
+    made = fsm.machine_for(shape, 11)
     (path,) = tmp_path.glob("fsm-*.npz")
     monkeypatch.setattr(fsm, "_MACHINES", {})
-    assert np.array_equal(fsm.machine_for(shape, 10, make=False).trans, made.trans)
+    assert np.array_equal(fsm.machine_for(shape, 11, make=False).trans, made.trans)
     with np.load(path) as z:
         trans, digest = np.array(z["trans"]), z["digest"]
     trans[0, 0] = (trans[0, 0] + 1) % trans.shape[0]  # a wrong transition: pruning unproven
     np.savez(path, trans=trans, digest=digest)
     monkeypatch.setattr(fsm, "_MACHINES", {})
-    assert fsm.machine_for(shape, 10, make=False) is None
-    assert np.array_equal(fsm.machine_for(shape, 10).trans, made.trans)
+    assert fsm.machine_for(shape, 11, make=False) is None
+    assert np.array_equal(fsm.machine_for(shape, 11).trans, made.trans)
+
+
+def test_the_shipped_strings_are_the_ones_the_search_finds():
+    """The default machine is built from strings shipped with the package: they must be
+    exactly what forbidden_strings makes, and, filtered to a board, give the machine made for
+    that board."""
+    assert fsm.shipped_strings() == fsm.forbidden_strings(fsm.SHIPPED_DEPTH)
+    for shape in (Shape(3, 3), Shape(2, 4), Shape(3, 4), Shape(4, 4)):
+        made = fsm.automaton(
+            fsm.forbidden_strings(fsm.SHIPPED_DEPTH, shape.rows, shape.cols), fsm.SHIPPED_DEPTH
+        )
+        shipped = fsm.automaton(fsm.shipped_strings(shape.rows, shape.cols), fsm.SHIPPED_DEPTH)
+        assert np.array_equal(made.trans, shipped.trans), shape
 
 
 def test_the_depth_option_is_checked():

@@ -50,6 +50,9 @@ DEFAULT_DEPTH = config.DEFAULT_FSM_DEPTH
 UNDO_ONLY_DEPTH = 2
 # Machines this deep take a second or more to make: they are kept in the cache directory.
 CACHED_FROM = 9
+# The default depth's strings ship with the package (a few KB), so no process makes them.
+SHIPPED_DEPTH = 10
+SHIPPED = Path(__file__).with_name(f"fsm-strings-{SHIPPED_DEPTH}.txt")
 FORMAT = 1  # of the cached files; a new one when what a machine holds changes
 
 
@@ -239,16 +242,51 @@ def pruning_machine(depth: int, rows: int = 0, cols: int = 0, make: bool = True)
     if depth < CACHED_FROM:
         trans = automaton(forbidden_strings(depth, rows, cols), depth).trans
     else:
+        # Read in a millisecond; made from the shipped strings in ten, or from scratch in
+        # seconds (then only when asked to).
         path = trust.cache_dir() / f"fsm-v{FORMAT}-d{depth}-{rows}x{cols}.npz"
         trans = _read(path)
         if trans is None:
-            if not make:
+            if depth == SHIPPED_DEPTH:
+                trans = automaton(shipped_strings(rows, cols), depth).trans
+            elif make:
+                trans = automaton(forbidden_strings(depth, rows, cols), depth).trans
+            else:
                 return None
-            trans = automaton(forbidden_strings(depth, rows, cols), depth).trans
             _write(path, trans)
     trans.setflags(write=False)
     machine = _MACHINES[key] = Automaton(trans, depth)
     return machine
+
+
+def shipped_strings(rows: int = 0, cols: int = 0) -> list[tuple[int, ...]]:
+    """The forbidden strings of :data:`SHIPPED_DEPTH` moves (:data:`SHIPPED`, made by
+    :func:`write_shipped`), those that fit a board of ``rows`` x ``cols`` (0: any): each one's
+    replacement stays in its bounding box, so it fits too, and the machine of these is valid.
+    Why shipped: making them takes a second or two of Python, and the default search needs
+    them in every process, the first search of a fresh one included."""
+    out = []
+    for line in SHIPPED.read_text(encoding="ascii").split():
+        moves = tuple(MOVES.index(letter) for letter in line)
+        top, bottom, left, right = _box(moves)
+        if (not rows or bottom - top < rows) and (not cols or right - left < cols):
+            out.append(moves)
+    return out
+
+
+def write_shipped() -> None:
+    """Make :data:`SHIPPED` again (``python -m solver.search.fsm``)."""
+    lines = ["".join(MOVES[d] for d in s) for s in forbidden_strings(SHIPPED_DEPTH)]
+    SHIPPED.write_text("\n".join(lines) + "\n", encoding="ascii")
+
+
+def _box(moves) -> tuple:
+    """``(top, bottom, left, right)`` of the cells the blank visits, relative to its start."""
+    r = c = top = bottom = left = right = 0
+    for d in moves:
+        r, c = r + STEPS[d][0], c + STEPS[d][1]
+        top, bottom, left, right = min(top, r), max(bottom, r), min(left, c), max(right, c)
+    return top, bottom, left, right
 
 
 def _digest(trans: np.ndarray) -> str:
@@ -292,3 +330,7 @@ def machine_for(shape: Shape, depth: int | None = DEFAULT_DEPTH, make: bool = Tr
     rows = shape.rows if shape.rows <= depth else 0
     cols = shape.cols if shape.cols <= depth else 0
     return pruning_machine(depth, rows, cols, make)
+
+
+if __name__ == "__main__":
+    write_shipped()
