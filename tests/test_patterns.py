@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.core.board import Board, goal_board
+from solver.core.board import Board, Shape, goal_board
 from solver.core.symmetry import reduction
 from solver.tables.partitions import (
     PRESET_SHAPES,
@@ -48,13 +48,13 @@ def test_presets_are_the_published_sets_rotated_onto_the_blank_last_goal():
     for shape, name, groups in published + [("5x5", "6-6-6-6", PUBLISHED_5X5)]:
         n = 16 if shape == "4x4" else 25
         rotated = sorted(sorted(n - t for t in g) for g in groups)
-        assert [list(p) for p in presets(shape)[name].patterns] == rotated
+        assert [list(p) for p in presets(Shape.parse(shape))[name].patterns] == rotated
 
 
 def test_the_6_6_6_6_preset_for_blank_first_is_the_published_sets():
-    p = parse_partition("6-6-6-6", "5x5", goal_board("5x5", "blank-first"))
+    p = parse_partition("6-6-6-6", Shape(5, 5), goal_board("5x5", "blank-first"))
     assert [list(x) for x in p.patterns] == PUBLISHED_5X5
-    assert p.sizes == "6-6-6-6" and strongest_preset("5x5").name == "6-6-6-6"
+    assert p.sizes == "6-6-6-6" and strongest_preset(Shape(5, 5)).name == "6-6-6-6"
 
 
 def test_the_6_6_6_6_mirror_image_is_the_other_published_partition():
@@ -62,13 +62,13 @@ def test_the_6_6_6_6_mirror_image_is_the_other_published_partition():
     # mirror image: the mirrored board is looked up in tables of *different* tile groups.
     goal = goal_board("5x5", "blank-first")
     mirror = reduction(goal, goal, "transpose").relabel
-    groups = parse_partition("6-6-6-6", "5x5", goal).patterns
+    groups = parse_partition("6-6-6-6", Shape(5, 5), goal).patterns
     assert sorted(sorted(mirror[t] for t in g) for g in groups) == MIRRORED_5X5
     assert MIRRORED_5X5 != PUBLISHED_5X5
 
 
 def test_the_7_8_preset_for_blank_last_is_9_to_15_and_1_to_8():
-    p = parse_partition("7-8", "4x4")
+    p = parse_partition("7-8", Shape(4, 4))
     assert p.patterns == (Pattern(range(1, 9)), Pattern(range(9, 16)))
     assert p.name == "7-8" and str(p) == "1,2,3,4,5,6,7,8/9,10,11,12,13,14,15"
 
@@ -77,8 +77,8 @@ def test_the_7_8_preset_for_blank_last_is_9_to_15_and_1_to_8():
 @pytest.mark.parametrize("goal", ["blank-last", "blank-first", "snake", "spiral", "middle-blank"])
 def test_every_preset_is_a_valid_partition_for_every_goal(shape, goal):
     g = goal_board(shape, goal) if goal != "middle-blank" else _middle_blank(shape)
-    for name, part in presets(shape, g).items():
-        assert make_partition(part.patterns, shape, goal=g).name == name
+    for name, part in presets(g.shape, g).items():
+        assert make_partition(part.patterns, g.shape, goal=g).name == name
         assert part.tiles == tuple(range(1, len(part.tiles) + 1))
 
 
@@ -96,31 +96,31 @@ def test_presets_are_regions_carried_by_the_goal_reduction(goal):
     # from the default goal's database, is the default goal's preset: one table serves both.
     g = goal_board("4x4", goal)
     red = reduction(g, goal_board("4x4"))
-    for name, part in presets("4x4", g).items():
+    for name, part in presets(Shape(4, 4), g).items():
         mapped = sorted(sorted(red.relabel[t] for t in p) for p in part.patterns)
-        assert mapped == [list(p) for p in presets("4x4")[name].patterns]
+        assert mapped == [list(p) for p in presets(Shape(4, 4))[name].patterns]
 
 
 def test_the_7_8_preset_for_blank_first_is_the_published_sets():
-    p = parse_partition("7-8", "4x4", goal_board("4x4", "blank-first"))
+    p = parse_partition("7-8", Shape(4, 4), goal_board("4x4", "blank-first"))
     assert [list(x) for x in p.patterns] == PUBLISHED_BLANK_FIRST["7-8"]
 
 
 def test_sizes_and_strongest():
-    assert parse_partition("6-6-3", "4x4").sizes == "6-6-3"
-    assert strongest_preset("4x4").name == "7-8"
-    assert strongest_preset("3x3").name == "4-4"
-    assert strongest_preset("3x4") is None
+    assert parse_partition("6-6-3", Shape(4, 4)).sizes == "6-6-3"
+    assert strongest_preset(Shape(4, 4)).name == "7-8"
+    assert strongest_preset(Shape(3, 3)).name == "4-4"
+    assert strongest_preset(Shape(3, 4)) is None
 
 
 def test_custom_partitions_are_normalised_and_named():
-    p = parse_partition("8,7,6,5 / 4,3 ,2,1", "3x3")
+    p = parse_partition("8,7,6,5 / 4,3 ,2,1", Shape(3, 3))
     assert p.patterns == (Pattern([1, 2, 3, 4]), Pattern([5, 6, 7, 8]))
     assert p.name == "4-4"  # the same tile sets as the preset
-    q = parse_partition("3,6|1,4,7;2,5,8", "3x3")
+    q = parse_partition("3,6|1,4,7;2,5,8", Shape(3, 3))
     assert q.name == "1.4.7-2.5.8-3.6" and str(q) == "1,4,7/2,5,8/3,6"
-    assert parse_partition(q.name, "3x3") == q
-    assert parse_partition(q, "3x3") == q
+    assert parse_partition(q.name, Shape(3, 3)) == q
+    assert parse_partition(q, Shape(3, 3)) == q
 
 
 @pytest.mark.parametrize(
@@ -139,14 +139,14 @@ def test_custom_partitions_are_normalised_and_named():
 )
 def test_invalid_partitions_are_one_line_value_errors(text, fragment):
     with pytest.raises(ValueError) as info:
-        parse_partition(text, "3x3")
+        parse_partition(text, Shape(3, 3))
     message = str(info.value)
     assert fragment in message and "\n" not in message
 
 
 def test_boards_too_large_are_refused():
     with pytest.raises(ValueError, match="up to 31 cells"):
-        parse_partition("1/2", "6x6")
+        parse_partition("1/2", Shape(6, 6))
 
 
 @st.composite
@@ -155,7 +155,7 @@ def partitions(draw):
     tiles = draw(st.permutations(list(range(1, rows * cols))))
     cuts = sorted(draw(st.sets(st.integers(1, len(tiles) - 1), max_size=4)))
     groups = [tiles[a:b] for a, b in zip([0, *cuts], [*cuts, len(tiles)])]
-    return f"{rows}x{cols}", groups
+    return Shape(rows, cols), groups
 
 
 @settings(max_examples=60, deadline=None)

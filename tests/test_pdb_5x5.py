@@ -18,7 +18,9 @@ from solver.tables.partitions import parse_partition
 
 # One three-tile pattern, pairs and a single: every table is tiny (25*24*23 entries at most).
 SMALL = "1,2,3/4,5/6,7/8,9/10,11/12,13/14,15/16,17/18,19/20,21/22,23/24"
-FILE = catalog.apdb_file_name(goal_board("5x5").shape, parse_partition(SMALL, "5x5"))
+FILE = catalog.apdb_file_name(
+    goal_board("5x5").shape, parse_partition(SMALL, goal_board("5x5").shape)
+)
 GOALS = ["blank-last", "blank-first"]  # blank-first is served by a 180-degree rotation
 
 

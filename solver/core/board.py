@@ -388,8 +388,29 @@ def _board_along(shape: Shape, order: list[int]) -> Board:
     return Board(shape, tuple(tiles))
 
 
+def preset_goal(shape: Shape, name: str = "blank-last") -> Board:
+    """The goal preset ``name`` (one of :data:`GOAL_PRESETS`, as written there) on ``shape``:
+    the typed constructor the inner layers call; text from users goes through
+    :func:`goal_board`.
+
+    >>> str(preset_goal(Shape(3, 3))), str(preset_goal(Shape(3, 3), "spiral"))
+    ('1 2 3/4 5 6/7 8 0', '1 2 3/8 0 4/7 6 5')
+    """
+    if name == "blank-last":
+        return Board(shape, tuple(range(1, shape.size)) + (BLANK,))
+    if name == "blank-first":
+        return Board(shape, tuple(range(shape.size)))
+    if name == "snake":
+        return _board_along(shape, _snake_order(shape))
+    if name == "spiral":
+        return _board_along(shape, _spiral_order(shape))
+    raise BoardError(f"unknown goal '{_clip(name)}': use one of {', '.join(GOAL_PRESETS)}")
+
+
 def goal_board(shape: Shape | str, goal=None) -> Board:
-    """The goal for ``shape``: a preset name or an explicit board (default ``blank-last``).
+    """Parse a goal for ``shape`` (text or a :class:`Shape`): a preset name or an explicit
+    board (default ``blank-last``).  The edges (API, CLI, service) call this once; the inner
+    layers take the :class:`Board` it returns (or build a preset with :func:`preset_goal`).
 
     >>> str(goal_board("3x3")), str(goal_board("3x3", "blank-first"))
     ('1 2 3/4 5 6/7 8 0', '0 1 2/3 4 5/6 7 8')
@@ -398,14 +419,9 @@ def goal_board(shape: Shape | str, goal=None) -> Board:
     """
     shape = Shape.parse(shape)
     if goal is None or goal == "blank-last" or goal == "default":
-        return Board(shape, tuple(range(1, shape.size)) + (BLANK,))
+        return preset_goal(shape)
     if isinstance(goal, str) and goal.strip().lower() in GOAL_PRESETS:
-        name = goal.strip().lower()
-        if name == "blank-first":
-            return Board(shape, tuple(range(shape.size)))
-        if name == "snake":
-            return _board_along(shape, _snake_order(shape))
-        return _board_along(shape, _spiral_order(shape))
+        return preset_goal(shape, goal.strip().lower())
     if isinstance(goal, str) and re.fullmatch(r"[a-zA-Z-]+", goal.strip()):
         raise BoardError(
             f"unknown goal '{_clip(goal)}': use one of {', '.join(GOAL_PRESETS)} or a board"

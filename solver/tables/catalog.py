@@ -35,7 +35,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ..core import config
-from ..core.board import GOAL_PRESETS, Board, Shape, goal_board
+from ..core.board import GOAL_PRESETS, Board, Shape, preset_goal
 from ..core.symmetry import Reduction, reduction, symmetries
 from . import partitions, store
 from .partitions import Partition, PartitionError, parse_partition
@@ -58,15 +58,15 @@ def goal_tag(goal: Board) -> str:
     """The goal's part of a file name: '' for the default goal, a preset's name, or ``goal-``
     and the tiles joined by dots (readable back by :func:`goal_from_tag`).
 
-    >>> goal_tag(goal_board("3x3")), goal_tag(goal_board("3x3", "blank-first"))
+    >>> goal_tag(preset_goal(Shape(3, 3))), goal_tag(preset_goal(Shape(3, 3), "blank-first"))
     ('', 'blank-first')
-    >>> goal_tag(goal_board("2x2", "0 2 1 3"))
+    >>> goal_tag(Board.parse("0 2 1 3", Shape(2, 2)))
     'goal-0.2.1.3'
     """
-    if goal == goal_board(goal.shape):
+    if goal == preset_goal(goal.shape):
         return ""
     for name in GOAL_PRESETS:
-        if goal == goal_board(goal.shape, name):
+        if goal == preset_goal(goal.shape, name):
             return name
     return CUSTOM_GOAL + ".".join(map(str, goal.tiles))
 
@@ -74,10 +74,10 @@ def goal_tag(goal: Board) -> str:
 def goal_from_tag(shape: Shape, tag: str) -> Board:
     """The goal a file-name tag stands for (inverse of :func:`goal_tag`)."""
     if not tag:
-        return goal_board(shape)
+        return preset_goal(shape)
     if tag.startswith(CUSTOM_GOAL):
         return Board.from_tiles((int(t) for t in tag[len(CUSTOM_GOAL) :].split(".")), shape)
-    return goal_board(shape, tag)
+    return preset_goal(shape, tag)
 
 
 def exact_layout(shape: Shape) -> str:
@@ -152,7 +152,7 @@ def build_command(
         cmd += ["--partition", part or partitions.suggested(shape)]
     elif goal is not None and _default_exact_goal(goal):
         goal = None  # a bare build-pdb --shape S builds the table that serves it
-    if goal is not None and goal != goal_board(shape):
+    if goal is not None and goal != preset_goal(shape):
         tag = goal_tag(goal)
         cmd += ["--goal", goal.flat() if tag.startswith(CUSTOM_GOAL) else tag]
     if data_dir:
@@ -317,7 +317,7 @@ def entries(
 ) -> list[Entry]:
     """The databases built for ``shape`` and exactly ``goal`` (default: blank-last), strongest
     first (exact: the file of the shape, which serves every goal)."""
-    goal = goal if goal is not None else goal_board(shape)
+    goal = goal if goal is not None else preset_goal(shape)
     found = [
         e
         for e in scan(data_dir)
@@ -333,7 +333,7 @@ def exact_candidates(
     ``goal`` onto the goal of the table to read: a full file's table of the goal's own blank
     cell (a tile renaming), or a compact file whose blank cell a board symmetry reaches.
     Files of the shape's own layout come first, then those needing no symmetry."""
-    goal = goal if goal is not None else goal_board(shape)
+    goal = goal if goal is not None else preset_goal(shape)
     preferred = exact_layout(shape) if shape.size <= config.MAX_EXACT_CELLS else COMPACT
     found = []
     for entry in scan(data_dir):
@@ -390,7 +390,7 @@ def candidates(
         if red is None or (wanted is not None and not _same_partition(entry, wanted, red)):
             continue
         (own if entry.goal == goal else other).append((entry, red))
-    default = goal_board(shape)
+    default = preset_goal(shape)
     own.sort(key=lambda er: (-er[0].strength, _preset_order(er[0])))
     other.sort(key=lambda er: (-er[0].strength, er[0].goal != default, _preset_order(er[0])))
     return own + other
@@ -455,7 +455,7 @@ def resolve_many(
 def missing(shape: Shape, goal: Board, partition: str | None, data_dir) -> store.DatabaseMissing:
     """The error for "no database answers this goal", with the command that builds one."""
     what = f"partition {partition}" if partition else "pattern database"
-    goal_note = "" if goal == goal_board(shape) else f" and goal {goal.flat()}"
+    goal_note = "" if goal == preset_goal(shape) else f" and goal {goal.flat()}"
     return store.DatabaseMissing(
         f"no {what} is built for {shape}{goal_note} in {store.data_dir(data_dir)}",
         build_command(shape, partition, goal, data_dir),

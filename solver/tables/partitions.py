@@ -25,7 +25,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..core.board import Board, BoardError, Shape, goal_board
+from ..core.board import Board, BoardError, Shape, preset_goal
 from ..core.symmetry import reduction
 
 
@@ -149,10 +149,10 @@ class Partition:
     ``1.2.3.4-5.6.7.8`` (safe in file names).  ``str()`` gives the form accepted by
     :func:`parse_partition`:
 
-    >>> p = parse_partition("5,6,7,8/4,3,2,1", "3x3")
+    >>> p = parse_partition("5,6,7,8/4,3,2,1", Shape(3, 3))
     >>> p.name, str(p)
     ('4-4', '1,2,3,4/5,6,7,8')
-    >>> parse_partition("1,2,3/4,5,6,7,8", "3x3").name
+    >>> parse_partition("1,2,3/4,5,6,7,8", Shape(3, 3)).name
     '1.2.3-4.5.6.7.8'
     """
 
@@ -193,11 +193,10 @@ def custom_name(patterns) -> str:
     return "-".join(".".join(map(str, p)) for p in _normalise(patterns))
 
 
-def validate(patterns, shape: Shape | str, text: str | None = None) -> tuple[Pattern, ...]:
+def validate(patterns, shape: Shape, text: str | None = None) -> tuple[Pattern, ...]:
     """Normalise ``patterns`` (sort tiles and patterns) and check that they form a partition of
     the tiles ``1..N-1`` of ``shape``; raise :class:`ValueError` with one line saying what is
     wrong (:class:`PartitionError`, a :class:`ValueError`)."""
-    shape = Shape.parse(shape)
     n = shape.size
     shown = f" in '{text}'" if text else ""
     if n > MAX_CELLS:
@@ -237,7 +236,7 @@ def _preset_tiles(preset: Preset, goal: Board) -> tuple[Pattern, ...]:
     When no symmetry takes the drawing goal's blank onto ``goal``'s (a blank off the corners of
     a square, say), the cells are used as drawn and the cell of ``goal``'s blank is traded for
     the drawing goal's blank cell, so the patterns still cover every tile once."""
-    drawn = goal_board(goal.shape, preset.drawn_for)
+    drawn = preset_goal(goal.shape, preset.drawn_for)
     red = reduction(drawn, goal)
     cells = preset.cells
     if red is not None:
@@ -249,11 +248,10 @@ def _preset_tiles(preset: Preset, goal: Board) -> tuple[Pattern, ...]:
     return _normalise(tuple(goal.tiles[c] for c in group) for group in cells)
 
 
-def presets(shape: Shape | str, goal: Board | None = None) -> dict[str, Partition]:
+def presets(shape: Shape, goal: Board | None = None) -> dict[str, Partition]:
     """The named partitions of ``shape`` as tile sets for ``goal`` (default: blank-last);
     empty for shapes without presets."""
-    shape = Shape.parse(shape)
-    goal = goal if goal is not None else goal_board(shape)
+    goal = goal if goal is not None else preset_goal(shape)
     return dict(_presets_for(shape, goal))
 
 
@@ -274,31 +272,27 @@ def _preset_name(pats: tuple[Pattern, ...], shape: Shape, goal: Board | None) ->
 
 
 def make_partition(
-    patterns, shape: Shape | str, text: str | None = None, goal: Board | None = None
+    patterns, shape: Shape, text: str | None = None, goal: Board | None = None
 ) -> Partition:
     """A validated :class:`Partition` from sequences of tiles; named after a preset when it
     has the preset's tile sets for ``goal``."""
-    shape = Shape.parse(shape)
     pats = validate(patterns, shape, text)
     return Partition(pats, _preset_name(pats, shape, goal) or custom_name(pats))
 
 
-def parse_partition(
-    text: str | Partition, shape: Shape | str, goal: Board | None = None
-) -> Partition:
+def parse_partition(text: str | Partition, shape: Shape, goal: Board | None = None) -> Partition:
     """Read a preset name (``5-5-5``, ``6-6-3``, ``7-8`` on 4x4) or custom tiles written
     ``1,2,3,4/5,6,7,8`` (patterns separated by ``/``, ``|`` or ``;``; tiles by commas or
     spaces; the ``1.2.3.4-5.6.7.8`` form of file names is accepted too).  Presets are read as
     the tiles ``goal`` (default: blank-last) puts on the preset's cells.
 
-    >>> parse_partition("7-8", "4x4").patterns[0]
+    >>> parse_partition("7-8", Shape(4, 4)).patterns[0]
     Pattern(1, 2, 3, 4, 5, 6, 7, 8)
-    >>> parse_partition("7-8", "4x4", goal_board("4x4", "blank-first")).patterns[0]
+    >>> parse_partition("7-8", Shape(4, 4), preset_goal(Shape(4, 4), "blank-first")).patterns[0]
     Pattern(1, 2, 3, 4, 5, 6, 7)
-    >>> parse_partition("1,2/3", "2x2").name
+    >>> parse_partition("1,2/3", Shape(2, 2)).name
     '1.2-3'
     """
-    shape = Shape.parse(shape)
     if isinstance(text, Partition):
         return make_partition(text.patterns, shape, goal=goal)
     raw = str(text).strip()
@@ -335,9 +329,8 @@ def parse_partition(
     return make_partition([[int(t) for t in g if t] for g in groups], shape, raw, goal)
 
 
-def strongest_preset(shape: Shape | str) -> Partition | None:
+def strongest_preset(shape: Shape) -> Partition | None:
     """The preset of ``shape`` with the most table entries (None when the shape has none)."""
-    shape = Shape.parse(shape)
     found = presets(shape)
     if not found:
         return None
