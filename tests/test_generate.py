@@ -68,7 +68,7 @@ def test_unconstrained_positions_are_solvable_with_exact_distances(exact_dir, go
 @given(goal=st.permutations(range(9)), d=st.integers(0, 31), seed=st.integers(0, 2**32))
 def test_requested_distance_is_exact_for_any_goal(exact_dir, goal, d, seed):
     g = Board(Shape(3, 3), tuple(goal))
-    top = distance_counts("3x3", g, exact_dir).max_distance
+    top = distance_counts(g.shape, g, exact_dir).max_distance
     if d > top:
         with pytest.raises(GenerateError, match=f"maximum is {top}"):
             generate("3x3", 3, distance=d, goal=g, seed=seed, data_dir=exact_dir)
@@ -257,7 +257,7 @@ def test_wilson_hilferty_matches_tabulated_quantiles():
 def test_distance_level_sampling_is_uniform(exact_dir):
     # Distance 4 from the 3x3 goal: a small level; every member should appear about equally.
     g = goal_board("3x3")
-    level = distance_counts("3x3", g, exact_dir).counts[4]
+    level = distance_counts(g.shape, g, exact_dir).counts[4]
     rows = generate("3x3", 200 * level, distance=4, seed=9, data_dir=exact_dir)
     seen = Counter(str(b) for b, _ in rows)
     assert len(seen) == level
@@ -340,12 +340,16 @@ def test_4x4_shuffle_is_solvable_for_many_goals():
 
 
 def test_reference_counts_4x4():
-    ref = reference_counts("4x4")
+    ref = reference_counts(Shape(4, 4))
     assert ref.total == math.factorial(16) // 2
     assert ref.max_distance == 80 and ref.counts[80] == 17
     assert ref.mean == pytest.approx(52.589472, abs=1e-6)
-    assert reference_counts("4x4", "blank-first").total == ref.total  # corner blank
-    assert reference_counts("4x4", "spiral") is None  # blank in the middle: unknown
+    assert (
+        reference_counts(Shape(4, 4), goal_board("4x4", "blank-first")).total == ref.total
+    )  # corner blank
+    assert (
+        reference_counts(Shape(4, 4), goal_board("4x4", "spiral")) is None
+    )  # blank in the middle: unknown
 
 
 def run_ok(run_cli, args, **kw):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from ..core.board import Shape
+from ..core.board import goal_board
 from ..workloads.distributions import distance_counts
 from . import common
 from .common import main_group as main
@@ -127,7 +127,8 @@ def stats(source, shape, goal, plot_path, data_dir, as_json):
         if source != "-":
             raise click.UsageError(f"stats reads '-' (stdin) or nothing, not '{source}'")
         raise SystemExit(_lengths(goal, shape, data_dir, as_json, plot_path, plt))
-    dc = distance_counts(Shape.parse(shape or "3x3"), goal, data_dir)
+    g = goal_board(shape or "3x3", goal)
+    dc = distance_counts(g.shape, g, data_dir)
     if as_json:
         click.echo(common.json_line(dc.as_dict()))
     else:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.board import Board, BoardError, Shape, goal_board, solvability
+from ..core.board import Board, BoardError, Shape, preset_goal, solvability
 from ..core.ranking import rank, rank_many, unrank_many
 from ..core.solution import Solution, Unsolvable
 from ..core.symmetry import Reduction
@@ -118,7 +118,7 @@ def tables(shape: Shape, data_dir=None, goal: Board | None = None) -> store.Tabl
     Raises :class:`~solver.tables.store.DatabaseMissing` /
     :class:`~solver.tables.store.DatabaseCorrupt`, with the command that (re)builds it.
     """
-    goal = goal if goal is not None else goal_board(shape)
+    goal = goal if goal is not None else preset_goal(shape)
     entry, _ = catalog.resolve_exact(shape, goal, data_dir)
     return _open(entry, data_dir)
 
@@ -368,10 +368,10 @@ def table_solution(
     )
 
 
-def count_at_distances(shape: Shape, goal=None, data_dir=None) -> list[int]:
+def count_at_distances(shape: Shape, goal: Board | None = None, data_dir=None) -> list[int]:
     """Number of states at each distance from ``goal`` (default: blank last)."""
     # Renaming tiles and board symmetries do not change distances: the table's counts hold.
-    gt = goal_table(goal_board(shape, goal), data_dir)
+    gt = goal_table(goal if goal is not None else preset_goal(shape), data_dir)
     if gt.full is not None:
         # A full table is recounted (milliseconds: at most 10! entries) and must agree with
         # the histogram stored beside it: the answer never rests on an attribute alone.

@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..core import config
-from ..core.board import Board, BoardError, Shape, goal_board
+from ..core.board import Board, BoardError, Shape, preset_goal
 from ..tables import catalog, exact, store
 
 REFERENCE_PACKAGE_DIR = "reference"  # solver/reference/distances-<shape>.txt
@@ -109,15 +109,16 @@ def read_reference(path: Path) -> list[int]:
     return [counts[d] for d in range(len(counts))]
 
 
-def reference_counts(shape: Shape | str, goal=None, data_dir=None) -> DistanceCounts | None:
+def reference_counts(
+    shape: Shape, goal: Board | None = None, data_dir=None
+) -> DistanceCounts | None:
     """Published counts of positions at each distance (``distances-<shape>.txt``), or None.
 
     The 4x4 counts (Korf & Schultze 2005) hold for every goal with the blank in a corner:
     renaming tiles and mirroring the board do not change distances.  A file of that name in
     the data directory wins over the copy shipped with the package.
     """
-    shape = Shape.parse(shape)
-    g = goal_board(shape, goal)
+    g = goal if goal is not None else preset_goal(shape)
     path = _reference_path(shape, data_dir)
     if path is None or g.blank not in _corner_cells(shape):
         return None
@@ -128,15 +129,14 @@ def uses_exact_table(shape: Shape, data_dir=None) -> bool:
     return str(shape) in config.DEFAULT_EXACT_SHAPES or exact.has_table(shape, data_dir)
 
 
-def distance_counts(shape: Shape | str, goal=None, data_dir=None) -> DistanceCounts:
+def distance_counts(shape: Shape, goal: Board | None = None, data_dir=None) -> DistanceCounts:
     """Number of positions at each optimal distance from ``goal``: from the exact table when
     the board has one, else from a published reference (4x4, blank in a corner).
 
     Raises :class:`~solver.store.DatabaseMissing` when an exact table must be built first and
     :class:`DistributionError` when no source knows the answer.
     """
-    shape = Shape.parse(shape)
-    g = goal_board(shape, goal)
+    g = goal if goal is not None else preset_goal(shape)
     if uses_exact_table(shape, data_dir):
         counts = exact.count_at_distances(shape, g, data_dir)
         while counts and counts[-1] == 0:

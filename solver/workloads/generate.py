@@ -38,7 +38,7 @@ import time
 
 import numpy as np
 
-from ..core.board import BLANK, Board, BoardError, Shape, goal_board, solvability
+from ..core.board import BLANK, Board, BoardError, Shape, goal_board, preset_goal, solvability
 from ..tables import exact
 from .distributions import DistanceCounts, distance_counts, reference_counts, uses_exact_table
 
@@ -491,23 +491,27 @@ def generate(shape, count: int, **options) -> list[tuple[Board, int]]:
     return list(iter_generate(shape, count, **options))
 
 
-def iter_generate(shape, count: int, **options):
+def iter_generate(shape: Shape | str, count: int, *, goal=None, **options):
     """:func:`generate`, yielding ``(Board, distance)`` rows as they are made: positions are
     drawn :data:`CHUNK` at a time, so the first rows come at once and memory does not grow
     with ``count`` (except for ``unique``, which remembers what it gave).  The request is
-    checked on the first ``next()``, before any row."""
-    for board, d, _method in iter_generate_rows(shape, count, **options):
+    checked on the first ``next()``, before any row.
+
+    The entry for scripts and tests: ``shape`` and ``goal`` may be text, read here once
+    (:func:`~solver.core.board.goal_board`); :func:`iter_generate_rows` takes them typed."""
+    g = goal_board(shape, goal)
+    for board, d, _method in iter_generate_rows(g.shape, count, goal=g, **options):
         yield board, d
 
 
 def iter_generate_rows(
-    shape,
+    shape: Shape,
     count: int,
     *,
     distance=None,
     min_distance=None,
     max_distance=None,
-    goal=None,
+    goal: Board | None = None,
     method: str = "shuffle",
     seed=None,
     data_dir=None,
@@ -520,9 +524,8 @@ def iter_generate_rows(
     """:func:`iter_generate` with the method that made each row: ``(Board, distance,
     method)``, where the method is the one asked for unless it was replaced (a ``shuffle``
     for a 4x4 level too rare to hit is searched by random walks: ``"walk"``), so a record
-    says what was done."""
-    shape = Shape.parse(shape)
-    g = goal_board(shape, goal)
+    says what was done.  ``goal`` is a :class:`Board` of ``shape`` (default: blank-last)."""
+    g = goal if goal is not None else preset_goal(shape)
     if method not in METHODS:
         raise GenerateError(f"unknown method '{method}': use {' or '.join(METHODS)}")
     if int(count) < 0:
@@ -593,14 +596,14 @@ def iter_generate_rows(
 
 
 def iter_walk_rows(
-    shape,
+    shape: Shape,
     count: int,
     *,
     timeout: float,
     distance=None,
     min_distance=None,
     max_distance=None,
-    goal=None,
+    goal: Board | None = None,
     seed=None,
     data_dir=None,
     unique: bool = False,
@@ -611,9 +614,9 @@ def iter_walk_rows(
     conflict), all within ``timeout`` seconds (:class:`GenerateTimeout` after).  With the
     5x5 6-6-6-6 databases, distances up to about 60 take seconds.  Yields ``(Board, distance,
     "walk")`` like :func:`iter_generate_rows`; the request is checked on the first ``next()``.
+    ``goal`` is a :class:`Board` of ``shape`` (default: blank-last).
     """
-    shape = Shape.parse(shape)
-    g = goal_board(shape, goal)
+    g = goal if goal is not None else preset_goal(shape)
     target = _target(distance, min_distance, max_distance)
     if target is None:
         raise GenerateError("random walks to a distance need the distance (or a min/max range)")
