@@ -12,26 +12,25 @@ lookups start instantly.
 
 from __future__ import annotations
 
-from .core.board import BLANK, Board, goal_board
+from .core.board import BLANK, Board, preset_goal
 from .core.board import manhattan as _board_manhattan
 from .tables import pattern_db
 
 # --- Manhattan distance and linear conflict ---------------------------------------------------
 
 
-def _as_board(board, shape=None) -> Board:
-    return board if isinstance(board, Board) else Board.parse(board, shape)
+def _goal(board: Board, goal: Board | None) -> Board:
+    return goal if goal is not None else preset_goal(board.shape)
 
 
-def manhattan(board, goal=None) -> int:
-    """Sum over tiles of the grid distance from their cell to their goal cell.
+def manhattan(board: Board, goal: Board | None = None) -> int:
+    """Sum over tiles of the grid distance from their cell to their goal cell (``goal``
+    default: blank-last).
 
     >>> manhattan(Board.parse("1 2 3/4 5 6/0 7 8"))
     2
     """
-    board = _as_board(board)
-    goal = goal_board(board.shape, goal) if not isinstance(goal, Board) else goal
-    return _board_manhattan(board, goal)
+    return _board_manhattan(board, _goal(board, goal))
 
 
 def _fewest_removals(seq: list[int]) -> int:
@@ -52,7 +51,7 @@ def _fewest_removals(seq: list[int]) -> int:
     return len(seq) - len(best)
 
 
-def linear_conflict(board, goal=None) -> int:
+def linear_conflict(board: Board, goal: Board | None = None) -> int:
     """Manhattan distance plus 2 for each tile that must leave its line: in every row (column),
     among the tiles whose goal is in that row (column), the fewest that must be taken out so
     the others already stand in goal order -- each of those needs two extra moves to step out
@@ -61,8 +60,7 @@ def linear_conflict(board, goal=None) -> int:
     >>> linear_conflict(Board.parse("3 2 1/4 5 6/7 8 0"))   # 3 and 1 both need to pass 2
     8
     """
-    board = _as_board(board)
-    goal = goal_board(board.shape, goal) if not isinstance(goal, Board) else goal
+    goal = _goal(board, goal)
     rows, cols = board.shape.rows, board.shape.cols
     home = {t: c for c, t in enumerate(goal.tiles)}
     extra = 0
@@ -83,7 +81,11 @@ def linear_conflict(board, goal=None) -> int:
 
 
 def evaluate(
-    board, goal=None, partition: str | None = None, reflect: bool = True, data_dir=None
+    board: Board,
+    goal: Board | None = None,
+    partition: str | None = None,
+    reflect: bool = True,
+    data_dir=None,
 ) -> dict:
     """The pattern-database heuristic of ``board`` with its parts: ``h`` (what a search would
     use), ``plain`` (the additive sum), ``reflected`` (the sum for the mirrored board, None when
@@ -93,8 +95,7 @@ def evaluate(
     The database is the catalog's choice for the goal: its own, else one built for a goal a
     board symmetry and a relabelling carry it onto (the values are the same).
     """
-    board = _as_board(board)
-    goal = goal if isinstance(goal, Board) else goal_board(board.shape, goal)
+    goal = _goal(board, goal)
     pdb, red = pattern_db.resolve(board.shape, goal, partition, data_dir)
     looked_up = red.board(board)
     parts = pdb.parts(looked_up)

@@ -73,7 +73,7 @@ def neighbours(boards: np.ndarray, rows: int, cols: int):
 @pytest.mark.parametrize("partition", PARTITIONS_3X3)
 def test_every_3x3_state_admissible_and_mean_ratio(apdb_dir, all_3x3, partition, capsys):
     boards, dist = all_3x3
-    pdb = load_apdb("3x3", partition, data_dir=apdb_dir)
+    pdb = load_apdb(Shape(3, 3), partition, data_dir=apdb_dir)
     plain = pdb.values(boards, reflect=False)
     both = pdb.values(boards)
     assert (plain <= dist).all() and (both <= dist).all()
@@ -90,7 +90,7 @@ def test_every_3x3_state_admissible_and_mean_ratio(apdb_dir, all_3x3, partition,
 
 def test_vectorised_and_scalar_lookups_agree(apdb_dir, all_3x3):
     boards, _ = all_3x3
-    pdb = load_apdb("3x3", "4-4", data_dir=apdb_dir)
+    pdb = load_apdb(Shape(3, 3), "4-4", data_dir=apdb_dir)
     sample = boards[::997]
     assert pdb.values(sample).tolist() == [pdb.value(tuple(b)) for b in sample]
     assert pdb.values(sample, reflect=False).tolist() == [
@@ -99,7 +99,7 @@ def test_vectorised_and_scalar_lookups_agree(apdb_dir, all_3x3):
 
 
 def test_tables_are_the_naive_pattern_distances(apdb_dir):
-    pdb = load_apdb("3x3", "1,4,7/2,5,8/3,6", data_dir=apdb_dir)
+    pdb = load_apdb(Shape(3, 3), "1,4,7/2,5,8/3,6", data_dir=apdb_dir)
     goal = goal_board("3x3")
     for pt in pdb.tables:
         for cells, d in pattern_table(goal.tiles, 3, 3, pt.tiles).items():
@@ -113,7 +113,7 @@ def test_consistency_measured(apdb_dir, all_3x3, partition, capsys):
     Measured here over every edge of the 3x3 graph (IDA* only needs admissibility; an A* with
     these tables must re-open closed states)."""
     boards, _ = all_3x3
-    pdb = load_apdb("3x3", partition, data_dir=apdb_dir)
+    pdb = load_apdb(Shape(3, 3), partition, data_dir=apdb_dir)
     h = pdb.values(boards, reflect=False)
     edges = jumps = 0
     for legal, moved in neighbours(boards, 3, 3):
@@ -135,7 +135,7 @@ def test_an_inconsistent_edge_is_a_true_property_of_the_tables(apdb_dir):
     before, after = Board.parse("1 3 6/4 5 0/7 8 2"), Board.parse("1 3 0/4 5 6/7 8 2")
     naive = pattern_table(goal_board("3x3").tiles, 3, 3, (5, 6, 7, 8))
     assert naive[(4, 2, 6, 7)] == 5 and naive[(4, 5, 6, 7)] == 0
-    pdb = load_apdb("3x3", "4-4", data_dir=apdb_dir)
+    pdb = load_apdb(Shape(3, 3), "4-4", data_dir=apdb_dir)
     assert pdb.value(before, reflect=False) - pdb.value(after, reflect=False) == 5
     dist = distances_from(goal_board("3x3").tiles, 3, 3)
     assert dist[before.tiles] == 9 and dist[after.tiles] == 10
@@ -153,16 +153,18 @@ def test_linear_conflict_admissible_and_dominates_manhattan(all_3x3):
 
 
 def test_reflection_maps_goal_to_goal_and_is_an_involution(apdb_dir):
-    pdb = load_apdb("4x4", "5-5-5", data_dir=apdb_dir)
+    pdb = load_apdb(Shape(4, 4), "5-5-5", data_dir=apdb_dir)
     goal = goal_board("4x4")
     assert pdb.reflectable and pdb.reflected(goal) == goal
     b = Board.parse("14 13 15 7/11 12 9 5/6 0 2 1/4 8 10 3")
     assert pdb.reflected(pdb.reflected(b)) == b
     assert pdb.value(b) == pdb.value(pdb.reflected(b))
-    assert load_apdb("3x3", "4-4", "blank-first", apdb_dir).reflectable  # blank on cell 0
-    assert not load_apdb("2x3", "3-2", None, apdb_dir).reflectable  # not square
+    assert load_apdb(
+        Shape(3, 3), "4-4", goal_board("3x3", "blank-first"), apdb_dir
+    ).reflectable  # blank on cell 0
+    assert not load_apdb(Shape(2, 3), "3-2", None, apdb_dir).reflectable  # not square
     with pytest.raises(ValueError, match="reflection"):
-        load_apdb("2x3", "3-2", None, apdb_dir).reflected(Board.parse("1 2 3/4 0 5"))
+        load_apdb(Shape(2, 3), "3-2", None, apdb_dir).reflected(Board.parse("1 2 3/4 0 5"))
 
 
 def test_reflection_preserves_distance_on_3x3(all_3x3):
@@ -209,7 +211,7 @@ def korf100():
 
 
 def test_555_never_exceeds_korfs_optimal_lengths(apdb_dir, capsys):
-    pdb = load_apdb("4x4", "5-5-5", data_dir=apdb_dir)
+    pdb = load_apdb(Shape(4, 4), "5-5-5", data_dir=apdb_dir)
     cases = list(korf100()) + [
         ([int(t) for t in last.split()], int(n)) for _, _, n, last in read_rows("hardest80.txt")
     ]
@@ -251,7 +253,7 @@ def test_555_file_format(apdb_dir):
 
 def test_random_walks_on_4x4_consistency_rate(apdb_dir, capsys):
     """How often one 4x4 move changes the 5-5-5 value by more than one (random walks)."""
-    pdb = load_apdb("4x4", "5-5-5", data_dir=apdb_dir)
+    pdb = load_apdb(Shape(4, 4), "5-5-5", data_dir=apdb_dir)
     rng = np.random.default_rng(7)
     board = np.array(goal_board("4x4").tiles)
     walk = [board.copy()]
@@ -272,32 +274,33 @@ def test_random_walks_on_4x4_consistency_rate(apdb_dir, capsys):
 
 
 def test_load_by_name_tiles_or_strongest(apdb_dir):
-    a = load_apdb("3x3", "1,4,7/2,5,8/3,6", data_dir=apdb_dir)
-    assert load_apdb("3x3", "3,6 / 7,4,1 / 8,5,2", data_dir=apdb_dir) is a
-    assert load_apdb("3x3", "1.4.7-2.5.8-3.6", data_dir=apdb_dir) is a
-    assert load_apdb("3x3", data_dir=apdb_dir).name == "4-4"  # the most entries
-    assert built_partitions("3x3", apdb_dir) == ["4-4", "1.4.7-2.5.8-3.6", "1.2-3.4-5.6-7.8"]
-    assert built_partitions("3x3", apdb_dir, "blank-first") == ["4-4"]
-    assert built_partitions("4x4", apdb_dir) == ["5-5-5"]
-    assert built_partitions("2x3", apdb_dir) == ["3-2"]
-    assert built_partitions("3x4", apdb_dir) == []
+    a = load_apdb(Shape(3, 3), "1,4,7/2,5,8/3,6", data_dir=apdb_dir)
+    assert load_apdb(Shape(3, 3), "3,6 / 7,4,1 / 8,5,2", data_dir=apdb_dir) is a
+    assert load_apdb(Shape(3, 3), "1.4.7-2.5.8-3.6", data_dir=apdb_dir) is a
+    assert load_apdb(Shape(3, 3), data_dir=apdb_dir).name == "4-4"  # the most entries
+    assert built_partitions(Shape(3, 3), apdb_dir) == ["4-4", "1.4.7-2.5.8-3.6", "1.2-3.4-5.6-7.8"]
+    assert built_partitions(Shape(3, 3), apdb_dir, goal_board("3x3", "blank-first")) == ["4-4"]
+    assert built_partitions(Shape(4, 4), apdb_dir) == ["5-5-5"]
+    assert built_partitions(Shape(2, 3), apdb_dir) == ["3-2"]
+    assert built_partitions(Shape(3, 4), apdb_dir) == []
     assert (
-        load_apdb("3x3", "4-4", "blank-first", apdb_dir).path.name == "apdb-3x3-4-4-blank-first.h5"
+        load_apdb(Shape(3, 3), "4-4", goal_board("3x3", "blank-first"), apdb_dir).path.name
+        == "apdb-3x3-4-4-blank-first.h5"
     )
 
 
 def test_missing_database_names_the_fix(apdb_dir, tmp_path):
     with pytest.raises(store.DatabaseMissing) as info:
-        load_apdb("4x4", "7-8", data_dir=apdb_dir)
+        load_apdb(Shape(4, 4), "7-8", data_dir=apdb_dir)
     assert info.value.fix == f"build-pdb --shape 4x4 --partition 7-8 --data-dir {apdb_dir}"
     with pytest.raises(store.DatabaseMissing) as info:
-        load_apdb("2x3", data_dir=tmp_path)
+        load_apdb(Shape(2, 3), data_dir=tmp_path)
     assert "build-pdb --shape 2x3 --partition 3-2" in str(info.value)
     with pytest.raises(store.DatabaseMissing) as info:
-        load_apdb("3x3", "4-4", "spiral", tmp_path)
+        load_apdb(Shape(3, 3), "4-4", goal_board("3x3", "spiral"), tmp_path)
     assert "--goal spiral" in info.value.fix
     with pytest.raises(store.DatabaseMissing) as info:
-        load_apdb("3x3", "4-4", "1 2 3/4 5 6/7 0 8", tmp_path)
+        load_apdb(Shape(3, 3), "4-4", goal_board("3x3", "1 2 3/4 5 6/7 0 8"), tmp_path)
     assert "--goal '1 2 3 4 5 6 7 0 8'" in info.value.fix
 
 
@@ -306,25 +309,25 @@ def test_damaged_or_mismatched_files_are_corrupt(apdb_dir, tmp_path):
     junk = tmp_path / "apdb-3x3-4-4.h5"
     junk.write_bytes(b"not an hdf5 file" * 100)
     with pytest.raises(store.DatabaseCorrupt) as info:
-        load_apdb("3x3", "4-4", data_dir=tmp_path)
+        load_apdb(Shape(3, 3), "4-4", data_dir=tmp_path)
     assert "--force" in info.value.fix
     # A file for another goal under this goal's name: the metadata check refuses it.
     other = tmp_path / "other"
     other.mkdir()
     (other / "apdb-3x3-4-4.h5").write_bytes((apdb_dir / "apdb-3x3-4-4-blank-first.h5").read_bytes())
     with pytest.raises(store.DatabaseCorrupt, match="goal"):
-        load_apdb("3x3", "4-4", data_dir=other)
+        load_apdb(Shape(3, 3), "4-4", data_dir=other)
 
 
 def test_cache_returns_the_same_object_until_cleared(apdb_dir):
-    a = load_apdb("3x3", "4-4", data_dir=apdb_dir)
-    assert load_apdb("3x3", "4-4", None, apdb_dir) is a
+    a = load_apdb(Shape(3, 3), "4-4", data_dir=apdb_dir)
+    assert load_apdb(Shape(3, 3), "4-4", None, apdb_dir) is a
     pattern_db.clear_cache()
-    assert load_apdb("3x3", "4-4", data_dir=apdb_dir) is not a
+    assert load_apdb(Shape(3, 3), "4-4", data_dir=apdb_dir) is not a
 
 
 def test_wrong_board_sizes_are_refused(apdb_dir):
-    pdb = load_apdb("3x3", "4-4", data_dir=apdb_dir)
+    pdb = load_apdb(Shape(3, 3), "4-4", data_dir=apdb_dir)
     with pytest.raises(ValueError):
         pdb.value(goal_board("4x4"))
     with pytest.raises(ValueError):
@@ -342,7 +345,8 @@ def test_evaluate_reduces_other_goals_to_the_default_database(apdb_dir, tmp_path
         assert ans["database"] == "apdb-3x3-4-4.h5"
         assert ans["manhattan"] <= ans["linear_conflict"] <= d
     with pytest.raises(store.DatabaseMissing, match="goal 1 2 3 8 0 4 7 6 5"):  # centre blank
-        evaluate(goal_board("3x3", "spiral"), "spiral", data_dir=only_default)
+        spiral = goal_board("3x3", "spiral")
+        evaluate(spiral, spiral, data_dir=only_default)
 
 
 # --- Manhattan and linear conflict against brute force -----------------------------------------
@@ -426,8 +430,9 @@ def test_an_interrupted_build_leaves_the_old_file_and_no_partial_one(tmp_path, s
 
 def test_lookups_do_not_import_numba(apdb_dir):
     code = (
-        "import sys; from solver.tables.pattern_db import load_apdb; "
-        f"p = load_apdb('3x3', '4-4', data_dir={str(apdb_dir)!r}); "
+        "import sys; from solver.core.board import Shape; "
+        "from solver.tables.pattern_db import load_apdb; "
+        f"p = load_apdb(Shape(3, 3), '4-4', data_dir={str(apdb_dir)!r}); "
         "print(p.value('8 6 7 2 5 4 3 0 1'.split() and (8,6,7,2,5,4,3,0,1)), "
         "'numba' in sys.modules)"
     )
@@ -445,7 +450,7 @@ def test_cli_prints_the_value(run_cli, apdb_dir):
     board = "8 6 7 2 5 4 3 0 1"
     r = run_cli(["heuristic", *board.split(), "--data-dir", apdb_dir])
     assert r.exit_code == 0, r.output
-    pdb = load_apdb("3x3", data_dir=apdb_dir)
+    pdb = load_apdb(Shape(3, 3), data_dir=apdb_dir)
     assert r.output.strip() == str(pdb.value(tuple(int(t) for t in board.split())))
     r = run_cli(
         [

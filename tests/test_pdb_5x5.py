@@ -65,7 +65,7 @@ def test_the_heuristic_never_exceeds_the_distance_on_random_walks(small_dir, goa
         board.flat(), goal, algorithm="idastar", heuristic="pdb", data_dir=small_dir
     )
     independent = api.solve(board.flat(), goal, algorithm="idastar", heuristic="linear-conflict")
-    h = heuristics.evaluate(board, goal, data_dir=small_dir)
+    h = heuristics.evaluate(board, g, data_dir=small_dir)
     assert with_pdb.database == FILE
     assert with_pdb.length == independent.length <= steps
     assert h["plain"] <= independent.length and h["h"] <= independent.length

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core import ranking
-from ..core.board import Board, BoardError, Shape, goal_board
+from ..core.board import Board, BoardError, Shape, preset_goal
 from ..core.symmetry import Reduction, diagonal_reflection
 from . import catalog, store
 
@@ -222,7 +222,7 @@ def resolve_many(
 
 
 def load_apdb(
-    shape: Shape | str, partition: str | None = None, goal=None, data_dir=None
+    shape: Shape, partition: str | None = None, goal: Board | None = None, data_dir=None
 ) -> AdditivePDB:
     """The database built for exactly ``goal`` (default blank-last): ``partition`` (a preset
     such as ``6-6-3`` or tiles ``1,2,3,4/5,6,7,8``; None = the strongest built).
@@ -231,8 +231,7 @@ def load_apdb(
     :class:`~solver.tables.store.DatabaseCorrupt`; both carry the ``build-pdb`` command that
     fixes it.
     """
-    shape = Shape.parse(shape)
-    goal = goal if isinstance(goal, Board) else goal_board(shape, goal)
+    goal = goal if goal is not None else preset_goal(shape)
     if goal.shape != shape:
         raise BoardError(f"the goal is {goal.shape}, not {shape}")
     own = [e for e, red in catalog.candidates(shape, goal, partition, data_dir) if e.goal == goal]
@@ -241,10 +240,9 @@ def load_apdb(
     return open_entry(own[0], data_dir)
 
 
-def built_partitions(shape: Shape | str, data_dir=None, goal=None) -> list[str]:
-    """Names of the partitions built for ``shape`` and exactly ``goal``, strongest first."""
-    shape = Shape.parse(shape)
-    goal = goal if isinstance(goal, Board) else goal_board(shape, goal)
+def built_partitions(shape: Shape, data_dir=None, goal: Board | None = None) -> list[str]:
+    """Names of the partitions built for ``shape`` and exactly ``goal`` (default:
+    blank-last), strongest first."""
     return [e.partition_name for e in catalog.entries(shape, goal, data_dir)]
 
 
