@@ -4,9 +4,10 @@
 Many strings of blank moves have the same *effect* -- the same displacement of the blank and
 the same permutation of the tiles it passes -- wherever on the board they start: ``UD`` undoes
 itself, and going three times round a 2x2 square (``RDLURDLURDLU``) is the identity, so one
-and a half turns one way (``RDLURD``) equal one and a half turns the other way (``DRULDR``).  IDA* explores every such string
-separately, so it visits the same node many times; an automaton that rejects the larger string
-of each equal pair makes the tree smaller without losing a single position.
+and a half turns one way (``RDLURD``) equal one and a half turns the other way (``DRULDR``).
+IDA* explores every such string separately, so it visits the same node many times; an
+automaton that rejects the larger string of each equal pair makes the tree smaller without
+losing a single position.
 
 Which string is kept.  Order strings by length, then lexicographically (``U < D < L < R``).  A
 string ``s`` is *forbidden* when an earlier string ``t`` has the same effect and stays inside
@@ -21,7 +22,9 @@ extends only strings with no forbidden part; the automaton is the Aho-Corasick m
 forbidden strings: ``trans[state, direction]`` is the next state, or :data:`PRUNED` when the
 move would complete a forbidden string.  State 0 is the start.  Depth 2 gives exactly "never
 undo the previous move"; deeper machines prune more and have more states (see
-:data:`DEFAULT_DEPTH` and ``docs/research-table.md``).
+:data:`DEFAULT_DEPTH` and ``docs/research-table.md``).  Machines are made once per process:
+the default depth's strings ship with the package (:data:`SHIPPED`), deeper ones are made from
+scratch (seconds) and kept in the cache directory, checked against their digest when read.
 
 Imports: numpy, :mod:`solver.core` (board, interrupts), :mod:`solver.tables.trust` (the cache
 directory).
