@@ -152,8 +152,8 @@ class Walk:
         self.problem = problem
         self.plan = problem.plan
         self.st = np.zeros(K.STATE_SLOTS, dtype=np.int64)
-        self.lookups = max(1, len(self.plan.lookups))
-        self.stack = K.new_stack(64, self.lookups)
+        self.lookup_count = max(1, len(self.plan.lookups))  # "lc" plans have none
+        self.stack = K.new_stack(64, self.lookup_count)
         self.tiles = np.array(problem.start, dtype=np.int64)
         self.node = None  # pdb: kernels.Node
         self.conflicts = None  # lc: the line conflicts
@@ -178,7 +178,7 @@ class Walk:
         depth = pb.depth_limit(bound)
         if self.stack.path.shape[0] < max(depth, g) + 2:
             self.stack = K.new_stack(
-                max(depth, g, 2 * (self.stack.path.shape[0] - 2)), self.lookups
+                max(depth, g, 2 * (self.stack.path.shape[0] - 2)), self.lookup_count
             )
         self.fcost = pb.fcost(bound)
         s = self.stack
