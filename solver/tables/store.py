@@ -26,6 +26,7 @@ Imports: numpy, h5py (only when a file is opened or written), the standard libra
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import stat
@@ -81,6 +82,9 @@ def file_stamp(path: Path) -> tuple | None:
 # --- the data directory ----------------------------------------------------------------------
 
 
+# Where this package lives does not change while it runs; asked afresh, it cost a realpath
+# and two stats per question (a tenth of a Korf's-100 search).
+@functools.cache
 def _source_checkout_data() -> Path | None:
     root = Path(__file__).resolve().parents[2]
     if (root / "pyproject.toml").is_file() and (root / "solver").is_dir():
