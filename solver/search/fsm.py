@@ -81,12 +81,7 @@ class Automaton(NamedTuple):
 
     def allows(self, moves: str) -> bool:
         """Whether the move string ``moves`` (letters) passes the machine."""
-        state = 0
-        for letter in moves:
-            state = int(self.trans[state, MOVES.index(letter.upper())])
-            if state == PRUNED:
-                return False
-        return True
+        return self.state_after(MOVES.index(letter.upper()) for letter in moves) != PRUNED
 
     def state_after(self, directions) -> int:
         """The machine's state after ``directions`` (0-3 each), or :data:`PRUNED`."""
@@ -233,11 +228,10 @@ def _compact(trans: np.ndarray) -> np.ndarray:
 _MACHINES: dict[tuple, Automaton] = {}
 
 
-def pruning_machine(depth: int, rows: int = 0, cols: int = 0, make: bool = True):
+def pruning_machine(depth: int, rows: int = 0, cols: int = 0) -> Automaton:
     """The machine of the forbidden strings of up to ``depth`` moves for boards of ``rows`` x
     ``cols`` (0: any size), made once per process and, from depth :data:`CACHED_FROM` on,
-    kept in npuzzle's cache directory (it takes a second or more to make).  With ``make``
-    False: only a machine already made (here or in the cache), else None."""
+    kept in npuzzle's cache directory (it takes a second or more to make)."""
     key = (depth, rows, cols)
     hit = _MACHINES.get(key)
     if hit is not None:
@@ -246,16 +240,15 @@ def pruning_machine(depth: int, rows: int = 0, cols: int = 0, make: bool = True)
         trans = automaton(forbidden_strings(depth, rows, cols), depth).trans
     else:
         # Read in a millisecond; made from the shipped strings in ten, or from scratch in
-        # seconds (then only when asked to).
-        path = trust.cache_dir() / f"fsm-v{FORMAT}-d{depth}-{rows}x{cols}.npz"
+        # seconds.
+        path = cache_path(depth, rows, cols)
         trans = _read(path)
         if trans is None:
             if depth == SHIPPED_DEPTH:
-                trans = automaton(shipped_strings(rows, cols), depth).trans
-            elif make:
-                trans = automaton(forbidden_strings(depth, rows, cols), depth).trans
+                strings = shipped_strings(rows, cols)
             else:
-                return None
+                strings = forbidden_strings(depth, rows, cols)
+            trans = automaton(strings, depth).trans
             _write(path, trans)
     trans.setflags(write=False)
     machine = _MACHINES[key] = Automaton(trans, depth)
@@ -292,6 +285,11 @@ def _box(moves) -> tuple:
     return top, bottom, left, right
 
 
+def cache_path(depth: int, rows: int = 0, cols: int = 0) -> Path:
+    """Where the machine of ``depth`` for ``rows`` x ``cols`` boards is kept."""
+    return trust.cache_dir() / f"fsm-v{FORMAT}-d{depth}-{rows}x{cols}.npz"
+
+
 def _digest(trans: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(trans, dtype=np.int64).tobytes()).hexdigest()
 
@@ -324,15 +322,15 @@ def _write(path: Path, trans: np.ndarray) -> None:
             tmp.unlink()
 
 
-def machine_for(shape: Shape, depth: int | None = DEFAULT_DEPTH, make: bool = True):
+def machine_for(shape: Shape, depth: int | None = DEFAULT_DEPTH) -> Automaton:
     """The pruning machine of ``depth`` on ``shape`` (None or 2 or less: only "never undo the
-    previous move"); with ``make`` False None where it would have to be made first."""
+    previous move")."""
     depth = UNDO_ONLY_DEPTH if depth is None or depth <= UNDO_ONLY_DEPTH else depth
     # Strings wider or taller than the board are never played on it; leaving the bound out
     # where no string of that length reaches it keeps one machine for all such boards.
     rows = shape.rows if shape.rows <= depth else 0
     cols = shape.cols if shape.cols <= depth else 0
-    return pruning_machine(depth, rows, cols, make)
+    return pruning_machine(depth, rows, cols)
 
 
 if __name__ == "__main__":

@@ -437,19 +437,21 @@ def resolve_many(
             raise store.DatabaseMissing(
                 f"the partitions {partition} are not built for one goal in "
                 f"{store.data_dir(data_dir)}",
-                build_command(shape, partition.split("+")[0], goal, data_dir),
+                build_command(shape, parts[0], goal, data_dir),
             )
         return found
-    first = resolve(shape, goal, partition, data_dir)
+    found = candidates(shape, goal, partition, data_dir)  # resolve()'s choice is the first
+    if not found:
+        raise missing(shape, goal, partition, data_dir)
     if partition or not combine:
-        return [first]
-    lead = first[0]
+        return found[:1]
+    lead = found[0][0]
     companions = [
         (entry, red)
-        for entry, red in candidates(shape, goal, None, data_dir)
-        if entry.goal == lead.goal and entry.strength == lead.strength and entry.path != lead.path
+        for entry, red in found[1:]
+        if entry.goal == lead.goal and entry.strength == lead.strength
     ]
-    return [first] + companions[: MAX_COMBINED - 1]
+    return found[:1] + companions[: MAX_COMBINED - 1]
 
 
 def missing(shape: Shape, goal: Board, partition: str | None, data_dir) -> store.DatabaseMissing:
