@@ -204,3 +204,24 @@ def test_the_depth_option_is_checked():
         api.SearchOptions(fsm=-1)
     with pytest.raises(api.BoardError):
         api.SearchOptions(fsm=True)
+
+
+@pytest.mark.parametrize("shape", ["3x5", "4x5", "2x8", "4x6"])
+def test_every_pruning_depth_is_optimal_on_boards_without_a_database(shape):
+    """Boards no database is built for (linear conflict or Manhattan), both standard goals and
+    a random one: IDA* gives A*'s length with every pruning machine, and its moves replay."""
+    shape = Shape.parse(shape)
+    rng = random.Random(len(str(shape)) * 101 + shape.size)
+    goals = [goal_board(shape), goal_board(shape, "blank-first"), _random_board(shape, rng, 300)]
+    for goal in goals:
+        for _ in range(2):
+            start = goal
+            for _ in range(100):
+                start = start.move(rng.choice(start.legal_moves()))
+            best = api.solve(start, goal, algorithm="astar", heuristic="linear-conflict").length
+            for heuristic in ("manhattan", "linear-conflict"):
+                for depth in (2, 6, 10):
+                    opts = api.SearchOptions(algorithm="idastar", heuristic=heuristic, fsm=depth)
+                    sol = api.solve(start, goal, options=opts)
+                    assert sol.length == best, (shape, goal, heuristic, depth)
+                    assert start.apply(sol.moves).tiles == goal.tiles
