@@ -67,8 +67,9 @@ class SearchOptions:
             )
         if not isinstance(self.jobs, int) or self.jobs < 1:
             raise BoardError(f"jobs must be a whole number of at least 1, not {self.jobs!r}")
-        if isinstance(self.fsm, bool) or not isinstance(self.fsm, int) or not 0 <= self.fsm <= 16:
-            raise BoardError(f"fsm depth must be a whole number from 0 to 16, not {self.fsm!r}")
+        top = config.MAX_FSM_DEPTH
+        if isinstance(self.fsm, bool) or not isinstance(self.fsm, int) or not 0 <= self.fsm <= top:
+            raise BoardError(f"fsm depth must be a whole number from 0 to {top}, not {self.fsm!r}")
         from .search.weights import parse_weight  # numpy only, no numba
 
         if parse_weight(self.weight) > 1 and self.algorithm not in ("auto", "idastar", "table"):

@@ -476,7 +476,7 @@ reflect_option = click.option(
 )
 fsm_option = click.option(
     "--fsm",
-    type=click.IntRange(0, 16),
+    type=click.IntRange(0, config.MAX_FSM_DEPTH),
     default=config.DEFAULT_FSM_DEPTH,
     show_default=True,
     metavar="DEPTH",

@@ -47,6 +47,7 @@ REQUIRES_PDB = ("4x4",)
 # 12 prunes 5 % more nodes on Korf's 100, but takes 3.5 s (4x4) to 15 s (5x5) to make the
 # first time; 10 takes about 1 and 2 s.
 DEFAULT_FSM_DEPTH = 10
+MAX_FSM_DEPTH = 16  # the deepest asked for: a machine's strings are made by a Python BFS
 # Whether IDA* takes the maximum of two equally strong databases built for one goal (7-8 with
 # 7-8b, 6-6-6-6 with 6-6-6-6b).  Off: on this machine it cuts the nodes by a third and costs
 # more time than it saves (a second 550 MB table read at random: docs/research-table.md).

@@ -47,7 +47,7 @@ class SearchResult:
     stopped: str | None = None  # why a limit stopped it
     jobs: int = 1
     work_units: int = 0
-    pruning: str = ""  # the deepest duplicate-pruning machine it used (Automaton.name)
+    pruning: str = ""  # the duplicate-pruning machine it used (Automaton.name)
 
 
 @dataclass(frozen=True)

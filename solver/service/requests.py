@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import api
+from ..core import config
 
 BOARD_HELP = (
     "A board in any format the CLI reads: flat numbers '8 6 7 2 5 4 3 0 1' or "
@@ -124,7 +125,7 @@ class SolveRequest(HintRequest):
     fsm: int | None = Field(
         None,
         ge=0,
-        le=16,
+        le=config.MAX_FSM_DEPTH,
         description="IDA*'s duplicate pruning: the depth of its move-string machine (2 only "
         "forbids undoing the last move); the answer's 'pruning' names the machine used.",
     )
