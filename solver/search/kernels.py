@@ -21,11 +21,12 @@ Heuristics, each updated in O(1)-ish per move because a move slides exactly one 
 * **additive pattern databases** (:func:`ida_pdb`) -- each tile belongs to one pattern whose
   table is indexed by the lexicographic rank of its tiles' cells.  Sliding a tile changes its
   own digit of that mixed-radix number by the step and, for a vertical step, the digits of the
-  pattern tiles on the ``cols - 1`` cells it jumps over (:func:`_slid`, with the tables of
+  pattern tiles on the ``cols - 1`` cells it jumps over (:func:`_rank_after`, with the tables of
   :func:`solver.search.plans.rank_delta_tables`).  The reflection lookup ranks the mirrored
   state the same way in a second frame, and a further database (the maximum of several
-  partitions) in two more; each lookup is made only for the children the ones before did not
-  prune.  Manhattan distance is the database of one-tile patterns;
+  partitions) in two more.  Every lookup's index is computed and prefetched for every child
+  first (:mod:`solver.search.prefetch`: the cache misses overlap, as in the C reference); each
+  lookup is then read only for the children the ones before did not prune.  Manhattan distance is the database of one-tile patterns;
 * **linear conflict** (:func:`ida_lc`) -- Manhattan plus two moves for every tile that must
   leave its goal row (column) to let others pass; a move re-counts only the two lines it changes.
 
@@ -34,7 +35,7 @@ the grouping costs nothing inside the loop and about 10 us to unpack per call, w
 makes once per slice of 10^5-10^7 nodes.  Why one long loop rather than more helpers: numba
 increfs and decrefs the arrays an inlined helper receives wherever its body branches, and the
 refcount traffic of ``_push``/``_pop``/``_expand`` helpers made the loop 3-7 times slower
-(measured); ``_slid`` is straight-line code and costs nothing, ``_f`` is chosen by type.  Imports: numpy, numba, :mod:`solver.core.board`.
+(measured); ``_rank_after`` is straight-line code and costs nothing, ``_f`` is chosen by type.  Imports: numpy, numba, :mod:`solver.core.board`.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from numba.extending import overload  # noqa: E402
 
 from ..core.board import BLANK  # noqa: E402
 from .plans import Frames, Lines, Moves  # noqa: F401,E402 - the kernels' argument types
+from .prefetch import prefetch  # noqa: E402
 
 # What a kernel call returns.
 FOUND, ITERATION_DONE, BUDGET_SPENT, FRONTIER = 1, 2, 3, 4
@@ -153,19 +155,32 @@ def _read_typed(first, second, tab, r):
     return either
 
 
-@njit(cache=True, inline="always")
-def _slid(frames, f, first, second, tiles, t, m, rank, val, h):
-    """``(rank, value, h)`` after move m slides tile t, for t's pattern in lookup f, given
-    that pattern's ``rank`` and ``val`` and the lookup's sum ``h`` before the move; the
-    lookup reads the ``first`` or the ``second`` database (``frames.tab[f]``).
+def _hint(first, second, tab, r):
+    """Start loading entry ``r`` of the ``first`` database (``tab`` 0) or of the ``second``."""
 
-    The rank moves by ``sgn * (wt[t] * step + sum of contrib[t, u] over the jumped cells)``."""
+
+@overload(_hint, inline="always")
+def _hint_typed(first, second, tab, r):
+    if isinstance(second, types.NoneType):
+        return lambda first, second, tab, r: prefetch(first, r)
+
+    def either(first, second, tab, r):
+        if tab == 0:
+            prefetch(first, r)
+        else:
+            prefetch(second, r)
+
+    return either
+
+
+@njit(cache=True, inline="always")
+def _rank_after(frames, f, tiles, t, m, rank):
+    """The rank of tile t's pattern in lookup f after move m slides t, given the rank before:
+    it moves by ``sgn * (wt[t] * step + sum of contrib[t, u] over the jumped cells)``."""
     delta = frames.wt[f, t] * frames.step[f, m]
     for j in range(frames.btw.shape[2]):
         delta += frames.contrib[f, t, tiles[frames.btw[f, m, j]]]
-    r = rank + frames.sgn[f, m] * delta
-    v = np.int64(_read(first, second, frames.tab[f], r))
-    return r, v, h - val + v
+    return rank + frames.sgn[f, m] * delta
 
 
 # --- additive pattern databases --------------------------------------------------------------
@@ -198,55 +213,42 @@ def ida_pdb(node, stack, st, first, second, frames, moves, fsm, fcost, order, bu
     expand = nkid[d] < 0
     while True:
         if expand:
-            # Generate every child of the node at depth d and keep those within the bound:
-            # the first lookup for all of them, each further lookup only for the children the
-            # ones before did not prune.  The siblings' table lookups do not depend on each
-            # other, so their cache misses overlap.
+            # Generate every child of the node at depth d and keep those within the bound.
+            # First every lookup's table index for every child, each hinted to the cache, so
+            # that their misses overlap; then the lookups in turn, each only for the children
+            # the ones before did not prune.
             expand = False
             prev = NO_MOVE if d == 0 else (path[d - 1] & 3)
             row = blank * 5 + prev
             here = fstate[d]
-            g1 = d + 1
-            cnt = 0
             n = 0
             for j in range(moves.succ_n[row]):
                 m = moves.succ[row, j]
                 s = fsm[here, m & 3]
                 if s < 0:  # the move completes a duplicate string: an equal path is searched
                     continue
-                k = n
-                n += 1
                 t = tiles[moves.nb[m]]  # the tile that slides onto the blank's cell
-                p = frames.pat[0, t]
-                r, v, hc = _slid(
-                    frames, 0, first, second, tiles, t, m, ranks[0, p], vals[0, p], hs[d, 0]
-                )
-                kid[d, k, C_MOVE] = m
-                kid[d, k, C_FSM] = s
-                kid[d, k, C_BEST] = hc
-                kid[d, k, FRAME_BASE] = r
-                kid[d, k, FRAME_BASE + 1] = v
-                kid[d, k, FRAME_BASE + 2] = hc
-                kid[d, cnt, C_SEL] = k
-                f = _f(g1, hc, fcost)
-                over = f > bound
-                cnt += 1 - over
-                if over and f < nxt:
-                    nxt = f
-            for fr in range(1, nf):
+                kid[d, n, C_MOVE] = m
+                kid[d, n, C_FSM] = s
+                kid[d, n, C_BEST] = 0
+                kid[d, n, C_SEL] = n
+                for fr in range(nf):
+                    r = _rank_after(frames, fr, tiles, t, m, ranks[fr, frames.pat[fr, t]])
+                    kid[d, n, FRAME_BASE + 3 * fr] = r
+                    _hint(first, second, frames.tab[fr], r)
+                n += 1
+            cnt = n
+            g1 = d + 1
+            for fr in range(nf):
                 if cnt == 0:
                     break
                 base = FRAME_BASE + 3 * fr
                 keep = 0
                 for i in range(cnt):
                     k = kid[d, i, C_SEL]
-                    m = kid[d, k, C_MOVE]
-                    t = tiles[moves.nb[m]]
-                    q = frames.pat[fr, t]
-                    r, v, hc = _slid(
-                        frames, fr, first, second, tiles, t, m, ranks[fr, q], vals[fr, q], hs[d, fr]
-                    )
-                    kid[d, k, base] = r
+                    t = tiles[moves.nb[kid[d, k, C_MOVE]]]
+                    v = np.int64(_read(first, second, frames.tab[fr], kid[d, k, base]))
+                    hc = hs[d, fr] - vals[fr, frames.pat[fr, t]] + v
                     kid[d, k, base + 1] = v
                     kid[d, k, base + 2] = hc
                     if hc > kid[d, k, C_BEST]:

@@ -5,12 +5,13 @@ A search looks its tables up at random.  The 550 MB of the 4x4 7-8 database hold
 pages of 4 KB.  A plain memory mapping pays a page fault the first time each page is touched
 -- *during* the search.  Pre-faulting the mapping (``MAP_POPULATE``) builds all the page-table
 entries before the search, from the page cache, in about 0.1 s.  Reading the file into private
-anonymous memory advised ``MADV_HUGEPAGE`` (what the C reference does) gives 2 MB pages and
-fewer TLB misses, but costs a copy and, on a machine whose memory is fragmented, the kernel's
-compaction to find huge pages: 0.4 to 2.5 s for 7-8 on this project's machines, while the
-search itself ran no faster than on the pre-faulted mapping (Korf's 100, 7-8 + reflection,
-measured side by side: see docs/speed-vs-c.md).  A one-board lookup touches a few dozen
-entries, and there mapping is free where the others are not.
+anonymous memory advised ``MADV_HUGEPAGE`` (what the C reference does) gives 2 MB pages: far
+fewer TLB misses, which is what a search that prefetches its lookups waits for (the kernels
+do, :mod:`solver.search.prefetch`): Korf's 100 (7-8 + reflection) took 0.43 s of search read
+against 0.58-0.64 s populated, and the whole process was no slower despite the copy (1.25-1.31
+s against 1.47-1.64 s; see docs/speed-vs-c.md).  Reading can cost the kernel's compaction
+when memory is fragmented (0.4-2.5 s measured on some days), so a single board, which touches
+a few dozen entries, maps.
 
 The rule (:func:`choose`), overridable by ``--load`` or ``$NPUZZLE_LOAD``:
 
@@ -18,7 +19,7 @@ The rule (:func:`choose`), overridable by ``--load`` or ``$NPUZZLE_LOAD``:
 ``map``      memory-map the file: nothing is read until used (one board, any lookup)
 ``populate`` map and fault every page in now (``MAP_POPULATE``)
 ``read``     read into private anonymous memory advised ``MADV_HUGEPAGE``
-``auto``     ``populate`` for a batch (``-`` on stdin, a ``--jobs`` pool), ``map`` otherwise;
+``auto``     ``read`` for a batch (``-`` on stdin, a ``--jobs`` pool), ``map`` otherwise;
              files smaller than :data:`SMALL_FILE` are always read (a few page faults saved)
 ========= ====================================================================================
 
@@ -40,7 +41,7 @@ import numpy as np
 from ..core import config
 
 MODES = ("auto", "map", "populate", "read")
-BATCH_MODE = "populate"  # what auto means for a batch (measured: see the module docstring)
+BATCH_MODE = "read"  # what auto means for a batch (measured: see the module docstring)
 SMALL_FILE = 1 << 24  # 16 MiB: the exact tables and the 6-6-3 database; read, whatever the rule
 _READ_STEP = 1 << 26  # read in 64 MiB slices (a short read from a pipe-like file is retried)
 
