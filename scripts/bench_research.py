@@ -42,6 +42,7 @@ from solver.core import config  # noqa: E402
 from solver.core.board import Shape  # noqa: E402
 from solver.core.solution import SearchLimitReached  # noqa: E402
 from solver.search import fsm  # noqa: E402
+from solver.tables import loading  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 KORF100 = ROOT / "data" / "korf100.txt"
@@ -74,6 +75,7 @@ CONFIGS = {
     "all": Config("all", True, config.DEFAULT_FSM_DEPTH),
     "all-fsm8": Config("all-fsm8", True, 8),
     "all-fsm12": Config("all-fsm12", True, 12),
+    "all-fsm14": Config("all-fsm14", True, 14),
     "all+2nd": Config("all+2nd", True, config.DEFAULT_FSM_DEPTH, True),
 }
 
@@ -239,6 +241,7 @@ def main() -> None:
         "--c-runs", type=int, default=2, help="C runs (best of) just before each configuration"
     )
     a = ap.parse_args()
+    loading.prefer(batch=True)  # tables as a batch of the CLI has them (huge pages), as C has
     configs = [CONFIGS[n] for n in a.configs.split(",")]
     works = workloads(a.workloads.split(","), [int(k) for k in a.kt.split(",")])
     results = []
