@@ -23,8 +23,10 @@ forbidden strings: ``trans[state, direction]`` is the next state, or :data:`PRUN
 move would complete a forbidden string.  State 0 is the start.  Depth 2 gives exactly "never
 undo the previous move"; deeper machines prune more and have more states (see
 :data:`DEFAULT_DEPTH` and ``docs/research-table.md``).  Machines are made once per process:
-the default depth's strings ship with the package (:data:`SHIPPED`), deeper ones are made from
-scratch (seconds) and kept in the cache directory, checked against their digest when read.
+the strings of up to :data:`SHIPPED_DEPTH` moves ship with the package (:data:`SHIPPED`; the
+BFS that finds them takes six minutes), so a machine of any depth up to that one is made from
+them in 0.01-0.3 s; deeper ones are made from scratch (minutes).  Machines from depth
+:data:`CACHED_FROM` on are kept in the cache directory, checked against their digest when read.
 
 Imports: numpy, :mod:`solver.core` (board, interrupts), :mod:`solver.tables.trust` (the cache
 directory).
@@ -33,9 +35,11 @@ directory).
 from __future__ import annotations
 
 import contextlib
+import gzip
 import hashlib
 import os
 from collections import deque
+from itertools import groupby
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,14 +52,16 @@ from ..tables import trust
 PRUNED = -1  # trans[...] of a move that completes a forbidden string
 # The blank's step per direction, in MOVES order (U, D, L, R), as (row, column).
 STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+_STEP_ARRAY = np.array(STEPS, dtype=np.int8)
 DEFAULT_DEPTH = config.DEFAULT_FSM_DEPTH
 # "Never undo the previous move": the machine of depth 2.
 UNDO_ONLY_DEPTH = 2
 # Machines this deep take a second or more to make: they are kept in the cache directory.
 CACHED_FROM = 9
-# The default depth's strings ship with the package (a few KB), so no process makes them.
-SHIPPED_DEPTH = 10
-SHIPPED = Path(__file__).with_name(f"fsm-strings-{SHIPPED_DEPTH}.txt")
+# The strings of up to this many moves ship with the package (18,700 strings, 54 KB gzipped),
+# so no process runs the BFS for the default machine or a shallower one.
+SHIPPED_DEPTH = 14
+SHIPPED = Path(__file__).with_name(f"fsm-strings-{SHIPPED_DEPTH}.txt.gz")
 FORMAT = 1  # of the cached files; a new one when what a machine holds changes
 
 
@@ -73,7 +79,7 @@ class Automaton(NamedTuple):
 
     @property
     def name(self) -> str:
-        """The machine as reported: ``fsm 10 (1,291 states)``, or ``undo`` for the machine that
+        """The machine as reported: ``fsm 14 (26,153 states)``, or ``undo`` for the machine that
         only forbids undoing the previous move."""
         if self.depth <= UNDO_ONLY_DEPTH:
             return "undo"
@@ -239,13 +245,13 @@ def pruning_machine(depth: int, rows: int = 0, cols: int = 0) -> Automaton:
     if depth < CACHED_FROM:
         trans = automaton(forbidden_strings(depth, rows, cols), depth).trans
     else:
-        # Read in a millisecond; made from the shipped strings in ten, or from scratch in
-        # seconds.
+        # Read in a millisecond; made from the shipped strings in 10-300 ms, or from scratch
+        # in minutes.
         path = cache_path(depth, rows, cols)
         trans = _read(path)
         if trans is None:
-            if depth == SHIPPED_DEPTH:
-                strings = shipped_strings(rows, cols)
+            if depth <= SHIPPED_DEPTH:
+                strings = shipped_strings(rows, cols, depth)
             else:
                 strings = forbidden_strings(depth, rows, cols)
             trans = automaton(strings, depth).trans
@@ -255,34 +261,41 @@ def pruning_machine(depth: int, rows: int = 0, cols: int = 0) -> Automaton:
     return machine
 
 
-def shipped_strings(rows: int = 0, cols: int = 0) -> list[tuple[int, ...]]:
-    """The forbidden strings of :data:`SHIPPED_DEPTH` moves (:data:`SHIPPED`, made by
-    :func:`write_shipped`), those that fit a board of ``rows`` x ``cols`` (0: any): each one's
-    replacement stays in its bounding box, so it fits too, and the machine of these is valid.
-    Why shipped: making them takes a second or two of Python, and the default search needs
-    them in every process, the first search of a fresh one included."""
+def shipped_strings(
+    rows: int = 0, cols: int = 0, depth: int = SHIPPED_DEPTH
+) -> list[tuple[int, ...]]:
+    """The forbidden strings of up to ``depth`` (at most :data:`SHIPPED_DEPTH`) moves
+    (:data:`SHIPPED`, made by :func:`write_shipped`), those that fit a board of ``rows`` x
+    ``cols`` (0: any): each one's replacement stays in its bounding box, so it fits too, and
+    the machine of these is valid.  The strings of one depth are those of a deeper search no
+    longer than it (the BFS finds them level by level).  Why shipped: making them takes
+    minutes of Python, and the default search needs them on a fresh machine's first search."""
+    text = gzip.decompress(SHIPPED.read_bytes())
+    as_directions = bytes.maketrans(MOVES.encode("ascii"), bytes(range(len(MOVES))))
     out = []
-    for line in SHIPPED.read_text(encoding="ascii").split():
-        moves = tuple(MOVES.index(letter) for letter in line)
-        top, bottom, left, right = _box(moves)
-        if (not rows or bottom - top < rows) and (not cols or right - left < cols):
-            out.append(moves)
+    # The file is in the BFS's order, shortest first: one array per length, whose bounding
+    # boxes numpy finds at once (a Python loop over the 18,700 strings took half a second).
+    for length, group in groupby(text.split(), len):
+        if length > depth:
+            break
+        group = list(group)
+        moves = np.frombuffer(b"".join(group).translate(as_directions), np.uint8)
+        moves = moves.reshape(len(group), length)
+        fits = np.ones(len(group), bool)
+        for axis, cells in ((0, rows), (1, cols)):
+            if cells:
+                where = np.cumsum(_STEP_ARRAY[moves, axis], axis=1)
+                extent = np.maximum(where.max(axis=1), 0) - np.minimum(where.min(axis=1), 0)
+                fits &= extent < cells
+        out += [tuple(int(d) for d in m) for m in moves[fits]]
     return out
 
 
 def write_shipped() -> None:
     """Make :data:`SHIPPED` again (``python -m solver.search.fsm``)."""
     lines = ["".join(MOVES[d] for d in s) for s in forbidden_strings(SHIPPED_DEPTH)]
-    SHIPPED.write_text("\n".join(lines) + "\n", encoding="ascii")
-
-
-def _box(moves) -> tuple:
-    """``(top, bottom, left, right)`` of the cells the blank visits, relative to its start."""
-    r = c = top = bottom = left = right = 0
-    for d in moves:
-        r, c = r + STEPS[d][0], c + STEPS[d][1]
-        top, bottom, left, right = min(top, r), max(bottom, r), min(left, c), max(right, c)
-    return top, bottom, left, right
+    data = ("\n".join(lines) + "\n").encode("ascii")
+    SHIPPED.write_bytes(gzip.compress(data, compresslevel=9, mtime=0))  # the same bytes each time
 
 
 def cache_path(depth: int, rows: int = 0, cols: int = 0) -> Path:
