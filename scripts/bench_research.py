@@ -75,7 +75,7 @@ CONFIGS = {
     "all": Config("all", True, config.DEFAULT_FSM_DEPTH),
     "all-fsm8": Config("all-fsm8", True, 8),
     "all-fsm12": Config("all-fsm12", True, 12),
-    "all-fsm14": Config("all-fsm14", True, 14),
+    "all-fsm10": Config("all-fsm10", True, 10),
     "all+2nd": Config("all+2nd", True, config.DEFAULT_FSM_DEPTH, True),
 }
 
@@ -232,7 +232,7 @@ def table(results) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workloads", default="korf100-78,korf100-663,hard80-78")
-    ap.add_argument("--configs", default="plain,+reflection,+fsm,all,all-fsm12,all+2nd")
+    ap.add_argument("--configs", default="plain,+reflection,+fsm,all,all-fsm10,all+2nd")
     ap.add_argument("--kt", default="1,2,4,8", help="Korf-Taylor instances for the kt workload")
     ap.add_argument("--cap", type=float, default=None, help="seconds per board (kt)")
     ap.add_argument("--jobs", type=int, default=1)
