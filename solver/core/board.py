@@ -193,12 +193,20 @@ class Board:
         return Board(self.shape, tuple(tiles))
 
     def tiles_moved(self, moves: str) -> list[int]:
-        """The tile that slides at each step of ``moves`` (the tile the blank swaps with)."""
-        out, board = [], self
+        """The tile that slides at each step of ``moves`` (the tile the blank swaps with).
+
+        Like :meth:`apply`, on one list: a new validated board per move cost a batch of Korf's
+        100 a tenth of a millisecond per board."""
+        tiles = list(self.tiles)
+        b = self.blank
+        out = []
         for m in moves:
-            nxt = board.move(m)
-            out.append(board.tiles[nxt.blank])
-            board = nxt
+            target = self.shape.neighbour(b, m.upper())
+            if target is None:
+                raise BoardError(f"move {m.upper()} takes the blank off the board")
+            out.append(tiles[target])
+            tiles[b], tiles[target] = tiles[target], BLANK
+            b = target
         return out
 
     def relabel(self, mapping: Sequence[int]) -> Board:
