@@ -226,7 +226,7 @@ def test_every_pruning_depth_is_optimal_on_boards_without_a_database(shape):
                 start = start.move(rng.choice(start.legal_moves()))
             best = api.solve(start, goal, algorithm="astar", heuristic="linear-conflict").length
             for heuristic in ("manhattan", "linear-conflict"):
-                for depth in (2, 6, 10):
+                for depth in (2, 6, 10, 14):
                     opts = api.SearchOptions(algorithm="idastar", heuristic=heuristic, fsm=depth)
                     sol = api.solve(start, goal, options=opts)
                     assert sol.length == best, (shape, goal, heuristic, depth)
