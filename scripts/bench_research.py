@@ -241,7 +241,7 @@ def main() -> None:
         "--c-runs", type=int, default=2, help="C runs (best of) just before each configuration"
     )
     a = ap.parse_args()
-    loading.prefer(batch=True)  # tables as a batch of the CLI has them (huge pages), as C has
+    loading.prefer(batch=True, searches=True)  # tables as `solve -` has them (huge pages), as C
     configs = [CONFIGS[n] for n in a.configs.split(",")]
     works = workloads(a.workloads.split(","), [int(k) for k in a.kt.split(",")])
     results = []

@@ -20,7 +20,7 @@ MODES = ("map", "populate", "read")
 @pytest.fixture(autouse=True)
 def _fresh_rule():
     yield
-    loading.prefer("auto", batch=False)
+    loading.prefer("auto", batch=False, searches=False)
     pattern_db.clear_cache()
     plans.clear_cache()
 
@@ -74,7 +74,10 @@ def test_the_rule_and_its_overrides(monkeypatch):
     assert loading.choose(small) == "read"  # small files: always read
     assert loading.choose(big) == "map"  # one board: map
     loading.prefer(batch=True)
-    assert loading.choose(big) == loading.BATCH_MODE
+    assert loading.choose(big) == loading.BATCH_MODE == "populate"  # a batch of lookups
+    loading.prefer(searches=True)
+    assert loading.choose(big) == loading.SEARCH_BATCH_MODE == "read"  # a batch of searches
+    loading.prefer(searches=False)
     monkeypatch.setenv("NPUZZLE_LOAD", "map")
     assert loading.choose(big) == "map" and loading.choose(small) == "map"
     monkeypatch.setenv("NPUZZLE_LOAD", "nonsense")
@@ -93,6 +96,32 @@ def test_the_cli_option_sets_the_rule(run_cli, tables_dir, monkeypatch):
     store.clear_cache()
     r = run_cli(["distance", "8 6 7 2 5 4 3 0 1", "--load", "populate", "--data-dir", tables_dir])
     assert r.stdout == "31\n" and seen == ["populate"]
+
+
+def test_a_batch_of_searches_reads_and_a_batch_of_lookups_populates(
+    run_cli, tables_dir, monkeypatch
+):
+    """The auto rule as the commands apply it, every file taken for a big one: one board maps,
+    ``heuristic -`` populates, ``solve -`` reads (huge pages pay for searches only)."""
+    seen = []
+    real = loading.load
+    monkeypatch.setattr(loading, "load", lambda p, n, mode: seen.append(mode) or real(p, n, mode))
+    monkeypatch.setattr(loading, "SMALL_FILE", 0)
+    monkeypatch.delenv("NPUZZLE_LOAD", raising=False)
+    board = "8 6 7 2 5 4 3 0 1"
+    for args, mode in (
+        (["solve", board], "map"),
+        (["heuristic", "-"], "populate"),
+        (["solve", "-"], "read"),
+    ):
+        store.clear_cache()
+        pattern_db.clear_cache()
+        plans.clear_cache()
+        loading.prefer("auto", batch=False, searches=False)
+        seen.clear()
+        r = run_cli([*args, "--data-dir", tables_dir], input=board + "\n")
+        assert r.exit_code == 0, r.output
+        assert seen and set(seen) == {mode}, (args, seen)
 
 
 def test_a_warm_start_reads_the_layout_without_h5py(tables_dir, monkeypatch, tmp_path):

@@ -156,6 +156,7 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
             goal=goal,
             shape=shape,
             as_json=as_json,
+            searches=True,
         )
         return stream.run(spec)
 

@@ -62,7 +62,8 @@ class Batch:
     ``record`` render its result; ``code`` is the exit status it stands for; ``bulk(group,
     as_json)`` answers a whole group or returns None (then its lines go one by one);
     ``many(problems)`` answers problems in order (default: ``one`` on each; ``solve`` uses a
-    pool of processes).  ``counted``: the exit statuses of lines that make the batch's."""
+    pool of processes).  ``counted``: the exit statuses of lines that make the batch's;
+    ``searches``: whether its lines run searches rather than lookups."""
 
     one: Callable
     text: Callable
@@ -74,6 +75,7 @@ class Batch:
     goal: object = None
     shape: object = None
     as_json: bool = False
+    searches: bool = False  # whether a line runs a search (how tables are loaded: loading.py)
     worst: int = field(default=common.EXIT_OK, init=False)
 
     def note(self, code: int) -> None:
@@ -86,7 +88,7 @@ def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
     ``chunks``, or the piece of a batch this thread answers for a client: :mod:`.pieces`) on
     ``out`` (default stdout); return the exit status."""
     out = out if out is not None else sys.stdout.buffer
-    loading.prefer(batch=True)  # many lookups ahead: tables are faulted in before the first
+    loading.prefer(batch=True, searches=batch.searches)  # many lookups ahead: see loading
     heap.keep_freed_memory()  # each chunk reuses the last one's pages (solver.core.heap)
     reader = lines.Reader()
     piece = pieces.current() if chunks is None and stream is None else None

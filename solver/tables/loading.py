@@ -11,7 +11,8 @@ do, :mod:`solver.search.prefetch`): Korf's 100 (7-8 + reflection) took 0.43 s of
 against 0.58-0.64 s populated, and the whole process was no slower despite the copy (1.25-1.31
 s against 1.47-1.64 s; see docs/speed-vs-c.md).  Reading can cost the kernel's compaction
 when memory is fragmented (0.4-2.5 s measured on some days), so a single board, which touches
-a few dozen entries, maps.
+a few dozen entries, maps, and a batch of lookups (``heuristic -``: 300,000 boards in 1.7 s
+populated, 2.3-2.6 s read) populates.
 
 The rule (:func:`choose`), overridable by ``--load`` or ``$NPUZZLE_LOAD``:
 
@@ -19,7 +20,9 @@ The rule (:func:`choose`), overridable by ``--load`` or ``$NPUZZLE_LOAD``:
 ``map``      memory-map the file: nothing is read until used (one board, any lookup)
 ``populate`` map and fault every page in now (``MAP_POPULATE``)
 ``read``     read into private anonymous memory advised ``MADV_HUGEPAGE``
-``auto``     ``read`` for a batch (``-`` on stdin, a ``--jobs`` pool), ``map`` otherwise;
+``auto``     for a batch (``-`` on stdin, a ``--jobs`` pool): ``read`` if it searches
+             (``solve``), ``populate`` if it looks up (``heuristic``, ``distance``, ...);
+             ``map`` otherwise;
              files smaller than :data:`SMALL_FILE` are always read (a few page faults saved)
 ========= ====================================================================================
 
@@ -41,24 +44,32 @@ import numpy as np
 from ..core import config
 
 MODES = ("auto", "map", "populate", "read")
-BATCH_MODE = "read"  # what auto means for a batch (measured: see the module docstring)
+# What auto means for a batch of lookups and for a batch of searches (measured: see above).
+BATCH_MODE = "populate"
+SEARCH_BATCH_MODE = "read"
 SMALL_FILE = 1 << 24  # 16 MiB: the exact tables and the 6-6-3 database; read, whatever the rule
 _READ_STEP = 1 << 26  # read in 64 MiB slices (a short read from a pipe-like file is retried)
 
-_batch = False  # set by a batch command: auto then means read
+_batch = False  # set by a batch command
+_searches = False  # set by a batch command whose lines are searches
 _override: str | None = None  # set by --load
 
 
-def prefer(mode: str | None = None, *, batch: bool | None = None) -> None:
-    """Set this process's rule: ``mode`` (one of :data:`MODES`, from ``--load``) and whether it
-    answers a batch (``auto`` then reads).  Call before the first table is opened."""
-    global _override, _batch
+def prefer(
+    mode: str | None = None, *, batch: bool | None = None, searches: bool | None = None
+) -> None:
+    """Set this process's rule: ``mode`` (one of :data:`MODES`, from ``--load``), whether it
+    answers a batch (``auto`` then populates) and whether the batch's lines are searches
+    (``auto`` then reads).  Call before the first table is opened."""
+    global _override, _batch, _searches
     if mode is not None:
         if mode not in MODES:
             raise ValueError(f"unknown load mode '{mode}': use {', '.join(MODES)}")
         _override = None if mode == "auto" else mode
     if batch is not None:
         _batch = batch
+    if searches is not None:
+        _searches = searches
 
 
 def choose(size: int, mode: str | None = None) -> str:
@@ -69,7 +80,9 @@ def choose(size: int, mode: str | None = None) -> str:
         return asked
     if size <= SMALL_FILE:
         return "read"
-    return BATCH_MODE if _batch else "map"
+    if not _batch:
+        return "map"
+    return SEARCH_BATCH_MODE if _searches else BATCH_MODE
 
 
 def load(path: Path, size: int, mode: str) -> np.ndarray:
