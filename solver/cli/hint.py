@@ -53,6 +53,7 @@ def hint(board, goal, shape, data_dir, as_json, timeout, max_nodes):
             goal=goal,
             shape=shape,
             as_json=as_json,
+            searches=True,  # a hint beyond 12 cells is an IDA* search
         )
         raise SystemExit(stream.run(batch))
     rec = common.answer_one(answer, common.board_text(board), as_json)

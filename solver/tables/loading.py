@@ -21,7 +21,7 @@ The rule (:func:`choose`), overridable by ``--load`` or ``$NPUZZLE_LOAD``:
 ``populate`` map and fault every page in now (``MAP_POPULATE``)
 ``read``     read into private anonymous memory advised ``MADV_HUGEPAGE``
 ``auto``     for a batch (``-`` on stdin, a ``--jobs`` pool): ``read`` if it searches
-             (``solve``), ``populate`` if it looks up (``heuristic``, ``distance``, ...);
+             (``solve``, ``hint``), ``populate`` if it looks up (``heuristic``, ``distance``, ...);
              ``map`` otherwise;
              files smaller than :data:`SMALL_FILE` are always read (a few page faults saved)
 ========= ====================================================================================
