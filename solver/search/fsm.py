@@ -25,7 +25,7 @@ undo the previous move"; deeper machines prune more and have more states (see
 :data:`DEFAULT_DEPTH` and ``docs/research-table.md``).  Machines are made once per process:
 the strings of up to :data:`SHIPPED_DEPTH` moves ship with the package (:data:`SHIPPED`; the
 BFS that finds them takes six minutes), so a machine of any depth up to that one is made from
-them in 0.01-0.3 s; deeper ones are made from scratch (minutes).  Machines from depth
+them in 0.1-0.4 s; deeper ones are made from scratch (minutes).  Machines from depth
 :data:`CACHED_FROM` on are kept in the cache directory, checked against their digest when read.
 
 Imports: numpy, :mod:`solver.core` (board, interrupts), :mod:`solver.tables.trust` (the cache
@@ -245,7 +245,7 @@ def pruning_machine(depth: int, rows: int = 0, cols: int = 0) -> Automaton:
     if depth < CACHED_FROM:
         trans = automaton(forbidden_strings(depth, rows, cols), depth).trans
     else:
-        # Read in a millisecond; made from the shipped strings in 10-300 ms, or from scratch
+        # Read in a millisecond; made from the shipped strings in 0.1-0.4 s, or from scratch
         # in minutes.
         path = cache_path(depth, rows, cols)
         trans = _read(path)

@@ -26,7 +26,8 @@ Heuristics, each updated in O(1)-ish per move because a move slides exactly one 
   state the same way in a second frame, and a further database (the maximum of several
   partitions) in two more.  Every lookup's index is computed and prefetched for every child
   first (:mod:`solver.search.prefetch`: the cache misses overlap, as in the C reference); each
-  lookup is then read only for the children the ones before did not prune.  Manhattan distance is the database of one-tile patterns;
+  lookup is then read only for the children the ones before did not prune.  Manhattan
+  distance is the database of one-tile patterns;
 * **linear conflict** (:func:`ida_lc`) -- Manhattan plus two moves for every tile that must
   leave its goal row (column) to let others pass; a move re-counts only the two lines it changes.
 
