@@ -360,10 +360,9 @@ def clear_cache() -> None:
     pattern_db.clear_cache()
 
 
-def pdb_plan_from(pdb, reflect: bool) -> Plan:
-    """A plan over an opened database, or the maximum over several (a list) of one goal;
+def pdb_plan_from(pdbs: list, reflect: bool) -> Plan:
+    """A plan over opened databases of one goal (the maximum when there are several);
     prepared once per set of opened files."""
-    pdbs = list(pdb) if isinstance(pdb, list | tuple) else [pdb]
     key = (tuple(id(p) for p in pdbs), bool(reflect))
     hit = _PDB_PLANS.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], pdbs)):
