@@ -45,9 +45,11 @@ REQUIRES_PDB = ("4x4",)
 # 2 is "never undo the previous move"; the default is the best measured in
 # docs/research-table.md (scripts/bench_research.py).
 # Against 10, 14 generates 7 % fewer nodes on Korf's 100, 9 % fewer on the 80-move positions
-# and 21-25 % fewer on 5x5 boards; it searches 8-13 % faster on the latter two and as fast on
-# Korf's 100 (within the noise: its larger machine costs a little per node).  Its strings
-# ship with the package; the machine is made from them in 0.1-0.4 s the first time, cached.
+# and 21-25 % fewer on 5x5 boards; it searches 8-13 % faster on the latter two, but 10-15 %
+# slower on Korf's 100 in two research-table runs (its larger machine costs per node, and
+# those searches are short; interleaved runs in one process were within the noise).  Chosen
+# for the long searches, where time matters most.  Its strings ship with the package; the
+# machine is made from them in 0.1-0.4 s the first time, then cached.
 DEFAULT_FSM_DEPTH = 14
 MAX_FSM_DEPTH = 16  # the deepest asked for: a machine's strings are made by a Python BFS
 # Whether IDA* takes the maximum of two equally strong databases built for one goal (7-8 with
