@@ -44,7 +44,7 @@ def rank(seq, n):
     >>> int(rank(np.array([0, 1, 2]), 3)), int(rank(np.array([2, 1, 0]), 3))
     (0, 5)
     """
-    k = seq.shape[0]
+    k = len(seq)
     used = 0
     r = 0
     for i in range(k):

@@ -71,9 +71,11 @@ class _Serial:
         self.walk = Walk(problem)
         self.slice_nodes = FIRST_SLICE
 
-    def iteration(self, bound: int, limits: Limits, nodes_before: int, tick) -> Outcome:
+    def iteration(
+        self, bound: int, limits: Limits, nodes_before: int, tick, go_on: bool = False
+    ) -> Outcome:
         walk = self.walk
-        status = walk.enter((), bound)
+        status = walk.enter((), bound, go_on=go_on)
         stopped = None
         while status in (READY, K.BUDGET_SPENT):
             budget = limits.budget(nodes_before + walk.generated, self.slice_nodes)
@@ -92,7 +94,15 @@ class _Serial:
                 if tick is not None:
                     tick(nodes_before + walk.generated)
         path = walk.path if status == K.FOUND else None
-        return Outcome(path, walk.next_f, walk.generated, walk.expanded, stopped)
+        return Outcome(
+            path,
+            walk.next_f,
+            walk.generated,
+            walk.expanded,
+            stopped,
+            iterations=walk.iterations,
+            bound=walk.bound,
+        )
 
 
 class _Report:
@@ -159,6 +169,9 @@ def search(
     bound = problem.first_bound()
     generated = expanded = iterations = units = 0
     last_seconds = 0.0
+    # A serial walk goes on to the next iterations by itself (one kernel call for a short
+    # search) unless someone hears about each iteration or the iterations may go parallel.
+    go_on = progress is None and jobs == 1
     while True:
         iterations += 1
         engine = serial
@@ -166,7 +179,12 @@ def search(
             engine = pool = pool or Pool(problem, jobs)
         report.start(iterations, bound, jobs if engine is pool else 1)
         ts = time.perf_counter()
-        out = engine.iteration(bound, limits, generated, report.tick)
+        if engine is serial:
+            out = serial.iteration(bound, limits, generated, report.tick, go_on)
+            iterations += out.iterations - 1
+            bound = out.bound
+        else:
+            out = pool.iteration(bound, limits, generated, report.tick)
         last_seconds = time.perf_counter() - ts
         generated += out.generated
         expanded += out.expanded

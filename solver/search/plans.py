@@ -220,9 +220,13 @@ class Plan:
         """``(ranks, vals)`` of the board ``tiles`` (cell -> tile), each of shape
         ``(lookups, most patterns)``: per lookup f and pattern p the table index (offset
         included) and its value (0 where a lookup has fewer patterns)."""
-        tiles = np.asarray(tiles, dtype=np.int64)
-        pos = np.empty(len(tiles), dtype=np.int64)
-        pos[tiles] = np.arange(len(tiles))
+        # On Python ints: once per search, and numpy's per-element costs made it a tenth of
+        # a short search's set-up.
+        tiles = [int(t) for t in tiles]
+        n = len(tiles)
+        pos = [0] * n
+        for cell, t in enumerate(tiles):
+            pos[t] = cell
         width = max(len(look.patterns) for look in self.lookups)
         ranks = np.zeros((len(self.lookups), width), dtype=np.int64)
         vals = np.zeros((len(self.lookups), width), dtype=np.int64)
@@ -230,11 +234,11 @@ class Plan:
             cell_of = pos
             if look.cells is not None:
                 # In the mirrored state tile relabel[t] stands on cells[pos[t]].
-                named = np.empty(len(tiles), dtype=np.int64)
-                named[np.asarray(look.relabel)] = np.arange(len(tiles))
-                cell_of = np.asarray(look.cells)[pos[named]]
+                cell_of = [0] * n
+                for t, named in enumerate(look.relabel):
+                    cell_of[named] = look.cells[pos[t]]
             for p, pt in enumerate(look.patterns):
-                r = int(look.offsets[p]) + int(rank(cell_of[list(pt)], self.shape.size))
+                r = int(look.offsets[p]) + rank([cell_of[t] for t in pt], self.shape.size)
                 ranks[f, p], vals[f, p] = r, int(self.tables[look.tab][r])
         return ranks, vals
 

@@ -160,9 +160,11 @@ class Walk:
         self.scratch = np.zeros(2 * max(self.plan.shape.rows, self.plan.shape.cols), np.int64)
         self.fcost = NO_WEIGHTING
 
-    def enter(self, path, bound: int, cut: int = K.NO_CUT) -> int:
+    def enter(self, path, bound: int, cut: int = K.NO_CUT, go_on: bool = False) -> int:
         """Place the walk on the node ``path`` (move ids from the start) for an iteration with
-        ``bound``; with ``cut``, the walk stops at every node of that depth (FRONTIER).
+        ``bound``; with ``cut``, the walk stops at every node of that depth (FRONTIER).  With
+        ``go_on`` a walk of whole iterations of an optimal search goes on to the next
+        iteration by itself while a call's budget lasts (:attr:`iterations`, :attr:`bound`).
 
         Returns READY, FOUND (the node is the goal) or ITERATION_DONE (its cost is over the
         bound: :attr:`next_f` holds it)."""
@@ -186,7 +188,8 @@ class Walk:
         s.nkid[g] = -1
         s.kidx[g] = 0
         st = self.st
-        st[:] = (g, blank, bound, K.INFINITE_F, 0, 0, g, cut)
+        go_on = go_on and not path and cut == K.NO_CUT and pb.weighting is None
+        st[:] = (g, blank, bound, K.INFINITE_F, 0, 0, g, cut, pb.parity if go_on else K.NO_PARITY, 1)
         state = pb.machine.state_after(int(m) & 3 for m in path)
         if state == PRUNED:  # a duplicate path: its nodes are searched along another one
             return K.ITERATION_DONE
@@ -260,6 +263,16 @@ class Walk:
     def expanded(self) -> int:
         """Nodes expanded since :meth:`enter`."""
         return int(self.st[K.S_EXP])
+
+    @property
+    def iterations(self) -> int:
+        """Iterations searched since :meth:`enter` (more than one with ``go_on``)."""
+        return int(self.st[K.S_ITER])
+
+    @property
+    def bound(self) -> int:
+        """The bound of the iteration under way."""
+        return int(self.st[K.S_BOUND])
 
     @property
     def next_f(self) -> int:
@@ -336,7 +349,9 @@ class Limits:
 @dataclass
 class Outcome:
     """How one iteration ended: the solution's ``path`` (move ids) or None, the smallest cost
-    over the bound, its nodes, why a limit stopped it (or None), the work units it ran."""
+    over the bound, its nodes, why a limit stopped it (or None), the work units it ran; a
+    serial walk that went on by itself (``Walk.enter``'s ``go_on``) reports the
+    ``iterations`` it searched and the ``bound`` of the last."""
 
     path: tuple | None
     next_f: int
@@ -344,3 +359,5 @@ class Outcome:
     expanded: int
     stopped: str | None = None
     units: int = 0
+    iterations: int = 1
+    bound: int | None = None
