@@ -189,7 +189,8 @@ class Walk:
         s.kidx[g] = 0
         st = self.st
         go_on = go_on and not path and cut == K.NO_CUT and pb.weighting is None
-        st[:] = (g, blank, bound, K.INFINITE_F, 0, 0, g, cut, pb.parity if go_on else K.NO_PARITY, 1)
+        parity = pb.parity if go_on else K.NO_PARITY
+        st[:] = (g, blank, bound, K.INFINITE_F, 0, 0, g, cut, parity, 1)
         state = pb.machine.state_after(int(m) & 3 for m in path)
         if state == PRUNED:  # a duplicate path: its nodes are searched along another one
             return K.ITERATION_DONE
