@@ -382,3 +382,41 @@ def test_rectangles_with_every_heuristic(shape, tmp_path):
             sol = api.solve(Board(shape, tiles), options=opts)
             assert sol.length == dist, (h, tiles)
     assert idastar.plan_for(goal, SearchOptions(data_dir=tmp_path))[0].reflect is False
+
+
+@pytest.mark.parametrize("first_stack", [64, 20])
+def test_iterations_inside_one_kernel_call_are_the_same_search(pdb_dir, monkeypatch, first_stack):
+    """A serial walk goes on to the next iteration inside the kernel call; a search whose
+    progress callback hears about every iteration makes one call per iteration.  Both must be
+    the same search: the same moves, nodes, iterations and bound -- also when the bound
+    outgrows the walk's stack (a first stack of 20 levels), where the kernel hands the next
+    iteration back to the driver to grow it."""
+    from solver.search import driver, kernels
+
+    made = kernels.new_stack
+    first = 64  # what a new walk asks for; the walk grows it as the bound needs
+
+    def stack(depth, lookups=1):
+        return made(first_stack if depth == first else depth, lookups)
+
+    monkeypatch.setattr(kernels, "new_stack", stack)
+    opts = SearchOptions(algorithm="idastar", partition="5-5-5", data_dir=pdb_dir)
+    plan, red = idastar.plan_for(goal_board(SHAPE4, "blank-first"), opts)
+    heard = []
+    boards = [tiles for _, tiles, _ in korf_instances(6)]
+    boards.append(str(goal_board(SHAPE4, "blank-first").move("D")))  # one move: no iteration
+    for text in boards:
+        tiles = red.board(api.read_problem(text, "blank-first", "4x4")[0]).tiles
+        inside = driver.search(plan, tiles)
+        each = driver.search(plan, tiles, progress=heard.append)
+        assert inside.moves == each.moves
+        assert (inside.generated, inside.expanded) == (each.generated, each.expanded)
+        assert (inside.iterations, inside.lower_bound) == (each.iterations, each.lower_bound)
+    assert heard, "the progress callback heard no iteration"
+    # The same under a node cap that stops a search in a later iteration.
+    tiles = red.board(api.read_problem(boards[0], "blank-first", "4x4")[0]).tiles
+    cap = driver.search(plan, tiles).generated // 2
+    inside = driver.search(plan, tiles, max_nodes=cap)
+    each = driver.search(plan, tiles, max_nodes=cap, progress=heard.append)
+    assert inside.stopped and each.stopped
+    assert inside.lower_bound == each.lower_bound
