@@ -10,6 +10,6 @@ from .core import interrupts  # noqa: E402
 
 interrupts.install("npuzzle")  # before the CLI's imports: Ctrl-C at start-up is one line too
 
-from .cli import main  # noqa: E402
+from .cli import launch  # noqa: E402
 
-main(prog_name="npuzzle")
+launch()

@@ -94,6 +94,89 @@ def test_one_board_is_answered_as_here(run_cli, live_server, service_dir, args):
     _same(run_cli, live_server, service_dir, args)
 
 
+# `npuzzle` as installed (solver.cli.launch), reporting at exit whether click, numpy, numba
+# or h5py was imported: the quick client (solver.cli.quick) answers one board without them.
+LAUNCH = (
+    "import atexit, sys\n"
+    "heavy = lambda: bool({m.split('.')[0] for m in sys.modules} & "
+    "{'click', 'numpy', 'numba', 'h5py'})\n"
+    "atexit.register(lambda: sys.stderr.write(f'<heavy {heavy()}>'))\n"
+    "from solver.cli import launch\n"
+    "sys.argv[0] = 'npuzzle'\n"
+    "launch()\n"
+)
+
+
+def _launched(args, data_dir, server, env=None):
+    """(exit status, stdout with the seconds blanked, stderr, whether click or numpy was
+    imported) of ``npuzzle ARGS --data-dir DATA_DIR --server SERVER``, a process of its own."""
+    r = subprocess.run(
+        [sys.executable, "-c", LAUNCH, *args, "--data-dir", str(data_dir), "--server", server],
+        capture_output=True,
+        timeout=120,
+        env=env,
+    )
+    err, _, marker = SECONDS.sub(_blank, r.stderr).decode().rpartition("<heavy ")
+    err = "".join(l for l in err.splitlines(True) if not l.startswith("npuzzle: iteration "))
+    return r.returncode, SECONDS.sub(_blank, r.stdout), err, marker == "True>"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", HARD_3X3, "--json"],
+        ["solve", "--goal", "blank-first", FOUR, "--max-nodes", "1000000"],
+        ["solve", UNSOLVABLE],
+        ["solve", "1 2 3/4 5"],
+        ["solve", FOUR, "--no-such-option"],
+        ["distance", FOUR],
+        ["hint", HARD_3X3, "--json"],
+        ["heuristic", FOUR],
+        ["check", FOUR, "--goal", "spiral"],
+        ["generate", "--count", "3", "--seed", "5", "--json"],
+    ],
+    ids=lambda a: " ".join(a)[:40],
+)
+def test_the_quick_client_answers_one_board_as_here_without_click(
+    run_cli, live_server, service_dir, args
+):
+    here = _run(run_cli, args, service_dir)
+    status, out, err, heavy = _launched(args, service_dir, live_server.url)
+    assert (status, out, err) == here, args
+    assert not heavy, "the quick client fell back to click"
+
+
+def test_the_quick_client_leaves_batches_and_clusters_to_click(live_server, service_dir):
+    """What needs this machine goes through click: a batch, a Dask scheduler."""
+    import os
+
+    env = {**os.environ, "DASK_SCHEDULER_ADDRESS": ""}
+    assert _launched(["distance", HARD_3X3], service_dir, live_server.url, env)[3] is False
+    env["DASK_SCHEDULER_ADDRESS"] = "tcp://127.0.0.1:1"
+    status, out, err, heavy = _launched(["check", HARD_3X3], service_dir, live_server.url, env)
+    assert heavy and status == 0
+    r = subprocess.run(
+        [sys.executable, "-c", LAUNCH, "distance", "-", "--data-dir", str(service_dir)],
+        input=f"{HARD_3X3}\n".encode(),
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "NPUZZLE_SERVER": live_server.url},
+    )
+    assert r.returncode == 0 and r.stdout.strip() == b"31" and r.stderr.endswith(b"<heavy True>")
+
+
+def test_the_quick_client_with_nothing_listening_says_so_once_then_answers_here(
+    run_cli, service_dir
+):
+    from serving import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"
+    here = _run(run_cli, ["distance", HARD_3X3], service_dir)
+    status, out, err, _ = _launched(["distance", HARD_3X3], service_dir, url)
+    assert (status, out) == here[:2]
+    assert err == f"npuzzle: note: no server at {url} (connection refused); answering here\n"
+
+
 @pytest.mark.parametrize("command", ["solve", "distance", "hint", "heuristic", "check"])
 @pytest.mark.parametrize("as_json", [False, True])
 def test_a_batch_with_bad_lines_is_answered_as_here(

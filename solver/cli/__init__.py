@@ -1,6 +1,8 @@
 """The ``npuzzle`` command: a thin click layer over the :mod:`solver` API.
 
-The group lives in :mod:`.common`; each command lives in its own module and registers itself
+The group (:data:`main`) lives in :mod:`.common` and is imported when first used, so that
+:func:`launch`, the ``npuzzle`` command, can ask a running server first without importing
+click (:mod:`.quick`).  Each command lives in its own module and registers itself
 on the group when it is imported -- which happens only when the command runs (or its help is
 shown), so one command never pays for another's imports.  :data:`COMMANDS` names them, with
 the opening of each one's help for ``npuzzle --help`` (a test checks it against the command).
@@ -10,11 +12,11 @@ too (:mod:`solver.core.interrupts`).
 
 from __future__ import annotations
 
+import sys
+
 from ..core import interrupts
 
 interrupts.install_if_program("npuzzle")
-
-from .common import main_group as main  # noqa: E402
 
 # name -> (module, the first sentence of the command's help)
 COMMANDS = {
@@ -49,4 +51,26 @@ COMMANDS = {
     ),
     "stats": ("stats", "Count the positions at each optimal distance from the goal."),
 }
-main.lazy = COMMANDS
+
+
+def __getattr__(name: str):
+    # ``main``, the click group, is imported when first asked for: the warm path's quick
+    # client (:func:`launch`) answers without click.
+    if name == "main":
+        from .common import main_group
+
+        main_group.lazy = COMMANDS
+        return main_group
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def launch() -> None:
+    """The ``npuzzle`` command: a one-board question to a server named by ``--server`` or
+    ``$NPUZZLE_SERVER`` is asked before click is imported (:mod:`.quick`); everything else,
+    and anything the server did not answer, runs through click (:data:`main`)."""
+    from . import quick
+
+    status, args = quick.answer(sys.argv[1:])
+    if status is not None:
+        sys.exit(status)
+    __getattr__("main")(args, prog_name="npuzzle")

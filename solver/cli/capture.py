@@ -7,7 +7,7 @@ Several run at once in threads of the server's process (the search kernels relea
 so ``sys.stdout`` and ``sys.stderr`` are replaced, once, by stand-ins that write to the
 running thread's own buffers (and to the real streams in any other thread).
 
-Imports: the standard library, click and :mod:`.common`, :mod:`.pieces`.
+Imports: the standard library, click and :mod:`.common`, :mod:`.pieces`, :mod:`.wire`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import threading
 import click
 
 from . import common, pieces
+from .wire import CLIENT_ONLY
 
 FORWARDED = ("solve", "distance", "hint", "heuristic", "check", "generate")  # --server takes
 
@@ -90,13 +91,35 @@ def _install() -> None:
                 setattr(sys, name, _ThreadStream(name, getattr(sys, name)))
 
 
-def run(name: str, params: dict, piece: pieces.Piece | None = None) -> tuple[int, bytes, str]:
-    """Run ``npuzzle NAME`` with ``params`` (and, for a batch, ``piece`` as its input) in this
-    thread: ``(exit status, stdout, stderr)``."""
+def params_of(name: str, argv: list[str]) -> dict | None:
+    """The parsed options of ``npuzzle NAME ARGV`` (the command line as a client typed it:
+    :mod:`.quick`), without the client's own (``--server``, ``--scheduler``); None when the
+    words do not parse -- :func:`run` with ``argv`` then says why, as the command would."""
     from . import main
 
     _install()
     command = main.get_command(None, name)
+    _LOCAL.stdout = _LOCAL.stderr = io.StringIO()  # nothing is said while parsing
+    try:
+        ctx = command.make_context(name, list(argv))
+    except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+        return None
+    finally:
+        _LOCAL.stdout = _LOCAL.stderr = None
+    return {k: v for k, v in ctx.params.items() if k not in CLIENT_ONLY}
+
+
+def run(
+    name: str, params: dict | None, piece: pieces.Piece | None = None, argv=None
+) -> tuple[int, bytes, str]:
+    """Run ``npuzzle NAME`` with ``params`` (or, with ``params`` None, the words ``argv``; and
+    for a batch ``piece`` as its input) in this thread: ``(exit status, stdout, stderr)``."""
+    from . import main
+
+    _install()
+    command = main.get_command(None, name)
+    if params is not None:
+        argv = arguments(command, params)
     out, err = io.BytesIO(), io.BytesIO()
     # stdout as Python writes it to a pipe; stderr with backslashes for what is not UTF-8.
     _LOCAL.stdout = io.TextIOWrapper(out, "utf-8", "strict", newline="\n", write_through=True)
@@ -107,7 +130,7 @@ def run(name: str, params: dict, piece: pieces.Piece | None = None) -> tuple[int
     try:
         with pieces.answering(piece):
             status = main._status(
-                [name, *arguments(command, params)],
+                [name, *argv],
                 "npuzzle",
                 {"standalone_mode": False},
                 "npuzzle",
@@ -119,4 +142,4 @@ def run(name: str, params: dict, piece: pieces.Piece | None = None) -> tuple[int
         _LOCAL.stdout = _LOCAL.stderr = None
 
 
-__all__ = ["FORWARDED", "arguments", "run"]
+__all__ = ["FORWARDED", "arguments", "params_of", "run"]

@@ -26,13 +26,12 @@ This module imports neither numpy nor numba nor h5py, nor does anything it impor
 answer is printed (a test checks): that is the point.  Only a piece answered here after all
 loads them.
 
-Imports: the standard library, click, :mod:`.common`; for a batch :mod:`.pieces`.
+Imports: the standard library, click, :mod:`.common`, :mod:`.wire`; for a batch :mod:`.pieces`.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 import threading
@@ -40,18 +39,12 @@ import threading
 import click
 
 from . import common
+from .wire import CLIENT_ONLY, ENV_SERVER, EXIT_ELSEWHERE, NOTE, Channel, TooLong, Unreachable
 
-ENV_SERVER = "NPUZZLE_SERVER"
-PATH = "/run"
-CONTENT_TYPE = "application/x-npuzzle-run"  # solver.service.cli_runs.CONTENT_TYPE
 PIECE_BYTES = 56 * 1024  # a piece's lines: under the server's 64 KiB request limit
 FIRST_LINES = 8  # lines in the first pieces of a batch, until the answers say how fast
 PIECE_SECONDS = 0.05  # what a piece should cost the server: long enough to hide a request
 IN_FLIGHT = 3  # pieces under way at once (the server answers them on its threads)
-CONNECT_SECONDS = 2.0
-EXIT_ELSEWHERE = 75  # the server's "answer this on your own machine" (cli_runs)
-NOTE = "npuzzle: note: "
-CLIENT_ONLY = ("server", "scheduler")  # the client's own choices: never sent
 
 server_option = click.option(
     "--server",
@@ -94,17 +87,16 @@ def client_params(params: dict) -> dict:
     return out
 
 
-class Unreachable(Exception):
-    """No answer from the server: the command answers here (the message says why)."""
-
-
 class Client:
-    """The server at ``url``: one connection per thread, kept open."""
+    """The server at ``url``: one connection per thread, kept open (:class:`.wire.Channel`);
+    a URL that is not ``http://HOST:PORT`` is a usage error (exit 2)."""
 
     def __init__(self, url: str):
-        self.url = url.rstrip("/")
-        self.host, self.port = _address(url)
-        self._local = threading.local()
+        try:
+            self.channel = Channel(url)
+        except ValueError as e:
+            common.fail(f"error: {e}", common.EXIT_USAGE)
+        self.url = self.channel.url
         self.down: str | None = None  # why the server stopped answering (then: answer here)
         self._said = threading.Lock()
 
@@ -182,7 +174,7 @@ class Client:
                     size.learn(piece.size, time.perf_counter() - t0)
                     return status, stdout, stderr, note
                 self._give_up(stderr.strip())
-            except _TooLong:
+            except TooLong:
                 pass  # this piece only: answered here
             except Unreachable as e:
                 self._give_up(str(e))
@@ -238,117 +230,10 @@ class Client:
 
     def _ask(self, name: str, sent: dict, piece) -> tuple[int, bytes, str, str | None]:
         question = {"command": name, "params": sent}
-        data = b""
-        if piece is not None:
-            question["piece"], data = piece.as_json(), piece.chunk.data
-        body = json.dumps(question, separators=(",", ":")).encode() + b"\n" + data
-        status, reply = self._post(body)
-        if status == 413:
-            raise _TooLong
-        if status != 200:
-            raise Unreachable(f"the server at {self.url} {_refusal(status, reply)}")
-        head, _, stdout = reply.partition(b"\n")
-        try:
-            h = json.loads(head)
-            return int(h["status"]), stdout, str(h["stderr"]), h.get("note")
-        except (ValueError, KeyError, TypeError):
-            raise Unreachable(f"{self.url} answered something else than npuzzle") from None
-
-    def _post(self, body: bytes) -> tuple[int, bytes]:
-        conn = getattr(self._local, "conn", None)
-        for attempt in (0, 1):  # a kept connection the server has closed: once more, anew
-            fresh = conn is None
-            if fresh:
-                conn = self._local.conn = self._connect()
-            try:
-                return conn.post(PATH, body)
-            except (OSError, _Closed) as e:
-                conn.close()
-                conn = self._local.conn = None
-                if fresh or attempt:
-                    raise Unreachable(
-                        f"no answer from the server at {self.url} ({_why(e)})"
-                    ) from None
-        raise AssertionError("unreachable")
-
-    def _connect(self) -> _Connection:
-        import socket
-
-        try:
-            sock = socket.create_connection((self.host, self.port), timeout=CONNECT_SECONDS)
-        except OSError as e:
-            raise Unreachable(f"no server at {self.url} ({_why(e)})") from None
-        sock.settimeout(None)  # a search may take as long as the server's cap
-        return _Connection(sock, f"{self.host}:{self.port}")
-
-
-class _TooLong(Exception):
-    """The server's request limit refused the piece (413)."""
-
-
-class _Closed(Exception):
-    """The server closed the connection before answering."""
-
-
-class _Connection:
-    """HTTP/1.1 over one socket, as little of it as the warm path needs (http.client would
-    import ssl and email: most of a client's start-up)."""
-
-    def __init__(self, sock, host: str):
-        self.sock, self.host = sock, host
-        self.file = sock.makefile("rb")
-
-    def post(self, path: str, body: bytes) -> tuple[int, bytes]:
-        head = (
-            f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: {CONTENT_TYPE}\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n"
-        )
-        self.sock.sendall(head.encode() + body)
-        status_line = self.file.readline()
-        if not status_line:
-            raise _Closed("closed")
-        parts = status_line.split()
-        if len(parts) < 2 or not parts[0].startswith(b"HTTP/") or not parts[1].isdigit():
-            raise _Closed("not HTTP")
-        headers = {}
-        while True:
-            line = self.file.readline()
-            if line in (b"\r\n", b"\n", b""):
-                break
-            key, _, value = line.decode("latin-1").partition(":")
-            headers[key.strip().lower()] = value.strip()
-        if headers.get("transfer-encoding", "").lower() == "chunked":
-            reply = self._chunked()
-        elif "content-length" in headers:
-            reply = self._exactly(int(headers["content-length"]))
-        else:
-            reply = self.file.read()
-        if headers.get("connection", "").lower() == "close":
-            self.close()
-        return int(parts[1]), reply
-
-    def _exactly(self, n: int) -> bytes:
-        data = self.file.read(n)
-        if len(data) < n:
-            raise _Closed("closed mid-answer")
-        return data
-
-    def _chunked(self) -> bytes:
-        parts = []
-        while True:
-            size = int(self.file.readline().split(b";")[0].strip() or b"0", 16)
-            if size == 0:
-                self.file.readline()
-                return b"".join(parts)
-            parts.append(self._exactly(size))
-            self.file.readline()
-
-    def close(self) -> None:
-        try:
-            self.file.close()
-            self.sock.close()
-        except OSError:
-            pass
+        if piece is None:
+            return self.channel.ask(question)
+        question["piece"] = piece.as_json()
+        return self.channel.ask(question, piece.chunk.data)
 
 
 class _Future:
@@ -383,51 +268,6 @@ class _Sizer:
     def learn(self, n: int, seconds: float) -> None:
         if n:
             self.rate = n / max(seconds, 1e-4)
-
-
-_ADDRESS = None  # the pattern below, compiled on first use
-
-
-def _address(url: str) -> tuple[str, int]:
-    """``(host, port)`` of ``http://HOST:PORT`` (or ``HOST:PORT``, ``[::1]:PORT``); exit 2 for
-    anything else.  (A regular expression, not urllib.parse: that imports ipaddress, a few ms
-    of a warm command's start.)"""
-    import re
-
-    global _ADDRESS
-    if _ADDRESS is None:
-        _ADDRESS = re.compile(r"(?:http://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?/?")
-    m = _ADDRESS.fullmatch(url.strip())
-    port = int(m.group(2) or 80) if m else None
-    if m is None or not 0 < port < 65536:
-        common.fail(
-            f"error: --server takes http://HOST:PORT (as `npuzzle serve` prints it), not {url!r}",
-            common.EXIT_USAGE,
-        )
-    return m.group(1).strip("[]"), port
-
-
-def _why(exc: BaseException) -> str:
-    import socket
-
-    if isinstance(exc, socket.gaierror):
-        return "the name does not resolve"
-    if isinstance(exc, ConnectionRefusedError):
-        return "connection refused"
-    if isinstance(exc, TimeoutError | socket.timeout):
-        return "no answer within a few seconds"
-    return common.one_line(getattr(exc, "strerror", None) or exc) or type(exc).__name__
-
-
-def _refusal(status: int, reply: bytes) -> str:
-    """Why the server did not run the command, in words."""
-    try:
-        error = json.loads(reply).get("error")
-    except (ValueError, AttributeError):
-        error = None
-    if status == 404:
-        return "has no warm path (an npuzzle serve older than --server?)"
-    return f"answered {status}" + (f": {common.one_line(error)}" if error else "")
 
 
 __all__ = ["ENV_SERVER", "server_option", "forwarded", "Client", "Unreachable"]

@@ -16,8 +16,11 @@ directory is not the server's is refused too (it answers on its own machine): th
 reads only its own databases.
 
 The body is one line of JSON (``command``, ``params``, and for a batch ``piece``: where its
-lines start), a newline and the piece's lines as they are; the answer is one line of JSON (``status``, ``stderr``, ``note``), a newline, and the
-command's stdout as it is.
+lines start), a newline and the piece's lines as they are; the answer is one line of JSON
+(``status``, ``stderr``, ``note``), a newline, and the command's stdout as it is.  For one
+board a client may send the command line as typed instead of ``params`` (``argv``, a list of
+words: :mod:`solver.cli.quick`, which answers before click is imported); the server parses
+it with the command's options, and a line that does not parse is run as it is, to say why.
 
 Imports: fastapi/starlette, :mod:`solver.cli.capture`, :mod:`solver.cli.pieces`,
 :mod:`solver.tables.store` and this package.
@@ -34,7 +37,7 @@ from pathlib import Path
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
-from ..cli import capture, pieces, remote
+from ..cli import capture, pieces, wire
 from ..tables import store
 from .limits import TEACHING_ALGORITHMS, Settings
 
@@ -49,17 +52,26 @@ class BadRun(ValueError):
     """A body that is not a forwarded command (a 400)."""
 
 
-def read_run(body: bytes) -> tuple[str, dict, pieces.Piece | None]:
-    """``(command, params, piece)`` from a request body; :class:`BadRun` for anything else."""
+def read_run(body: bytes) -> tuple[str, dict | list, pieces.Piece | None]:
+    """``(command, params, piece)`` from a request body -- ``params`` a dict of parsed
+    options, or the list of words of a command line as typed (:mod:`solver.cli.quick`);
+    :class:`BadRun` for anything else."""
     head, _, data = body.partition(b"\n")
     try:
         question = json.loads(head)
-        name, params, piece = question["command"], question["params"], question.get("piece")
-        if name not in capture.FORWARDED or not isinstance(params, dict):
+        name, piece = question["command"], question.get("piece")
+        params = question["argv"] if "argv" in question else question["params"]
+        if "argv" in question and (
+            piece is not None or not all(isinstance(w, str) for w in params)
+        ):
+            raise BadRun("argv is a list of words, for one board")
+        if name not in capture.FORWARDED or not isinstance(params, dict | list):
             raise BadRun(f"not a command this server runs: {name!r}")
-        if set(params) & set(remote.CLIENT_ONLY):  # no server asks another, or a cluster
+        if isinstance(params, list):
+            return name, params, None
+        if set(params) & set(wire.CLIENT_ONLY):  # no server asks another, or a cluster
             raise BadRun(
-                f"options the server does not take: {sorted(set(params) & set(remote.CLIENT_ONLY))}"
+                f"options the server does not take: {sorted(set(params) & set(wire.CLIENT_ONLY))}"
             )
         return name, params, None if piece is None else pieces.Piece.from_json(piece, data)
     except (ValueError, KeyError, TypeError, AttributeError) as e:
@@ -134,6 +146,11 @@ def add_routes(app, settings: Settings) -> None:
             name, params, piece = read_run(await request.body())
         except BadRun as e:
             return JSONResponse({"error": str(e)}, status_code=400)
+        if isinstance(params, list):  # a command line as typed: parsed here
+            argv, params = params, capture.params_of(name, params)
+            if params is None:  # it does not parse: the command says why, as it would
+                status, stdout, stderr = await runner.run(name, None, None, argv)
+                return _reply(status, stderr, stdout)
         mine = params.get("data_dir")
         if mine is not None and not runner.same_data_dir(mine):
             return _reply(
@@ -179,17 +196,17 @@ class _Runner:
             "retry_after": 1,
         }
 
-    async def run(self, name: str, params: dict, piece) -> tuple[int, bytes, str]:
+    async def run(self, name: str, params: dict | None, piece, argv=None) -> tuple:
         self.pending += 1
         try:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._threads, self._run, name, params, piece)
+            return await loop.run_in_executor(self._threads, self._run, name, params, piece, argv)
         finally:
             self.pending -= 1
 
-    def _run(self, name, params, piece):
+    def _run(self, name, params, piece, argv):
         self._warm_up()
-        return capture.run(name, params, piece)
+        return capture.run(name, params, piece, argv)
 
     def _warm_up(self) -> None:
         # The search kernels, loaded from numba's cache once, before the first command runs

@@ -1,0 +1,101 @@
+"""The warm path's quick client: one board asked of ``npuzzle serve`` before click is imported
+(layer 7: cli).
+
+With a server named (``--server URL`` or ``$NPUZZLE_SERVER``), most of what a one-board command
+waits for on this machine is Python starting and importing click (a third of a warm answer's
+time).  So :func:`answer` runs first, on the command line as it was typed: it sends the words
+themselves to ``POST /run``, whose server parses them with the very options of the command
+and runs it (:mod:`solver.service.cli_runs`), and prints what came back -- the same stdout,
+stderr and exit status as :mod:`.remote`, which parses the options here first.
+
+Whatever needs this machine goes the long way, through click and :mod:`.remote`: a batch
+(``-``, its lines streamed in pieces), ``--scheduler`` or ``$DASK_SCHEDULER_ADDRESS`` (a Dask
+cluster), help, a URL that is not ``http://HOST:PORT`` (a usage error), a server older than
+the quick path.  With nothing listening, one line says so and the command answers here
+without asking again (``--server ''``).
+
+Imports: the standard library, :mod:`.wire`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from . import wire
+
+FORWARDED = ("solve", "distance", "hint", "heuristic", "check", "generate")  # capture.FORWARDED
+ENV_SCHEDULER = "DASK_SCHEDULER_ADDRESS"  # solver.cli.scheduler.ENV_SCHEDULER
+HELP = ("-h", "--help")
+
+
+def answer(args: list[str]) -> tuple[int | None, list[str]]:
+    """``(exit status, args)`` once the server answered ``npuzzle ARGS`` (printed here);
+    ``(None, args)`` for the command line to run as usual -- ``args`` then say
+    ``--server ''`` where the server was asked and did not answer (said on stderr)."""
+    found = _forwardable(args)
+    if found is None:
+        return None, args
+    name, url, rest = found
+    try:
+        channel = wire.Channel(url)
+    except ValueError:
+        return None, args  # click says so, as a usage error
+    try:
+        status, stdout, stderr, note = channel.ask({"command": name, "argv": rest})
+    except wire.TooLong:
+        return None, args
+    except wire.Unreachable as e:
+        return None, _here(name, rest, str(e))
+    if status == wire.EXIT_ELSEWHERE:
+        return None, _here(name, rest, stderr.strip())
+    sys.stdout.flush()
+    sys.stdout.buffer.write(stdout)
+    sys.stdout.buffer.flush()
+    sys.stderr.write(stderr)
+    if note:
+        sys.stderr.write(f"{wire.NOTE}{note}\n")
+    sys.stderr.flush()
+    return status, args
+
+
+def _forwardable(args: list[str]) -> tuple[str, str, list[str]] | None:
+    """``(command, server URL, the words to send)`` for a one-board question to a server, or
+    None.  The words are the command's own, without ``--server`` and with ``--data-dir``
+    made absolute (the server's working directory is not ours)."""
+    if not args or args[0] not in FORWARDED or os.environ.get(ENV_SCHEDULER):
+        return None
+    url, rest, words = os.environ.get(wire.ENV_SERVER), [], iter(args[1:])
+    for word in words:
+        if word == "--":
+            boards = list(words)
+            if "-" in boards:
+                return None
+            rest += [word, *boards]
+            break
+        if word == "-" or word in HELP or word.startswith("--scheduler"):
+            return None
+        if word.startswith("-") and not word.startswith("--") and "h" in word:
+            return None  # -h among short flags written together
+        option, eq, value = word.partition("=")
+        if option in ("--server", "--data-dir"):
+            if not eq:
+                value = next(words, None)
+                if value is None:
+                    return None  # click says what is missing
+            if option == "--server":
+                url = value
+                continue
+            word = f"--data-dir={os.path.abspath(value)}" if value.strip() else word
+        rest.append(word)
+    return (args[0], url, rest) if url else None
+
+
+def _here(name: str, rest: list[str], why: str) -> list[str]:
+    """The command line that answers here after saying ``why`` the server did not."""
+    sys.stderr.write(f"{wire.NOTE}{why}; answering here\n")
+    sys.stderr.flush()
+    return [name, "--server", "", *rest]
+
+
+__all__ = ["answer", "FORWARDED"]
