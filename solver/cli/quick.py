@@ -14,7 +14,7 @@ cluster), help, a URL that is not ``http://HOST:PORT`` (a usage error), a server
 the quick path.  With nothing listening, one line says so and the command answers here
 without asking again (``--server ''``).
 
-Imports: the standard library, :mod:`.wire`.
+Imports: the standard library, :mod:`solver.core.interrupts`, :mod:`.wire`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ..core import interrupts
 from . import wire
 
 FORWARDED = ("solve", "distance", "hint", "heuristic", "check", "generate")  # capture.FORWARDED
@@ -49,12 +50,12 @@ def answer(args: list[str]) -> tuple[int | None, list[str]]:
         return None, _here(name, rest, str(e))
     if status == wire.EXIT_ELSEWHERE:
         return None, _here(name, rest, stderr.strip())
-    sys.stdout.flush()
-    sys.stdout.buffer.write(stdout)
-    sys.stdout.buffer.flush()
-    sys.stderr.write(stderr)
-    if note:
-        sys.stderr.write(f"{wire.NOTE}{note}\n")
+    try:
+        sys.stdout.buffer.write(stdout)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:  # the reader went away (`| head -0`): quietly, as the command
+        return interrupts.quiet_broken_pipe(), args
+    sys.stderr.write(stderr + (f"{wire.NOTE}{note}\n" if note else ""))
     sys.stderr.flush()
     return status, args
 
