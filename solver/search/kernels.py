@@ -213,7 +213,7 @@ def ida_pdb(node, stack, st, first, second, frames, moves, fsm, fcost, order, bu
     machine's transitions, ``order`` enters children smallest h first."""
     tiles, ranks, vals = node
     path, kid, nkid, kidx, hs, saved, fstate = stack
-    nf = frames.pat.shape[0]
+    nf = len(frames.ids)  # a constant of the compiled kernel: the loops over lookups unroll
     d = st[S_DEPTH]
     blank = st[S_BLANK]
     bound = st[S_BOUND]
