@@ -253,7 +253,7 @@ class Walk:
     @property
     def path(self) -> tuple[int, ...]:
         """The move ids from the start to the node the walk stands on."""
-        return tuple(int(m) for m in self.stack.path[: self.st[K.S_DEPTH]])
+        return tuple(self.stack.path[: self.st[K.S_DEPTH]].tolist())
 
     @property
     def generated(self) -> int:
