@@ -193,7 +193,7 @@ def _rank_after(frames, f, tiles, t, m, rank):
     """The rank of tile t's pattern in lookup f after move m slides t, given the rank before:
     it moves by ``sgn * (wt[t] * step + sum of contrib[t, u] over the jumped cells)``."""
     delta = frames.wt[_u(f), _u(t)] * frames.step[_u(f), _u(m)]
-    for j in range(frames.btw.shape[2]):
+    for j in range(len(frames.over)):  # a constant: the loop unrolls
         delta += frames.contrib[_u(f), _u(t), _u(tiles[_u(frames.btw[_u(f), _u(m), _u(j)])])]
     return rank + frames.sgn[_u(f), _u(m)] * delta
 

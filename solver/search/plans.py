@@ -148,12 +148,14 @@ def frame(shape: Shape, patterns, relabel=None, cells=None) -> Frame:
 
 
 # Every lookup of a plan, stacked for the kernel: ``Frames.pat[f]`` is :attr:`Frame.pat` of
-# lookup f and so on; ``tab[f]`` says which of the plan's ``tables`` lookup f reads; ``ids`` is
-# ``(0, 1, ..., f - 1)``: the number of lookups as a tuple, whose length numba compiles into
-# the kernel as a constant, so that its loops over the lookups unroll (with the count read
-# from an array at run time the kernel took a third longer on Korf's 100 with 6-6-3).
+# lookup f and so on; ``tab[f]`` says which of the plan's ``tables`` lookup f reads.  ``ids``
+# is ``(0, 1, ..., f - 1)`` and ``over`` ``(0, 1, ..., cols - 2)``: the number of lookups and
+# of cells a vertical slide jumps over, as tuples whose lengths numba compiles into the kernel
+# as constants, so that the loops over them unroll (with the counts read from arrays at run
+# time the kernel took a third longer on Korf's 100 with 6-6-3, and 6 % longer on a 5x5).
 Frames = NamedTuple(
-    "Frames", [*((name, np.ndarray) for name in (*Frame._fields, "tab")), ("ids", tuple)]
+    "Frames",
+    [*((name, np.ndarray) for name in (*Frame._fields, "tab")), ("ids", tuple), ("over", tuple)],
 )
 
 
@@ -163,7 +165,8 @@ def stacked(frames: list[Frame], tabs: list[int]) -> Frames:
     arrays.append(np.asarray(tabs, dtype=np.int64))
     for a in arrays:
         a.setflags(write=False)
-    return Frames(*arrays, tuple(range(len(frames))))
+    jumped = frames[0].btw.shape[1]
+    return Frames(*arrays, tuple(range(len(frames))), tuple(range(jumped)))
 
 
 class Lookup(NamedTuple):
