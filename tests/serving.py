@@ -57,10 +57,15 @@ def call(url: str, body=None, timeout: float = 30.0) -> tuple[int, dict]:
 class Server:
     """``python -m solver serve`` on a free port; ``url`` once its workers are ready."""
 
-    def __init__(self, data_dir: Path, cache_dir: Path, *extra: str, workers: int = 1):
+    def __init__(self, data_dir: Path, cache_dir: Path, *extra: str, workers: int = 1, env=None):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "NPUZZLE_CACHE": str(cache_dir)}
+        env = {
+            **os.environ,
+            **(env or {}),
+            "PYTHONPATH": str(ROOT),
+            "NPUZZLE_CACHE": str(cache_dir),
+        }
         env.pop("NPUZZLE_DATA", None)
         self.proc = subprocess.Popen(
             [

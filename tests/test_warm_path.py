@@ -225,6 +225,48 @@ def test_nothing_listening_is_one_line_then_the_answer_here(run_cli, service_dir
         assert note.endswith("answering here") and "\n".join(rest) == here[2].rstrip("\n")
 
 
+def test_a_batch_with_nothing_listening_at_npuzzle_server_is_answered_here(run_cli, service_dir):
+    """$NPUZZLE_SERVER naming nothing, in a process of its own: each piece answered here must
+    not be sent to the server again (it then read the stdin the batch had already read, and
+    answered nothing)."""
+    import os
+
+    from serving import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"
+    here = _run(run_cli, ["distance", "-"], service_dir, input=BATCH.encode())
+    r = subprocess.run(
+        [sys.executable, "-m", "solver", "distance", "-", "--data-dir", str(service_dir)],
+        input=BATCH.encode(),
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "NPUZZLE_SERVER": url},
+    )
+    assert (r.returncode, r.stdout) == here[:2]
+    note = f"npuzzle: note: no server at {url} (connection refused); answering here"
+    assert r.stderr.decode().splitlines() == [note, *here[2].splitlines()]
+
+
+def test_a_server_with_npuzzle_server_in_its_environment_answers_itself(
+    run_cli, service_dir, tmp_path
+):
+    """A server started from a shell that exports $NPUZZLE_SERVER runs what it is asked
+    itself, for one board and for a batch's pieces."""
+    from serving import Server, free_port
+
+    elsewhere = {"NPUZZLE_SERVER": f"http://127.0.0.1:{free_port()}"}
+    server = Server(service_dir, tmp_path / "cache", env=elsewhere)
+    try:
+        server.wait_ready()
+        _same(run_cli, server, service_dir, ["distance", HARD_3X3])
+        _same(run_cli, server, service_dir, ["distance", "-"], input=BATCH.encode())
+        status, out, err, heavy = _launched(["solve", HARD_3X3], service_dir, server.url)
+        assert (status, out, err) == _run(run_cli, ["solve", HARD_3X3], service_dir)
+        assert not heavy
+    finally:
+        server.stop()
+
+
 def test_a_bad_address_is_a_usage_error(run_cli, service_dir):
     status, _, err = _run(run_cli, ["distance", HARD_3X3], service_dir, "ftp://x")
     assert status == 2 and "--server takes http://HOST:PORT" in err

@@ -22,6 +22,10 @@ from . import common, pieces
 from .wire import CLIENT_ONLY
 
 FORWARDED = ("solve", "distance", "hint", "heuristic", "check", "generate")  # --server takes
+# What runs here runs here: without it a `$NPUZZLE_SERVER` in the environment (the server's, or
+# a client's answering a piece itself) would send the command to a server again -- a client's
+# batch then read the stdin it had already read, and answered nothing.
+ANSWER_HERE = "--server="
 
 
 def arguments(command: click.Command, params: dict) -> list[str]:
@@ -130,7 +134,7 @@ def run(
     try:
         with pieces.answering(piece):
             status = main._status(
-                [name, *argv],
+                [name, ANSWER_HERE, *argv],
                 "npuzzle",
                 {"standalone_mode": False},
                 "npuzzle",
