@@ -31,10 +31,15 @@ def _run(run_cli, args, data_dir, server=None, input=None):
     extra = ["--server", server] if server else []
     r = run_cli([*args, "--data-dir", data_dir, *extra], input=input)
     assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
-    err = SECONDS.sub(_blank, r.stderr_bytes).decode()
-    # -v reports an iteration only once it has run QUIET_SECONDS: a measurement, like seconds.
+    return r.exit_code, *_comparable(r.stdout_bytes, r.stderr_bytes)
+
+
+def _comparable(stdout: bytes, stderr: bytes) -> tuple[bytes, str]:
+    """stdout and stderr with what they measure left out: the seconds blanked, and -v's
+    iteration lines (one is said only once it has run QUIET_SECONDS)."""
+    err = SECONDS.sub(_blank, stderr).decode()
     err = "".join(l for l in err.splitlines(True) if not l.startswith("npuzzle: iteration "))
-    return r.exit_code, SECONDS.sub(_blank, r.stdout_bytes), err
+    return SECONDS.sub(_blank, stdout), err
 
 
 def _blank(m: re.Match) -> bytes:
@@ -116,9 +121,8 @@ def _launched(args, data_dir, server, env=None):
         timeout=120,
         env=env,
     )
-    err, _, marker = SECONDS.sub(_blank, r.stderr).decode().rpartition("<heavy ")
-    err = "".join(l for l in err.splitlines(True) if not l.startswith("npuzzle: iteration "))
-    return r.returncode, SECONDS.sub(_blank, r.stdout), err, marker == "True>"
+    stderr, _, marker = r.stderr.rpartition(b"<heavy ")
+    return r.returncode, *_comparable(r.stdout, stderr), marker == b"True>"
 
 
 @pytest.mark.parametrize(

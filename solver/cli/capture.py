@@ -19,13 +19,7 @@ import threading
 import click
 
 from . import common, pieces
-from .wire import CLIENT_ONLY
-
-FORWARDED = ("solve", "distance", "hint", "heuristic", "check", "generate")  # --server takes
-# What runs here runs here: without it a `$NPUZZLE_SERVER` in the environment (the server's, or
-# a client's answering a piece itself) would send the command to a server again -- a client's
-# batch then read the stdin it had already read, and answered nothing.
-ANSWER_HERE = "--server="
+from .wire import ANSWER_HERE, CLIENT_ONLY, FORWARDED
 
 
 def arguments(command: click.Command, params: dict) -> list[str]:
@@ -133,6 +127,10 @@ def run(
     common._SAID.clear()  # each run says its notes
     try:
         with pieces.answering(piece):
+            # What runs here runs here: without ANSWER_HERE a `$NPUZZLE_SERVER` in the
+            # environment (the server's, or a client's answering a piece itself) would send
+            # the command to a server again -- a client's batch then read the stdin it had
+            # already read, and answered nothing.
             status = main._status(
                 [name, ANSWER_HERE, *argv],
                 "npuzzle",

@@ -12,7 +12,7 @@ Whatever needs this machine goes the long way, through click and :mod:`.remote`:
 (``-``, its lines streamed in pieces), ``--scheduler`` or ``$DASK_SCHEDULER_ADDRESS`` (a Dask
 cluster), help, a URL that is not ``http://HOST:PORT`` (a usage error), a server older than
 the quick path.  With nothing listening, one line says so and the command answers here
-without asking again (``--server ''``).
+without asking again (``--server=``).
 
 Imports: the standard library, :mod:`solver.core.interrupts`, :mod:`.wire`.
 """
@@ -25,8 +25,6 @@ import sys
 from ..core import interrupts
 from . import wire
 
-FORWARDED = ("solve", "distance", "hint", "heuristic", "check", "generate")  # capture.FORWARDED
-ENV_SCHEDULER = "DASK_SCHEDULER_ADDRESS"  # solver.cli.scheduler.ENV_SCHEDULER
 HELP = ("-h", "--help")
 
 
@@ -64,7 +62,7 @@ def _forwardable(args: list[str]) -> tuple[str, str, list[str]] | None:
     """``(command, server URL, the words to send)`` for a one-board question to a server, or
     None.  The words are the command's own, without ``--server`` and with ``--data-dir``
     made absolute (the server's working directory is not ours)."""
-    if not args or args[0] not in FORWARDED or os.environ.get(ENV_SCHEDULER):
+    if not args or args[0] not in wire.FORWARDED or os.environ.get(wire.ENV_SCHEDULER):
         return None
     url, rest, words = os.environ.get(wire.ENV_SERVER), [], iter(args[1:])
     for word in words:
@@ -96,7 +94,7 @@ def _here(name: str, rest: list[str], why: str) -> list[str]:
     """The command line that answers here after saying ``why`` the server did not."""
     sys.stderr.write(f"{wire.NOTE}{why}; answering here\n")
     sys.stderr.flush()
-    return [name, "--server", "", *rest]
+    return [name, wire.ANSWER_HERE, *rest]
 
 
-__all__ = ["answer", "FORWARDED"]
+__all__ = ["answer"]

@@ -5,7 +5,7 @@ The option and the switch between here and there; the work itself is in
 board), imported only when the option is used.  Without Dask installed, or without a
 scheduler at the address, the command says so in one line and exits with status 2.
 
-Imports: click, :mod:`.common`, :mod:`solver.api`, :mod:`solver.workloads`.
+Imports: click, :mod:`.common`, :mod:`.wire`, :mod:`solver.api`, :mod:`solver.workloads`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ import click
 
 from .. import api
 from . import common
-
-ENV_SCHEDULER = "DASK_SCHEDULER_ADDRESS"  # Dask's own variable: a cluster the user already has
+from .wire import ENV_SCHEDULER  # Dask's own variable: a cluster the user already has
 
 scheduler_option = click.option(
     "--scheduler",

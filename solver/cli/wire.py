@@ -21,6 +21,11 @@ CONNECT_SECONDS = 2.0
 EXIT_ELSEWHERE = 75  # the server's "answer this on your own machine" (cli_runs)
 NOTE = "npuzzle: note: "
 CLIENT_ONLY = ("server", "scheduler")  # the client's own options: never sent
+FORWARDED = ("solve", "distance", "hint", "heuristic", "check", "generate")  # --server takes
+ENV_SCHEDULER = "DASK_SCHEDULER_ADDRESS"  # Dask's own variable: --scheduler wins over --server
+# The option that makes a command answer on the machine it runs on, whatever $NPUZZLE_SERVER
+# says: a client the server did not answer, and every command a server runs for a client.
+ANSWER_HERE = "--server="
 
 
 class Unreachable(Exception):
@@ -198,4 +203,15 @@ def _one_line(text) -> str:
     return " ".join(str(text).split())  # (solver.cli.common.one_line, without click)
 
 
-__all__ = ["Channel", "Unreachable", "TooLong", "address", "ENV_SERVER", "EXIT_ELSEWHERE", "NOTE"]
+__all__ = [
+    "Channel",
+    "Unreachable",
+    "TooLong",
+    "address",
+    "ANSWER_HERE",
+    "ENV_SCHEDULER",
+    "ENV_SERVER",
+    "EXIT_ELSEWHERE",
+    "FORWARDED",
+    "NOTE",
+]

@@ -220,8 +220,7 @@ def ida_pdb(node, stack, st, first, second, frames, moves, fsm, fcost, order, bu
     nxt = st[S_NEXT]
     root = st[S_ROOT]
     cut = st[S_CUT]
-    # Going on to the next iteration: only a walk of whole iterations (no floor, no cut).
-    parity = st[S_PARITY] if root == 0 and cut == NO_CUT else NO_PARITY
+    parity = st[S_PARITY]  # NO_PARITY but for a walk of whole iterations (Walk.enter says)
     gen = 0
     exp = 0
     status = ITERATION_DONE

@@ -65,7 +65,7 @@ def read_run(body: bytes) -> tuple[str, dict | list, pieces.Piece | None]:
             piece is not None or not all(isinstance(w, str) for w in params)
         ):
             raise BadRun("argv is a list of words, for one board")
-        if name not in capture.FORWARDED or not isinstance(params, dict | list):
+        if name not in wire.FORWARDED or not isinstance(params, dict | list):
             raise BadRun(f"not a command this server runs: {name!r}")
         if isinstance(params, list):
             return name, params, None
