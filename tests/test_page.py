@@ -78,6 +78,21 @@ def _wait(driver, condition, what, seconds=WAIT):
     )
 
 
+def _click_when_uncovered(driver, selector: str) -> None:
+    """Click the first element matching ``selector`` once nothing covers it: a move's tile
+    slides for a moment, and a click meanwhile can land on the tile passing over it."""
+    from selenium.common.exceptions import ElementClickInterceptedException
+
+    def click(d) -> bool:
+        try:
+            d.find_element("css selector", selector).click()
+        except ElementClickInterceptedException:
+            return False
+        return True
+
+    _wait(driver, click, f"{selector} stayed covered")
+
+
 def _tiles(driver) -> str:
     return driver.find_element("id", "board").get_attribute("data-tiles")
 
@@ -206,7 +221,7 @@ def test_the_8_puzzle_shows_its_heuristic_with_no_error_per_move(browser, live_s
         "the heuristic is not the exact table's",
     )
     for _ in range(3):  # moves by hand: each asks the server again
-        browser.find_element("css selector", ".tile.movable").click()
+        _click_when_uncovered(browser, ".tile.movable")
         _wait(browser, lambda d: _text(d, "distance").isdigit(), "no distance after a move")
         _wait(
             browser,
