@@ -51,6 +51,8 @@ class SearchOptions:
     fsm: int = config.DEFAULT_FSM_DEPTH
     # IDA* takes the maximum of two equally strong databases built for the goal
     combine: bool = config.DEFAULT_COMBINE
+    # IDA* races the equally strong databases built and goes on with the best (long searches)
+    pick: bool = config.DEFAULT_PICK
     # hears about each IDA* iteration (a solver.search.driver.Progress); not part of equality
     progress: Callable | None = field(default=None, compare=False, repr=False)
 

@@ -471,6 +471,14 @@ combine_option = click.option(
     "and 7-8b): a third fewer nodes, but more time on a machine whose memory is slow to "
     "reach at random.",
 )
+pick_option = click.option(
+    "--pick/--no-pick",
+    default=config.DEFAULT_PICK,
+    show_default=True,
+    help="Once a search has run a second or so, race every equally strong database built "
+    "for the goal (6-6-6-6 cut differently) to the same bound and go on with the one that "
+    'needed the fewest nodes; -v and the JSON\'s "race" say how it went.',
+)
 reflect_option = click.option(
     "--no-reflect", is_flag=True, help="Only the additive sum, without the mirrored lookup."
 )

@@ -38,6 +38,8 @@ def _stats(sol: Solution) -> str:
         parts.append(f"database {sol.database}")
     if sol.extra.get("pruning"):
         parts.append(f"pruning {sol.extra['pruning']}")
+    if sol.extra.get("race"):
+        parts.append(f"race: {sol.extra['race']}")
     parts.append(f"{sol.nodes_generated:,} nodes generated")
     if sol.iterations:
         parts.append(f"{sol.iterations} iterations")
@@ -192,6 +194,7 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
 @common.reflect_option
 @common.fsm_option
 @common.combine_option
+@common.pick_option
 @common.depth_limit_option
 @common.cycle_check_option
 @common.limit_options
@@ -241,6 +244,7 @@ def solve(
     no_reflect,
     fsm,
     combine,
+    pick,
     depth_limit,
     cycle_check,
     timeout,
@@ -279,6 +283,7 @@ def solve(
         reflect=not no_reflect,
         fsm=fsm,
         combine=combine,
+        pick=pick,
         depth_limit=depth_limit,
         cycle_check=cycle_check,
         timeout=timeout,

@@ -56,6 +56,11 @@ MAX_FSM_DEPTH = 16  # the deepest asked for: a machine's strings are made by a P
 # 7-8b, 6-6-6-6 with 6-6-6-6b).  Off: on this machine it cuts the nodes by a third and costs
 # more time than it saves (a second 550 MB table read at random: docs/research-table.md).
 DEFAULT_COMBINE = False
+# Whether IDA* races equally strong databases cut differently and searches on with the one
+# that needed the fewest nodes (solver.search.race).  On: it only starts once a search has
+# generated millions of nodes, and on the 24-puzzle the best of several 6-6-6-6 cuts needs up
+# to several times fewer nodes than any one of them (docs/research-table.md, section 4).
+DEFAULT_PICK = True
 
 
 def env_flag(name: str, default: bool) -> bool:

@@ -48,6 +48,9 @@ class SearchResult:
     jobs: int = 1
     work_units: int = 0
     pruning: str = ""  # the duplicate-pruning machine it used (Automaton.name)
+    # A paused search (``stop_bound``, ``pause_after``) has searched every iteration up to
+    # this bound; it would go on at ``lower_bound``.
+    paused: int | None = None
 
 
 @dataclass(frozen=True)
@@ -72,13 +75,28 @@ class _Serial:
         self.slice_nodes = FIRST_SLICE
 
     def iteration(
-        self, bound: int, limits: Limits, nodes_before: int, tick, go_on: bool = False
+        self,
+        bound: int,
+        limits: Limits,
+        nodes_before: int,
+        tick,
+        go_on: bool = False,
+        settle_at: int | None = None,
     ) -> Outcome:
+        """One iteration with ``bound`` (more with ``go_on``: see :meth:`Walk.enter`); with
+        ``settle_at``, going on ends with the iteration under way once the search has
+        generated that many nodes (exactly there, whatever the slices' sizes)."""
         walk = self.walk
         status = walk.enter((), bound, go_on=go_on)
         stopped = None
         while status in (READY, K.BUDGET_SPENT):
-            budget = limits.budget(nodes_before + walk.generated, self.slice_nodes)
+            nodes = nodes_before + walk.generated
+            budget = limits.budget(nodes, self.slice_nodes)
+            if settle_at is not None:
+                if nodes >= settle_at:
+                    walk.end_with_iteration()
+                else:
+                    budget = min(budget, settle_at - nodes)
             if budget <= 0:
                 stopped = limits.reason(nodes_before + walk.generated, time.perf_counter())
                 break
@@ -150,12 +168,20 @@ def search(
     weighting: Weighting | None = None,
     progress=None,
     fsm_depth: int | None = None,
+    start_bound: int | None = None,
+    stop_bound: int | None = None,
+    pause_after: int | None = None,
 ) -> SearchResult:
     """Run IDA* from ``tiles`` (cell -> tile) to ``plan.target``: optimal, or within
     ``weighting``'s factor of optimal.  ``jobs`` threads share iterations that are long enough;
     ``progress(Progress)`` hears about each iteration; ``fsm_depth`` chooses the
     duplicate-pruning machine (:mod:`solver.search.fsm`).  Stops at ``timeout`` seconds or
-    ``max_nodes`` generated nodes (``SearchResult.stopped`` says which)."""
+    ``max_nodes`` generated nodes (``SearchResult.stopped`` says which).
+
+    For a race of databases (:mod:`solver.search.race`), an optimal search may start at
+    ``start_bound`` (a length already proven not to be beaten) and pause -- ``paused`` set,
+    no moves -- before an iteration over ``stop_bound`` or after the iteration during which
+    it generated ``pause_after`` nodes in all."""
     numba_ready()
     t0 = time.perf_counter()
     problem = Problem(plan, tiles, weighting, fsm_depth)
@@ -166,13 +192,18 @@ def search(
         )
     report = _Report(progress, problem, t0)
     serial, pool = _Serial(problem), None
-    bound = problem.first_bound()
+    bound = max(problem.first_bound(), start_bound or 0)
     generated = expanded = iterations = units = 0
     last_seconds = 0.0
     # A serial walk goes on to the next iterations by itself (one kernel call for a short
-    # search) unless someone hears about each iteration or the iterations may go parallel.
-    go_on = progress is None and jobs == 1
+    # search) unless someone hears about each iteration, the iterations may go parallel or
+    # the search must pause at a bound.
+    go_on = progress is None and jobs == 1 and stop_bound is None
+    out = paused = None
     while True:
+        if stop_bound is not None and bound > stop_bound:
+            paused = stop_bound  # every iteration within it is searched (or needs none)
+            break
         iterations += 1
         engine = serial
         if jobs > 1 and last_seconds >= PARALLEL_AFTER:
@@ -180,7 +211,7 @@ def search(
         report.start(iterations, bound, jobs if engine is pool else 1)
         ts = time.perf_counter()
         if engine is serial:
-            out = serial.iteration(bound, limits, generated, report.tick, go_on)
+            out = serial.iteration(bound, limits, generated, report.tick, go_on, pause_after)
             iterations += out.iterations - 1
             bound = out.bound
         else:
@@ -197,8 +228,13 @@ def search(
             break
         if out.next_f >= K.INFINITE_F:
             problem.exhausted()
+        if pause_after is not None and generated >= pause_after:
+            paused = bound
         bound = problem.next_bound(out.next_f)
-    moves = Problem.letters(out.path) if out.path is not None else None
+        if paused is not None:
+            break
+    found = out is not None and out.path is not None
+    moves = Problem.letters(out.path) if found else None
     lower = len(moves) if moves is not None and weighting is None else problem.lower_bound(bound)
     return SearchResult(
         moves,
@@ -208,10 +244,11 @@ def search(
         expanded,
         iterations,
         time.perf_counter() - t0,
-        out.stopped,
+        out.stopped if out is not None else None,
         jobs,
         units,
         problem.machine.name,
+        paused,
     )
 
 

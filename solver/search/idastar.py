@@ -24,6 +24,7 @@ import time
 
 from ..core.board import Board, BoardError
 from ..core.solution import STATUS_LIMIT, SearchLimitReached, Solution
+from . import race
 from .driver import Progress, SearchResult, numba_ready, search  # noqa: F401 - public names
 from .plans import (  # noqa: F401 - the plans are part of this module's interface
     Plan,
@@ -34,6 +35,7 @@ from .plans import (  # noqa: F401 - the plans are part of this module's interfa
     pdb_plan,
     pdb_plan_from,
     plan_for,
+    rival_plans,
 )
 from .walk import line_values  # noqa: F401
 from .weights import Weighting
@@ -66,17 +68,25 @@ def solve(start: Board, goal: Board, opts) -> Solution:
         raise BoardError(f"start is {start.shape} but goal is {goal.shape}")
     t0 = time.perf_counter()
     weighting = Weighting.of(getattr(opts, "weight", 1))
-    plan, red = plan_for(goal, opts)
-    res = search(
-        plan,
-        red.board(start).tiles,
+    limits = dict(
         timeout=opts.timeout,
         max_nodes=opts.max_nodes,
         jobs=max(1, getattr(opts, "jobs", 1) or 1),
-        weighting=weighting,
         progress=getattr(opts, "progress", None),
         fsm_depth=getattr(opts, "fsm", None),
     )
+    entrants = rival_plans(goal, opts) if weighting is None else [plan_for(goal, opts)]
+    race_said = None
+    if len(entrants) > 1:
+        res, won, ran = race.solve(
+            [race.Entrant(p, r.board(start).tiles) for p, r in entrants], **limits
+        )
+        if ran is not None:
+            race_said = ran.summary([p.name for p, _ in entrants])
+        plan, red = entrants[won]
+    else:
+        plan, red = entrants[0]
+        res = search(plan, red.board(start).tiles, weighting=weighting, **limits)
     moves = res.moves
     if moves is not None:
         moves = red.moves_back(moves)
@@ -86,6 +96,8 @@ def solve(start: Board, goal: Board, opts) -> Solution:
         "work_units": res.work_units,
         "pruning": res.pruning,
     }
+    if len(entrants) > 1:
+        extra["race"] = race_said or f"not needed (solved within {race.RACE_AFTER:,} nodes)"
     if weighting is not None:
         extra.update(bound=float(weighting.weight), weighting=weighting.rule)
     sol = Solution(

@@ -427,6 +427,27 @@ def plan_for(goal: Board, opts) -> tuple[Plan, Reduction]:
     return pdb_plan_from(pdbs, bool(opts.reflect)), red
 
 
+def rival_plans(goal: Board, opts) -> list[tuple[Plan, Reduction]]:
+    """The plans a search races for ``goal`` (:mod:`solver.search.race`), each with its
+    reduction: with ``opts.pick``, a pattern-database heuristic, no partition named and no
+    ``combine``, every equally strong database built (:func:`catalog.rivals`); else the one
+    :func:`plan_for` chooses."""
+    plain = (
+        not getattr(opts, "pick", False)
+        or getattr(opts, "combine", False)
+        or opts.partition
+        or opts.heuristic not in ("auto", "pdb")
+    )
+    if not plain:
+        try:
+            found = pattern_db.resolve_rivals(goal.shape, goal, opts.data_dir)
+        except store.DatabaseMissing:
+            found = []  # plan_for says what is missing, or falls back
+        if len(found) > 1:
+            return [(pdb_plan_from([pdb], bool(opts.reflect)), red) for pdb, red in found]
+    return [plan_for(goal, opts)]
+
+
 def fallback_notice(missing: store.DatabaseMissing, goal: Board, data_dir) -> str:
     """The note of a search that falls back to linear conflict: what is missing, in the
     catalog's words (naming the goal when it is not the default), and what would do better --

@@ -218,6 +218,10 @@ class Walk:
             return K.ITERATION_DONE
         return READY
 
+    def end_with_iteration(self) -> None:
+        """Stop going on to further iterations: the iteration under way is the call's last."""
+        self.st[K.S_PARITY] = K.NO_PARITY
+
     def run(self, budget: int) -> int:
         """Go on for about ``budget`` generated nodes; FOUND, ITERATION_DONE, BUDGET_SPENT or
         FRONTIER."""

@@ -134,6 +134,12 @@ class SolveRequest(HintRequest):
         description="The larger value of two equally strong databases built for the goal "
         "(7-8 and 7-8b).",
     )
+    pick: bool | None = Field(
+        None,
+        description="Race the equally strong databases built for the goal once a search is "
+        "long, and go on with the one that needs the fewest nodes; the answer's 'race' says "
+        "how it went.",
+    )
 
 
 class GenerateRequest(Strict):

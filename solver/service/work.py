@@ -77,7 +77,15 @@ def _solve(board, p: dict, s: Settings) -> dict:
         p.get("goal"),
         p.get("shape"),
         options=_options(
-            _fast(p), s, *SEARCH_FIELDS, "depth_limit", "cycle_check", "weight", "fsm", "combine"
+            _fast(p),
+            s,
+            *SEARCH_FIELDS,
+            "depth_limit",
+            "cycle_check",
+            "weight",
+            "fsm",
+            "combine",
+            "pick",
         ),
     )
 

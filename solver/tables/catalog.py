@@ -475,6 +475,23 @@ def resolve_many(
     return found[:1] + companions[: MAX_COMBINED - 1]
 
 
+# The most databases one search races (solver.search.race): each costs a race of iterations.
+MAX_RIVALS = 8
+
+
+def rivals(shape: Shape, goal: Board, data_dir=None) -> list[tuple[Entry, Reduction]]:
+    """The databases a search may race for ``goal`` (``--pick``), each with its own reduction:
+    :func:`resolve`'s choice first, then every other one as strong (the same table sizes,
+    cut differently), of ``goal`` or of a goal a board symmetry reaches.  Raises like
+    :func:`resolve`."""
+    found = candidates(shape, goal, None, data_dir)
+    if not found:
+        raise missing(shape, goal, None, data_dir)
+    lead = found[0][0]
+    same = [(entry, red) for entry, red in found[1:] if entry.strength == lead.strength]
+    return found[:1] + same[: MAX_RIVALS - 1]
+
+
 def missing(shape: Shape, goal: Board, partition: str | None, data_dir) -> store.DatabaseMissing:
     """The error for "no database answers this goal", with the command that builds one."""
     what = f"partition {partition}" if partition else "pattern database"
@@ -514,6 +531,7 @@ __all__ = [
     "COMPACT",
     "candidates",
     "resolve",
+    "rivals",
     "missing",
     "exact_missing",
     "build_command",

@@ -227,6 +227,14 @@ def resolve_many(
     return [open_entry(entry, data_dir) for entry, _ in found], found[0][1]
 
 
+def resolve_rivals(shape: Shape, goal: Board, data_dir=None) -> list[tuple[AdditivePDB, Reduction]]:
+    """The databases a search may race for ``goal`` (:func:`catalog.rivals`), opened, each
+    with the reduction that maps boards of ``goal`` onto its goal."""
+    return [
+        (open_entry(entry, data_dir), red) for entry, red in catalog.rivals(shape, goal, data_dir)
+    ]
+
+
 def load_apdb(
     shape: Shape, partition: str | None = None, goal: Board | None = None, data_dir=None
 ) -> AdditivePDB:

@@ -1,0 +1,170 @@
+"""Which database searches a board: a race of IDA* iterations between equally strong pattern
+databases cut differently (``--pick``; layer 3: search, over :mod:`solver.search.driver`).
+
+Two partitions of the tiles into the same table sizes are equally strong on average and
+often far apart on one board: on Korf & Taylor's 24-puzzles one 6-6-6-6 cut generates up to
+7x the nodes of another to the same bound, and which cut wins changes from board to board
+(docs/research-table.md, section 4).  The gap shows early and holds: the ratio between two
+cuts at an iteration of a million nodes is within a few tens of percent of the ratio at the
+last iteration, so a short race predicts the long search.  Taking the maximum of the cuts
+(``--combine``) would cut the nodes further but reads every table for every node; the race
+reads one table per node once it is decided.
+
+How it runs:
+
+1. The *leader* (the catalog's choice) searches as usual.  A search that ends before it has
+   generated :data:`RACE_AFTER` nodes never races (a 15-puzzle almost never does).
+2. Otherwise the leader pauses at the end of the iteration under way, with bound ``B`` and
+   ``N`` nodes generated in all.  Every *rival* searches its own iterations up to ``B``, each
+   stopped as soon as it has generated more than ``N`` (it would lose); the rivals run on
+   ``jobs`` threads at once.
+3. The entrant that generated the fewest nodes up to ``B`` (the leader on ties) searches on,
+   from the largest bound any entrant proved: every iteration up to ``B`` failed under an
+   admissible heuristic, so none of them can hold a shorter solution.
+
+Node counts decide, never the clock, so a board picks the same database in any process, on
+any number of threads.  Every node of the race is counted in the answer.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+
+from .driver import Progress, SearchResult, search
+from .plans import Plan
+from .walk import Limits
+
+# Nodes the leader generates before a race: about a second of search.  The race costs each
+# rival at most as many nodes again, which pays when the search has several times that left:
+# a 24-puzzle (10^8 to 10^10 nodes) races, a 15-puzzle (10^4 to 10^7) almost never does.
+RACE_AFTER = 16_000_000
+
+
+@dataclass
+class Entrant:
+    """A database in the race: its ``plan`` and the start board in the plan's frame."""
+
+    plan: Plan
+    tiles: tuple
+
+
+@dataclass
+class Race:
+    """How a race went: the ``bound`` every entrant searched to, each entrant's nodes up to it
+    (None: it gave up on passing the leader's count) and the index of the winner."""
+
+    bound: int
+    nodes: list = field(default_factory=list)
+    winner: int = 0
+
+    def summary(self, names: list[str]) -> str:
+        """One line for people: who won, against whom, at which bound, with what nodes."""
+        shown = [
+            f"{name}: {'over ' + format(self.nodes[0], ',') if n is None else format(n, ',')}"
+            for name, n in zip(names, self.nodes)
+        ]
+        return f"raced to bound {self.bound}, {names[self.winner]} won ({'; '.join(shown)})"
+
+
+def solve(
+    entrants: list[Entrant],
+    *,
+    timeout: float | None = None,
+    max_nodes: int | None = None,
+    jobs: int = 1,
+    progress=None,
+    fsm_depth: int | None = None,
+) -> tuple[SearchResult, int, Race | None]:
+    """Search with the entrant a race picks: ``(result, winner's index, race)``; the race is
+    None when the leader finished (or hit a limit) before one was needed.  Limits count the
+    whole search, race included."""
+    t0 = time.perf_counter()
+    deadline = None if timeout is None else t0 + timeout
+    common = dict(fsm_depth=fsm_depth)
+    lead = search(
+        entrants[0].plan,
+        entrants[0].tiles,
+        timeout=timeout,
+        max_nodes=max_nodes,
+        jobs=jobs,
+        progress=progress,
+        pause_after=RACE_AFTER,
+        **common,
+    )
+    if lead.paused is None or len(entrants) == 1:
+        return lead, 0, None
+    race = Race(lead.paused, [lead.generated])
+    results = [lead] + _rivals(entrants[1:], lead, deadline, max_nodes, jobs, common)
+    for i, res in enumerate(results[1:], 1):
+        race.nodes.append(None if res.paused is None else res.generated)
+        if res.paused is not None and res.generated < race.nodes[race.winner]:
+            race.winner = i
+    spent = sum(r.generated for r in results)
+    stopped = Limits(timeout, max_nodes, deadline).reason(spent, time.perf_counter())
+    if stopped:
+        return _total(replace(lead, stopped=stopped), results[1:], t0), 0, race
+    start = max(r.lower_bound for r in results if r.paused is not None)
+    winner = entrants[race.winner]
+    rest = search(
+        winner.plan,
+        winner.tiles,
+        timeout=None if deadline is None else deadline - time.perf_counter(),
+        max_nodes=None if max_nodes is None else max_nodes - spent,
+        jobs=jobs,
+        progress=_carried(progress, lead.iterations, t0),
+        start_bound=start,
+        **common,
+    )
+    return _total(rest, results, t0, lead.iterations), race.winner, race
+
+
+def _rivals(entrants, lead: SearchResult, deadline, max_nodes, jobs: int, common) -> list:
+    """Each rival's search up to the leader's bound, stopped once it passes the leader's
+    nodes; ``jobs`` at a time (the kernels release the GIL)."""
+    cap = lead.generated + 1  # more than the leader: it cannot win
+    if max_nodes is not None:
+        cap = min(cap, max(1, max_nodes - lead.generated))
+
+    def run(entrant: Entrant) -> SearchResult:
+        left = None if deadline is None else max(0.0, deadline - time.perf_counter())
+        return search(
+            entrant.plan,
+            entrant.tiles,
+            timeout=left,
+            max_nodes=cap,
+            stop_bound=lead.paused,
+            **common,
+        )
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as threads:
+        return list(threads.map(run, entrants))
+
+
+def _carried(progress, iterations_before: int, t0: float):
+    """``progress`` hearing about the winner's iterations numbered and timed as the whole
+    search's."""
+    if progress is None:
+        return None
+    offset = time.perf_counter() - t0
+
+    def hear(p: Progress) -> None:
+        progress(replace(p, iteration=p.iteration + iterations_before, seconds=p.seconds + offset))
+
+    return hear
+
+
+def _total(
+    last: SearchResult, earlier: list, t0: float, iterations_before: int = 0
+) -> SearchResult:
+    """``last`` with the nodes of the ``earlier`` searches, the iterations before it and the
+    time of the whole search."""
+    return replace(
+        last,
+        generated=last.generated + sum(r.generated for r in earlier),
+        expanded=last.expanded + sum(r.expanded for r in earlier),
+        iterations=last.iterations + iterations_before,
+        seconds=time.perf_counter() - t0,
+        paused=None,
+    )

@@ -1,0 +1,165 @@
+"""The race of equally strong databases (``--pick``, :mod:`solver.search.race`): optimal
+lengths against the exact tables, the winner is the entrant with the fewest nodes to the
+race's bound (checked by searching each one on its own), the same pick on any number of
+threads, limits that count the race, and a driver that pauses and goes on without losing a
+node."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from solver import api
+from solver.core.board import Shape, goal_board
+from solver.core.solution import SearchLimitReached
+from solver.search import driver, plans, race
+from solver.tables import exact, pattern_db
+
+# Three cuts of the 8-puzzle into two 4-tile patterns: equally strong, cut differently.
+CUTS = ("4-4", "1,2,4,5/3,6,7,8", "1,4,7,8/2,3,5,6")
+
+
+@pytest.fixture(scope="module")
+def three_cuts(tmp_path_factory):
+    """A data directory with three equally strong 3x3 databases (about a second)."""
+    from pdb_builder.build_apdb import build_apdb
+
+    d = tmp_path_factory.mktemp("three-cuts")
+    for cut in CUTS:
+        build_apdb("3x3", cut, None, d, progress=False)
+    pattern_db.clear_cache()
+    plans.clear_cache()
+    return d
+
+
+@pytest.fixture
+def early_race(monkeypatch):
+    """Races that start after a few dozen nodes, so that 8-puzzles have them."""
+    monkeypatch.setattr(race, "RACE_AFTER", 20)
+
+
+def _boards(n: int, seed: int, walk: int = 80):
+    rng = random.Random(seed)
+    board = goal_board(Shape(3, 3))
+    for _ in range(n):
+        for _ in range(walk):
+            board = board.move(rng.choice(board.legal_moves()))
+        yield board
+
+
+def _solve(start, data_dir, **kw):
+    return api.solve(start, goal_board(Shape(3, 3)), algorithm="idastar", data_dir=data_dir, **kw)
+
+
+def test_a_raced_search_is_optimal_and_says_who_won(three_cuts, exact_dir, early_race):
+    goal = goal_board(Shape(3, 3))
+    raced = 0
+    for start in _boards(25, 3):
+        sol = _solve(start, three_cuts)
+        assert start.apply(sol.moves).tiles == goal.tiles
+        assert sol.length == exact.distance(start, goal, data_dir=exact_dir)
+        assert sol.optimal
+        raced += sol.extra["race"].startswith("raced to bound")
+        assert sol.heuristic in sol.extra["race"] or "not needed" in sol.extra["race"]
+    assert raced >= 10  # most of these boards need more than 20 nodes
+
+
+def _entrants(start, data_dir):
+    opts = api.SearchOptions(data_dir=data_dir)
+    found = plans.rival_plans(goal_board(Shape(3, 3)), opts)
+    return [race.Entrant(plan, red.board(start).tiles) for plan, red in found]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_winner_needs_the_fewest_nodes_to_the_bound(three_cuts, early_race, seed):
+    checked = 0
+    for start in _boards(8, seed):
+        entrants = _entrants(start, three_cuts)
+        assert len(entrants) == len(CUTS)
+        res, won, ran = race.solve(entrants)
+        if ran is None:
+            continue
+        alone = [
+            driver.search(e.plan, e.tiles, stop_bound=ran.bound, fsm_depth=None) for e in entrants
+        ]
+        counts = [a.generated for a in alone]
+        lead = ran.nodes[0]
+        assert counts[0] == lead
+        for said, count in zip(ran.nodes[1:], counts[1:]):
+            assert said == count if said is not None else count > lead
+        best = min(range(len(counts)), key=lambda i: (counts[i], i))
+        assert won == ran.winner == best
+        assert res.generated >= sum(n for n in ran.nodes if n is not None)
+        checked += 1
+    assert checked
+
+
+def test_the_pick_is_the_same_on_any_number_of_threads(three_cuts, early_race):
+    for start in _boards(10, 7):
+        one, two = (
+            race.solve(_entrants(start, three_cuts), jobs=jobs)[1:] for jobs in (1, 2)
+        )
+        assert one[0] == two[0]
+        assert (one[1] is None) == (two[1] is None)
+        if one[1] is not None:
+            assert one[1].nodes == two[1].nodes and one[1].bound == two[1].bound
+
+
+def test_no_pick_searches_the_leader_alone(three_cuts, early_race):
+    for start in _boards(5, 11):
+        sol = _solve(start, three_cuts, pick=False)
+        named = _solve(start, three_cuts, partition=CUTS[0])
+        assert "race" not in sol.extra
+        assert sol.nodes_generated == named.nodes_generated and sol.moves == named.moves
+
+
+def test_a_weighted_search_does_not_race(three_cuts, early_race):
+    start = next(_boards(1, 5))
+    sol = _solve(start, three_cuts, weight=1.5)
+    assert "race" not in sol.extra
+
+
+def test_the_node_cap_counts_the_race(three_cuts, exact_dir, early_race):
+    goal = goal_board(Shape(3, 3))
+    for start in _boards(10, 13):
+        full = _solve(start, three_cuts)
+        if not full.extra["race"].startswith("raced"):
+            continue
+        cap = max(1, full.nodes_generated // 2)
+        with pytest.raises(SearchLimitReached) as e:
+            _solve(start, three_cuts, max_nodes=cap)
+        partial = e.value.partial
+        assert partial.lower_bound <= exact.distance(start, goal, data_dir=exact_dir)
+        assert partial.nodes_generated < full.nodes_generated + 4 * len(CUTS)
+        return
+    pytest.fail("no board raced")
+
+
+def test_a_paused_search_goes_on_without_losing_a_node(three_cuts):
+    goal = goal_board(Shape(3, 3))
+    plan, _ = plans.plan_for(goal, api.SearchOptions(data_dir=three_cuts, partition=CUTS[1]))
+    for start in _boards(10, 17):
+        whole = driver.search(plan, start.tiles)
+        first = driver.search(plan, start.tiles, pause_after=30)
+        if first.paused is None:
+            assert first.moves == whole.moves
+            continue
+        rest = driver.search(plan, start.tiles, start_bound=first.lower_bound)
+        assert first.lower_bound == first.paused + 2
+        assert rest.moves == whole.moves
+        assert first.generated + rest.generated == whole.generated
+        assert first.iterations + rest.iterations == whole.iterations
+
+
+def test_the_command_line_shows_the_race(three_cuts, early_race, run_cli):
+    start = next(_boards(1, 3))
+    args = ["solve", start.flat(), "--algorithm", "idastar", "--data-dir", str(three_cuts)]
+    verbose = run_cli(args + ["-v"])
+    assert verbose.exit_code == 0, verbose.output
+    assert "race:" in verbose.output
+    answer = json.loads(run_cli(args + ["--json"]).output)
+    assert "race" in answer and answer["heuristic_name"].startswith("pdb ")
+    plain = json.loads(run_cli(args + ["--json", "--no-pick"]).output)
+    assert "race" not in plain
