@@ -12,8 +12,11 @@ nodes and seconds per instance beside the published counts and the C reference
 Rows (configurations): ``plain`` (the sum of the tables only, never undoing a move),
 ``+reflection`` (the mirrored lookup too, Korf & Felner 2002: what the C reference runs), ``+fsm``
 (duplicate pruning by a finite-state machine of move strings, Taylor & Korf 1993, without the
-reflection), ``all`` (both: npuzzle's default), ``all-fsmN`` for other machine depths and
-``all+2nd``, the maximum with a second database cut differently (7-8b, 6-6-6-6b).
+reflection), ``all`` (both: npuzzle's default), ``all-fsmN`` for other machine depths,
+``all+2nd``, the maximum with a second database cut differently (7-8b, 6-6-6-6b), and
+``all+pick``, the race of every equally strong database built (``--pick``: on the 24-puzzle
+6-6-6-6 and its cuts b to e, whichever are built; the search goes on with the one that needs
+the fewest nodes).
 Every length is checked against the file's optimal length; a wrong one stops the run.
 Nodes are generated nodes (children created, as Korf & Felner count them) and expanded nodes
 (as Clausecker and Doebbelin et al. count them).  Times are search seconds on one core unless
@@ -39,9 +42,9 @@ from bench_korf100 import read_korf  # noqa: E402
 
 from solver import api  # noqa: E402
 from solver.core import config  # noqa: E402
-from solver.core.board import Shape  # noqa: E402
+from solver.core.board import Shape, preset_goal  # noqa: E402
 from solver.core.solution import SearchLimitReached  # noqa: E402
-from solver.search import fsm  # noqa: E402
+from solver.search import fsm, plans  # noqa: E402
 from solver.tables import loading  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
@@ -59,13 +62,15 @@ PUBLISHED_78 = {"plain": 136_289, "+reflection": 36_710, "dual + BPMX (published
 
 @dataclass(frozen=True)
 class Config:
-    """One row: the mirrored lookup or not, the pruning machine's depth, and whether the
-    workload's second database (7-8b, 6-6-6-6b) is combined with the first."""
+    """One row: the mirrored lookup or not, the pruning machine's depth, whether the
+    workload's second database (7-8b, 6-6-6-6b) is combined with the first, and whether the
+    search races every equally strong database built (``--pick``)."""
 
     name: str
     reflect: bool
     fsm: int
     second: bool = False
+    pick: bool = False
 
 
 CONFIGS = {
@@ -77,6 +82,7 @@ CONFIGS = {
     "all-fsm12": Config("all-fsm12", True, 12),
     "all-fsm10": Config("all-fsm10", True, 10),
     "all+2nd": Config("all+2nd", True, config.DEFAULT_FSM_DEPTH, True),
+    "all+pick": Config("all+pick", True, config.DEFAULT_FSM_DEPTH, pick=True),
 }
 
 
@@ -133,19 +139,26 @@ class Cell:
 def run(work: Workload, cfg: Config, jobs: int, cap: float | None) -> Cell | None:
     """Solve every board of ``work`` with ``cfg``; lengths checked against the file.  None
     where the configuration does not apply (no second database for this workload)."""
-    partition = work.partition
+    partition = None if cfg.pick else work.partition  # the race takes every cut built
     if cfg.second:
         if work.second is None:
             return None
         partition += f"+{work.second}"
     opts = api.SearchOptions(
-        partition=partition, reflect=cfg.reflect, fsm=cfg.fsm, jobs=jobs, timeout=cap
+        partition=partition,
+        reflect=cfg.reflect,
+        fsm=cfg.fsm,
+        jobs=jobs,
+        timeout=cap,
+        pick=cfg.pick,
     )
     fsm.machine_for(Shape.parse(work.shape), cfg.fsm)  # made (or read) before the clock
     try:  # the tables loaded and the kernels compiled before the clock starts
         api.solve(work.rows[0][1], "blank-first", options=opts, max_nodes=10_000)
     except SearchLimitReached:
         pass
+    if cfg.pick:  # and every table a race reads
+        plans.rival_plans(preset_goal(Shape.parse(work.shape), "blank-first"), opts)
     cell = Cell()
     for ident, tiles, optimal in work.rows:
         try:
@@ -166,7 +179,8 @@ def run(work: Workload, cfg: Config, jobs: int, cap: float | None) -> Cell | Non
         if work.shape == "5x5":
             print(
                 f"  {work.name} #{ident} {cfg.name}: {sol.nodes_generated:,} generated, "
-                f"{sol.nodes_expanded:,} expanded, {sol.extra['search_seconds']:.1f} s",
+                f"{sol.nodes_expanded:,} expanded, {sol.extra['search_seconds']:.1f} s"
+                + (f"; {sol.heuristic}; race: {sol.extra['race']}" if "race" in sol.extra else ""),
                 file=sys.stderr,
             )
     return cell

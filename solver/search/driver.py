@@ -179,7 +179,8 @@ def search(
     ``max_nodes`` generated nodes (``SearchResult.stopped`` says which).
 
     For a race of databases (:mod:`solver.search.race`), an optimal search may start at
-    ``start_bound`` (a length already proven not to be beaten) and pause -- ``paused`` set,
+    ``start_bound`` (a length already proven not to be beaten; its iterations are taken to be
+    long, so with ``jobs`` > 1 the first is parallel already) and pause -- ``paused`` set,
     no moves -- before an iteration over ``stop_bound`` or after the iteration during which
     it generated ``pause_after`` nodes in all."""
     numba_ready()
@@ -194,7 +195,8 @@ def search(
     serial, pool = _Serial(problem), None
     bound = max(problem.first_bound(), start_bound or 0)
     generated = expanded = iterations = units = 0
-    last_seconds = 0.0
+    # A search that starts at a proven bound goes on with a long one: parallel at once.
+    last_seconds = 0.0 if start_bound is None else PARALLEL_AFTER
     # A serial walk goes on to the next iterations by itself (one kernel call for a short
     # search) unless someone hears about each iteration, the iterations may go parallel or
     # the search must pause at a bound.

@@ -22,8 +22,10 @@ How it runs:
    from the largest bound any entrant proved: every iteration up to ``B`` failed under an
    admissible heuristic, so none of them can hold a shorter solution.
 
-Node counts decide, never the clock, so a board picks the same database in any process, on
-any number of threads.  Every node of the race is counted in the answer.
+Node counts decide, never the clock, so a board picks the same database in any process.  (With
+``jobs`` > 1 a parallel iteration counts a few more nodes than a serial one -- the work units'
+roots -- so only a near tie could go the other way on another number of threads.)  Every node
+of the race is counted in the answer.
 """
 
 from __future__ import annotations
@@ -113,7 +115,7 @@ def solve(
         timeout=None if deadline is None else deadline - time.perf_counter(),
         max_nodes=None if max_nodes is None else max_nodes - spent,
         jobs=jobs,
-        progress=_carried(progress, lead.iterations, t0),
+        progress=_carried(progress, lead.iterations, spent, t0),
         start_bound=start,
         **common,
     )
@@ -142,15 +144,22 @@ def _rivals(entrants, lead: SearchResult, deadline, max_nodes, jobs: int, common
         return list(threads.map(run, entrants))
 
 
-def _carried(progress, iterations_before: int, t0: float):
-    """``progress`` hearing about the winner's iterations numbered and timed as the whole
-    search's."""
+def _carried(progress, iterations_before: int, nodes_before: int, t0: float):
+    """``progress`` hearing about the winner's iterations numbered, counted and timed as the
+    whole search's."""
     if progress is None:
         return None
     offset = time.perf_counter() - t0
 
     def hear(p: Progress) -> None:
-        progress(replace(p, iteration=p.iteration + iterations_before, seconds=p.seconds + offset))
+        progress(
+            replace(
+                p,
+                iteration=p.iteration + iterations_before,
+                nodes=p.nodes + nodes_before,
+                seconds=p.seconds + offset,
+            )
+        )
 
     return hear
 

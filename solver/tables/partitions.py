@@ -101,6 +101,42 @@ _PRESETS = (
         ),
         "Clausecker's 24puzzle, catalogue 'small'",
     ),
+    # Three more of those seven cuts: built beside 6-6-6-6, a search races them all and goes
+    # on with the one that needs the fewest nodes for its board (solver.search.race); on
+    # Korf & Taylor's ten each of these three is the best for some (docs/research-table.md).
+    Preset(
+        "6-6-6-6c",
+        "blank-first",
+        (
+            (1, 2, 5, 6, 10, 11),
+            (3, 4, 7, 8, 9, 12),
+            (13, 14, 18, 19, 23, 24),
+            (15, 16, 17, 20, 21, 22),
+        ),
+        "Clausecker's 24puzzle, catalogue 'small'",
+    ),
+    Preset(
+        "6-6-6-6d",
+        "blank-first",
+        (
+            (1, 5, 6, 10, 15, 20),
+            (2, 3, 4, 7, 8, 9),
+            (11, 12, 16, 17, 21, 22),
+            (13, 14, 18, 19, 23, 24),
+        ),
+        "Clausecker's 24puzzle, catalogue 'small'",
+    ),
+    Preset(
+        "6-6-6-6e",
+        "blank-first",
+        (
+            (1, 5, 6, 10, 15, 20),
+            (2, 3, 4, 7, 8, 9),
+            (11, 12, 13, 16, 17, 18),
+            (14, 19, 21, 22, 23, 24),
+        ),
+        "Clausecker's 24puzzle, catalogue 'small'",
+    ),
     # Small boards, for tests and demonstrations (an exact table is better there).
     Preset("4-4", "blank-last", ((0, 1, 2, 3), (4, 5, 6, 7))),
     Preset("3-2", "blank-last", ((0, 1, 2), (3, 4))),
@@ -109,6 +145,9 @@ PRESET_SHAPES = {
     "7-8": "4x4",
     "7-8b": "4x4",
     "6-6-6-6b": "5x5",
+    "6-6-6-6c": "5x5",
+    "6-6-6-6d": "5x5",
+    "6-6-6-6e": "5x5",
     "6-6-3": "4x4",
     "5-5-5": "4x4",
     "6-6-6-6": "5x5",
