@@ -105,10 +105,11 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
     "partitions",
     multiple=True,
     metavar="P",
-    help="Additive pattern database: a preset (5-5-5, 6-6-3, 7-8, 7-8b on 4x4; 6-6-6-6, "
-    "6-6-6-6b on 5x5) or tile groups like '1,2,3,4/5,6,7,8' (repeatable).  With two "
-    "equally strong ones built (7-8 and 7-8b), `npuzzle solve --combine` takes the larger "
-    "of their values.",
+    help="Additive pattern database: a preset (5-5-5, 6-6-3, 7-8, 7-8b on 4x4; 6-6-6-6 and "
+    "6-6-6-6b to 6-6-6-6e on 5x5) or tile groups like '1,2,3,4/5,6,7,8' (repeatable).  With "
+    "several equally strong ones built (6-6-6-6, c, d and e), a long `npuzzle solve` races "
+    "them and goes on with the best for its board; `--combine` takes the larger of two "
+    "databases' values.",
 )
 @click.option(
     "--goal",
@@ -153,6 +154,8 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet):
       build-pdb --shape 3x3                      # exact 8-puzzle tables only
       build-pdb --shape 4x4 --partition 7-8      # the strongest 15-puzzle heuristic (about a minute)
       build-pdb --shape 5x5                      # the 24-puzzle's 6-6-6-6 (about a minute, 486 MB)
+      build-pdb --shape 5x5 --partition 6-6-6-6c --partition 6-6-6-6d --partition 6-6-6-6e
+                                                 # three more 24-puzzle cuts, raced by solve
       build-pdb --shape 3x3 --partition 1,2,3,4/5,6,7,8
       build-pdb --list ; build-pdb --verify
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env python
 """The research table: IDA*'s search enhancements switched on one by one, on Korf's 100
-(7-8 and 6-6-3), the 17 80-move 15-puzzles and, within a cap, Korf & Taylor's 24-puzzles;
+(7-8 and 6-6-3), the 17 80-move 15-puzzles and, within a cap, Korf & Taylor's 24-puzzles and
+the 14 of Korf & Felner's 50 random 24-puzzles that took them under 4 G nodes (``kf24``);
 nodes and seconds per instance beside the published counts and the C reference
 (../shared/cref: plain IDA* with 7-8 or 6-6-3 and the reflection) run in the same process.
 
     python scripts/bench_research.py                        # 15-puzzle rows, C side by side
     python scripts/bench_research.py --workloads korf100-78 --configs all
     python scripts/bench_research.py --workloads kt --kt 1,2,4,8 --cap 900 --jobs 2
+    python scripts/bench_research.py --workloads kf24 --configs all,all+pick
     python scripts/bench_research.py --markdown docs/research-table.md   # also write the table
 
 Rows (configurations): ``plain`` (the sum of the tables only, never undoing a move),
@@ -51,6 +53,8 @@ SHARED = ROOT.parent / "shared"
 KORF100 = ROOT / "data" / "korf100.txt"
 HARD80 = ROOT / "data" / "hardest80.txt"
 KT24 = SHARED / "data" / "korf-taylor-24.tsv"
+KF24 = ROOT / "data" / "korf-felner-24.txt"
+KF_EASY = 4e9  # the kf24 workload: Korf & Felner's instances under this many nodes (14 of 50)
 CREF = Path(os.environ.get("CREF_DATA", "/tmp/cref-data"))
 
 # Mean generated nodes per instance on 1,000 random 15-puzzles with 7-8 (a different set from
@@ -110,6 +114,12 @@ def workloads(names, kt: list[int]) -> list[Workload]:
         "korf100-663": Workload("Korf's 100, 6-6-3", "4x4", "6-6-3", korf, "663"),
         "hard80-78": Workload("17 80-move, 7-8", "4x4", "7-8", hard, "78", {}, "7-8b"),
     }
+    easy = [r for r in _tsv(KF24) if float(r[3]) < KF_EASY]
+    kf = [(int(r[0]), r[1], int(r[2])) for r in easy]
+    published = {"Korf & Felner 2002 (published)": sum(float(r[3]) for r in easy) / len(easy)}
+    out["kf24"] = Workload(
+        f"Korf-Felner's {len(kf)} under 4 G nodes, 6-6-6-6", "5x5", "6-6-6-6", kf, None, published
+    )
     if KT24.exists():
         rows = [(int(r[0]), r[1], int(r[2])) for r in _tsv(KT24) if int(r[0]) in kt]
         out["kt"] = Workload(

@@ -72,10 +72,9 @@ def _entrants(start, data_dir):
     return [race.Entrant(plan, red.board(start).tiles) for plan, red in found]
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_the_winner_needs_the_fewest_nodes_to_the_bound(three_cuts, early_race, seed):
-    checked = 0
-    for start in _boards(8, seed):
+def test_the_winner_needs_the_fewest_nodes_to_the_bound(three_cuts, early_race):
+    checked = switched = 0
+    for start in _boards(30, 1):
         entrants = _entrants(start, three_cuts)
         assert len(entrants) == len(CUTS)
         res, won, ran = race.solve(entrants)
@@ -85,15 +84,17 @@ def test_the_winner_needs_the_fewest_nodes_to_the_bound(three_cuts, early_race, 
             driver.search(e.plan, e.tiles, stop_bound=ran.bound, fsm_depth=None) for e in entrants
         ]
         counts = [a.generated for a in alone]
-        lead = ran.nodes[0]
-        assert counts[0] == lead
+        assert counts[0] == ran.nodes[0]
+        limit = int(race.MARGIN * counts[0])  # what a rival must not exceed to take over
         for said, count in zip(ran.nodes[1:], counts[1:]):
-            assert said == count if said is not None else count > lead
-        best = min(range(len(counts)), key=lambda i: (counts[i], i))
+            assert said == count if said is not None else count > limit
+        eligible = [i for i in range(1, len(counts)) if counts[i] <= limit]
+        best = min(eligible, key=lambda i: (counts[i], i)) if eligible else 0
         assert won == ran.winner == best
         assert res.generated >= sum(n for n in ran.nodes if n is not None)
         checked += 1
-    assert checked
+        switched += won != 0
+    assert checked and switched
 
 
 def test_the_pick_is_the_same_on_any_number_of_threads(three_cuts, early_race):

@@ -460,7 +460,7 @@ partition_option = click.option(
     default=None,
     metavar="P",
     help="Which pattern database: a preset (7-8, 7-8b, 6-6-3, 5-5-5 on 4x4; 6-6-6-6, "
-    "6-6-6-6b on 5x5), tiles like 1,2,3,4/5,6,7,8, or A+B for the larger of two databases' "
+    "6-6-6-6b to 6-6-6-6e on 5x5), tiles like 1,2,3,4/5,6,7,8, or A+B for the larger of two databases' "
     "values; default: the strongest built for the goal.",
 )
 combine_option = click.option(
