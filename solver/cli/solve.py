@@ -38,6 +38,9 @@ def _stats(sol: Solution) -> str:
         parts.append(f"database {sol.database}")
     if sol.extra.get("pruning"):
         parts.append(f"pruning {sol.extra['pruning']}")
+    if sol.extra.get("tables_bytes"):
+        size = sol.extra["tables_bytes"]
+        parts.append(f"tables {size / 1e6:,.1f} MB" if size >= 1e5 else f"tables {size:,} bytes")
     if sol.extra.get("race"):
         parts.append(f"race: {sol.extra['race']}")
     parts.append(f"{sol.nodes_generated:,} nodes generated")

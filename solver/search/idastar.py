@@ -96,8 +96,10 @@ def solve(start: Board, goal: Board, opts) -> Solution:
         "work_units": res.work_units,
         "pruning": res.pruning,
     }
+    # What the search read (every entrant's tables, for a race), for --json and -v.
+    extra["tables_bytes"] = sum(int(t.nbytes) for p, _ in entrants for t in p.tables)
     if len(entrants) > 1:
-        extra["race"] = race_said or f"not needed (solved within {race.RACE_AFTER:,} nodes)"
+        extra["race"] = race_said or f"none (the search ended within {race.RACE_AFTER:,} nodes)"
     if weighting is not None:
         extra.update(bound=float(weighting.weight), weighting=weighting.rule)
     sol = Solution(

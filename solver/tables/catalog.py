@@ -475,8 +475,10 @@ def resolve_many(
     return found[:1] + companions[: MAX_COMBINED - 1]
 
 
-# The most databases one search races (solver.search.race): each costs a race of iterations.
+# The most databases one search races (solver.search.race): each costs a race of iterations,
+# and all of them together stay within this share of the machine's memory.
 MAX_RIVALS = 8
+RIVALS_MEMORY_SHARE = 0.5
 
 
 def rivals(shape: Shape, goal: Board, data_dir=None) -> list[tuple[Entry, Reduction]]:
@@ -489,7 +491,13 @@ def rivals(shape: Shape, goal: Board, data_dir=None) -> list[tuple[Entry, Reduct
         raise missing(shape, goal, None, data_dir)
     lead = found[0][0]
     same = [(entry, red) for entry, red in found[1:] if entry.strength == lead.strength]
-    return found[:1] + same[: MAX_RIVALS - 1]
+    fit = int(RIVALS_MEMORY_SHARE * _physical_memory()) // max(1, lead.strength)  # a byte each
+    return found[:1] + same[: max(0, min(MAX_RIVALS, fit) - 1)]
+
+
+def _physical_memory() -> int:
+    """The machine's memory in bytes."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def missing(shape: Shape, goal: Board, partition: str | None, data_dir) -> store.DatabaseMissing:
