@@ -179,3 +179,14 @@ def test_the_race_stays_within_half_the_memory(three_cuts, monkeypatch):
     assert len(plans.rival_plans(goal, opts)) == 2
     monkeypatch.setattr(catalog, "_physical_memory", lambda: lead.strength)
     assert len(plans.rival_plans(goal, opts)) == 1
+
+
+def test_only_the_cuts_drawn_for_the_race_and_custom_ones_race():
+    from solver.tables import partitions
+
+    assert [partitions.races(n) for n in ("6-6-6-6", "6-6-6-6c", "6-6-6-6d", "6-6-6-6e")] == [
+        True
+    ] * 4
+    # 7-8b and 6-6-6-6b are the --combine companions: weaker on most boards, never raced.
+    assert not any(partitions.races(n) for n in ("7-8", "7-8b", "6-6-3", "6-6-6-6b", None))
+    assert partitions.races("1,2,4,5/3,6,7,8")

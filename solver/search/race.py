@@ -3,12 +3,13 @@ databases cut differently (``--pick``; layer 3: search, over :mod:`solver.search
 
 Two partitions of the tiles into the same table sizes are equally strong on average and
 often far apart on one board: on Korf & Taylor's 24-puzzles one 6-6-6-6 cut generates up to
-7x the nodes of another to the same bound, and which cut wins changes from board to board
-(docs/research-table.md, section 4).  The gap shows early and holds: the ratio between two
-cuts at an iteration of a million nodes is within a few tens of percent of the ratio at the
-last iteration, so a short race predicts the long search.  Taking the maximum of the cuts
-(``--combine``) would cut the nodes further but reads every table for every node; the race
-reads one table per node once it is decided.
+ten times the nodes of another to the same bound, and which cut wins changes from board to
+board (docs/research-table.md, section 4).  The gap shows early: from the first iteration
+past a million nodes to the largest bound measured (10-100 M nodes), the ratio between two
+cuts moved by at most 15 % on those ten, so a short race predicts the long search; a small
+lead can still turn round in the iterations after, hence :data:`MARGIN`.  Taking the maximum
+of the cuts (``--combine``) would cut the nodes further but reads every table for every
+node; the race reads one table per node once it is decided.
 
 How it runs:
 
@@ -39,10 +40,12 @@ from .driver import Progress, SearchResult, search
 from .plans import Plan
 from .walk import Limits
 
-# Nodes the leader generates before a race: about a second of search.  The race costs each
-# rival at most as many nodes again, which pays when the search has several times that left:
-# a 24-puzzle (10^8 to 10^10 nodes) races, a 15-puzzle (10^4 to 10^7) almost never does.
-RACE_AFTER = 16_000_000
+# Nodes the leader generates before a race (it finishes the iteration under way: 2-20 M
+# nodes on the 24-puzzle, a fraction of a second).  Each rival costs at most MARGIN times as
+# many again, a few per cent of a search of 10^8 nodes; the ratios between cuts are already
+# as they will stay (within 15 % on Korf & Taylor's ten).  With 16 M the race cost a search
+# of 3 * 10^8 nodes as much again (Korf & Felner #32: 47 s against 23 s).
+RACE_AFTER = 2_000_000
 # A rival takes over only if it needed at most this share of the leader's nodes.  The ratio
 # between two cuts drifts as the bound grows (by up to a third over the last few iterations
 # on Korf & Taylor's ten), so a smaller lead predicts nothing: KT #4's 7 % went the other way

@@ -483,14 +483,18 @@ RIVALS_MEMORY_SHARE = 0.5
 
 def rivals(shape: Shape, goal: Board, data_dir=None) -> list[tuple[Entry, Reduction]]:
     """The databases a search may race for ``goal`` (``--pick``), each with its own reduction:
-    :func:`resolve`'s choice first, then every other one as strong (the same table sizes,
-    cut differently), of ``goal`` or of a goal a board symmetry reaches.  Raises like
-    :func:`resolve`."""
+    :func:`resolve`'s choice first, then every other one as strong (the same table sizes, cut
+    differently) that races (:func:`partitions.races`), of ``goal`` or of a goal a board
+    symmetry reaches.  Raises like :func:`resolve`."""
     found = candidates(shape, goal, None, data_dir)
     if not found:
         raise missing(shape, goal, None, data_dir)
     lead = found[0][0]
-    same = [(entry, red) for entry, red in found[1:] if entry.strength == lead.strength]
+    same = [
+        (entry, red)
+        for entry, red in found[1:]
+        if entry.strength == lead.strength and partitions.races(entry.partition_name)
+    ]
     fit = int(RIVALS_MEMORY_SHARE * _physical_memory()) // max(1, lead.strength)  # a byte each
     return found[:1] + same[: max(0, min(MAX_RIVALS, fit) - 1)]
 

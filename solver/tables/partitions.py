@@ -37,6 +37,7 @@ class Preset:
     drawn_for: str  # a goal preset name (board.GOAL_PRESETS)
     cells: tuple[tuple[int, ...], ...]
     source: str = ""
+    races: bool = False  # one of the cuts a long search races (solver.search.race)
 
 
 # Korf & Felner (2002) and Felner, Korf & Hanan (2004) drew the 15-puzzle partitions for the
@@ -79,6 +80,7 @@ _PRESETS = (
             (17, 18, 19, 22, 23, 24),
         ),
         "Korf & Felner 2002",
+        races=True,
     ),
     # Second partitions, cut differently from the first: where both are built, IDA* takes the
     # maximum of the two (and of both reflections; docs/research-table.md measures it).  For
@@ -114,6 +116,7 @@ _PRESETS = (
             (15, 16, 17, 20, 21, 22),
         ),
         "Clausecker's 24puzzle, catalogue 'small'",
+        races=True,
     ),
     Preset(
         "6-6-6-6d",
@@ -125,6 +128,7 @@ _PRESETS = (
             (13, 14, 18, 19, 23, 24),
         ),
         "Clausecker's 24puzzle, catalogue 'small'",
+        races=True,
     ),
     Preset(
         "6-6-6-6e",
@@ -136,6 +140,7 @@ _PRESETS = (
             (14, 19, 21, 22, 23, 24),
         ),
         "Clausecker's 24puzzle, catalogue 'small'",
+        races=True,
     ),
     # Small boards, for tests and demonstrations (an exact table is better there).
     Preset("4-4", "blank-last", ((0, 1, 2, 3), (4, 5, 6, 7))),
@@ -285,6 +290,15 @@ def _preset_tiles(preset: Preset, goal: Board) -> tuple[Pattern, ...]:
             tuple(drawn.blank if c == goal.blank else c for c in group) for group in cells
         )
     return _normalise(tuple(goal.tiles[c] for c in group) for group in cells)
+
+
+def races(name: str | None) -> bool:
+    """Whether a database of partition ``name`` takes part in a race (``--pick``): the
+    presets drawn for it (6-6-6-6 and its cuts c, d, e) and every custom partition (built on
+    purpose), not the other presets -- 7-8b is a quarter as strong as 7-8 on most 15-puzzles,
+    and racing it cost the 80-move positions 76 % more nodes (docs/research-table.md)."""
+    preset = next((p for p in _PRESETS if p.name == name), None)
+    return preset.races if preset is not None else name is not None
 
 
 def presets(shape: Shape, goal: Board | None = None) -> dict[str, Partition]:
