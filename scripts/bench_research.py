@@ -244,11 +244,11 @@ def table(results) -> list[str]:
                 f"| {cfg.name} ({both}{'refl., ' if cfg.reflect else ''}fsm {cfg.fsm}){capped} "
                 f"| {cell.generated / n:,.0f} | {cell.expanded / n:,.0f} "
                 f"| {cell.seconds / n * 1000:,.2f} | {c_ms} | {ratio} "
-                f"| {f'{pub:,}' if pub else ''} |"
+                f"| {f'{pub:,.0f}' if pub else ''} |"
             )
         for name, pub in work.published.items():
             if name not in CONFIGS:
-                lines.append(f"| {name} | | | | | | {pub:,} |")
+                lines.append(f"| {name} | | | | | | {pub:,.0f} |")
         lines.append("")
     return lines
 

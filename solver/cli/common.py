@@ -460,8 +460,8 @@ partition_option = click.option(
     default=None,
     metavar="P",
     help="Which pattern database: a preset (7-8, 7-8b, 6-6-3, 5-5-5 on 4x4; 6-6-6-6, "
-    "6-6-6-6b to 6-6-6-6e on 5x5), tiles like 1,2,3,4/5,6,7,8, or A+B for the larger of two databases' "
-    "values; default: the strongest built for the goal.",
+    "6-6-6-6b to 6-6-6-6e on 5x5), tiles like 1,2,3,4/5,6,7,8, or A+B for the larger of "
+    "two databases' values; default: the strongest built for the goal.",
 )
 combine_option = click.option(
     "--combine/--no-combine",
@@ -475,9 +475,10 @@ pick_option = click.option(
     "--pick/--no-pick",
     default=config.DEFAULT_PICK,
     show_default=True,
-    help="Once a search has run a second or so, race every equally strong database built "
-    "for the goal (6-6-6-6 cut differently) to the same bound and go on with the one that "
-    'needed the fewest nodes; -v and the JSON\'s "race" say how it went.',
+    help="Once a search has generated 2 M nodes, race the equally strong databases built "
+    "for the goal that are drawn for it (on 5x5: 6-6-6-6 and its cuts c, d, e; any custom "
+    "partition) to the same bound, and go on with the one that needed the fewest nodes; "
+    '-v and the JSON\'s "race" say how it went.',
 )
 reflect_option = click.option(
     "--no-reflect", is_flag=True, help="Only the additive sum, without the mirrored lookup."

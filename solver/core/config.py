@@ -57,9 +57,9 @@ MAX_FSM_DEPTH = 16  # the deepest asked for: a machine's strings are made by a P
 # more time than it saves (a second 550 MB table read at random: docs/research-table.md).
 DEFAULT_COMBINE = False
 # Whether IDA* races equally strong databases cut differently and searches on with the one
-# that needed the fewest nodes (solver.search.race).  On: it only starts once a search has
-# generated millions of nodes, and on the 24-puzzle the best of several 6-6-6-6 cuts needs up
-# to several times fewer nodes than any one of them (docs/research-table.md, section 4).
+# that needed the fewest nodes (solver.search.race).  On: only searches past 2 M nodes race,
+# only where cuts drawn for it are built, and on the 24-puzzle the best of four 6-6-6-6 cuts
+# needs 1.2-4.3 times fewer nodes than 6-6-6-6 (docs/research-table.md, section 4).
 DEFAULT_PICK = True
 
 

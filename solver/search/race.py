@@ -14,7 +14,9 @@ node; the race reads one table per node once it is decided.
 How it runs:
 
 1. The *leader* (the catalog's choice) searches as usual.  A search that ends before it has
-   generated :data:`RACE_AFTER` nodes never races (a 15-puzzle almost never does).
+   generated :data:`RACE_AFTER` nodes never races, nor one with no rival built (the cuts
+   drawn for the race, 6-6-6-6 c, d and e, and custom partitions race: see
+   :func:`solver.tables.partitions.races`).
 2. Otherwise the leader pauses at the end of the iteration under way, with bound ``B`` and
    ``N`` nodes generated in all.  Every *rival* searches its own iterations up to ``B``, each
    stopped as soon as it has generated more than ``MARGIN * N`` (it would lose); the rivals
