@@ -190,3 +190,12 @@ def test_only_the_cuts_drawn_for_the_race_and_custom_ones_race():
     # 7-8b and 6-6-6-6b are the --combine companions: weaker on most boards, never raced.
     assert not any(partitions.races(n) for n in ("7-8", "7-8b", "6-6-3", "6-6-6-6b", None))
     assert partitions.races("1,2,4,5/3,6,7,8")
+
+
+def test_a_race_of_one_is_the_search_itself(three_cuts, early_race):
+    for start in _boards(5, 19):
+        alone = _entrants(start, three_cuts)[:1]
+        res, won, ran = race.solve(alone)
+        plain = driver.search(alone[0].plan, alone[0].tiles)
+        assert ran is None and won == 0
+        assert res.moves == plain.moves and res.generated == plain.generated

@@ -98,7 +98,7 @@ class _Serial:
                 else:
                     budget = min(budget, settle_at - nodes)
             if budget <= 0:
-                stopped = limits.reason(nodes_before + walk.generated, time.perf_counter())
+                stopped = limits.reason(nodes, time.perf_counter())
                 break
             t = time.perf_counter()
             status = walk.run(budget)

@@ -55,6 +55,11 @@ RACE_AFTER = 2_000_000
 MARGIN = 0.8
 
 
+def most_to_win(leader_nodes: int) -> int:
+    """The most nodes a rival may need to the race's bound and still take over."""
+    return int(MARGIN * leader_nodes)
+
+
 @dataclass
 class Entrant:
     """A database in the race: its ``plan`` and the start board in the plan's frame."""
@@ -74,7 +79,7 @@ class Race:
 
     def summary(self, names: list[str]) -> str:
         """One line for people: who won, against whom, at which bound, with what nodes."""
-        over = f"over {int(MARGIN * self.nodes[0]):,}"
+        over = f"over {most_to_win(self.nodes[0]):,}"
         shown = [
             f"{name}: {over if n is None else format(n, ',')}" for name, n in zip(names, self.nodes)
         ]
@@ -103,14 +108,14 @@ def solve(
         max_nodes=max_nodes,
         jobs=jobs,
         progress=progress,
-        pause_after=RACE_AFTER,
+        pause_after=RACE_AFTER if len(entrants) > 1 else None,  # alone: nothing to race
         **common,
     )
-    if lead.paused is None or len(entrants) == 1:
+    if lead.paused is None:
         return lead, 0, None
     race = Race(lead.paused, [lead.generated])
     results = [lead] + _rivals(entrants[1:], lead, deadline, max_nodes, jobs, common)
-    best = int(MARGIN * lead.generated)  # what a rival must not exceed to take over
+    best = most_to_win(lead.generated)
     for i, res in enumerate(results[1:], 1):
         race.nodes.append(None if res.paused is None else res.generated)
         if res.paused is not None and res.generated <= best:
@@ -137,7 +142,7 @@ def solve(
 def _rivals(entrants, lead: SearchResult, deadline, max_nodes, jobs: int, common) -> list:
     """Each rival's search up to the leader's bound, stopped once it passes ``MARGIN`` times
     the leader's nodes; ``jobs`` at a time (the kernels release the GIL)."""
-    cap = int(MARGIN * lead.generated) + 1  # more than that: it cannot win
+    cap = most_to_win(lead.generated) + 1  # it cannot win once it has spent this many
     if max_nodes is not None:
         cap = min(cap, max(1, max_nodes - lead.generated))
 

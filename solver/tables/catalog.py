@@ -467,12 +467,13 @@ def resolve_many(
     if partition or not combine:
         return found[:1]
     lead = found[0][0]
-    companions = [
-        (entry, red)
-        for entry, red in found[1:]
-        if entry.goal == lead.goal and entry.strength == lead.strength
-    ]
+    companions = [(entry, red) for entry, red in _as_strong(found) if entry.goal == lead.goal]
     return found[:1] + companions[: MAX_COMBINED - 1]
+
+
+def _as_strong(found: list[tuple[Entry, Reduction]]) -> list[tuple[Entry, Reduction]]:
+    """The candidates after the first that are as strong as it (the same table sizes)."""
+    return [(entry, red) for entry, red in found[1:] if entry.strength == found[0][0].strength]
 
 
 # The most databases one search races (solver.search.race): each costs a race of iterations,
@@ -489,13 +490,10 @@ def rivals(shape: Shape, goal: Board, data_dir=None) -> list[tuple[Entry, Reduct
     found = candidates(shape, goal, None, data_dir)
     if not found:
         raise missing(shape, goal, None, data_dir)
-    lead = found[0][0]
     same = [
-        (entry, red)
-        for entry, red in found[1:]
-        if entry.strength == lead.strength and partitions.races(entry.partition_name)
+        (entry, red) for entry, red in _as_strong(found) if partitions.races(entry.partition_name)
     ]
-    fit = int(RIVALS_MEMORY_SHARE * _physical_memory()) // max(1, lead.strength)  # a byte each
+    fit = int(RIVALS_MEMORY_SHARE * _physical_memory()) // max(1, found[0][0].strength)  # 1 B each
     return found[:1] + same[: max(0, min(MAX_RIVALS, fit) - 1)]
 
 
