@@ -146,10 +146,23 @@ class Cell:
     c_seconds: float | None = None  # the C reference on the same boards, just before
 
 
+def _goal(work: Workload):
+    return preset_goal(Shape.parse(work.shape), "blank-first")
+
+
+def _leader(work: Workload, cfg: Config) -> str:
+    """The heuristic that leads a race on ``work``'s boards (the catalog's choice)."""
+    opts = api.SearchOptions(reflect=cfg.reflect, pick=True)
+    return plans.rival_plans(_goal(work), opts)[0][0].name.removesuffix(" + reflection")
+
+
 def run(work: Workload, cfg: Config, jobs: int, cap: float | None) -> Cell | None:
     """Solve every board of ``work`` with ``cfg``; lengths checked against the file.  None
-    where the configuration does not apply (no second database for this workload)."""
+    where the configuration does not apply (no second database for this workload, or a race
+    that would not be led by the workload's database)."""
     partition = None if cfg.pick else work.partition  # the race takes every cut built
+    if cfg.pick and _leader(work, cfg) != f"pdb {work.partition}":
+        return None  # e.g. 6-6-3's workload, where the catalog's choice is 7-8
     if cfg.second:
         if work.second is None:
             return None
@@ -168,7 +181,7 @@ def run(work: Workload, cfg: Config, jobs: int, cap: float | None) -> Cell | Non
     except SearchLimitReached:
         pass
     if cfg.pick:  # and every table a race reads
-        plans.rival_plans(preset_goal(Shape.parse(work.shape), "blank-first"), opts)
+        plans.rival_plans(_goal(work), opts)
     cell = Cell()
     for ident, tiles, optimal in work.rows:
         try:
