@@ -57,7 +57,7 @@ from numba.extending import overload  # noqa: E402
 
 from ..core.board import BLANK  # noqa: E402
 from .plans import Frames, Lines, Moves  # noqa: F401,E402 - the kernels' argument types
-from .prefetch import prefetch  # noqa: E402
+from .prefetch import prefetch, prefetch_either, read_either  # noqa: E402
 
 # What a kernel call returns.
 FOUND, ITERATION_DONE, BUDGET_SPENT, FRONTIER = 1, 2, 3, 4
@@ -158,16 +158,12 @@ def _read(first, second, tab, r):
 @overload(_read, inline="always")
 def _read_typed(first, second, tab, r):
     # Chosen by the type of second when the kernel is compiled: with one database the lookup
-    # has no test (the test costs a tenth of the search time on Korf's 100).
+    # has no test (the test costs a tenth of the search time on Korf's 100); with two, no
+    # branch either (a branch between the arrays costs a reference count per lookup: see
+    # solver.search.prefetch).
     if isinstance(second, types.NoneType):
         return lambda first, second, tab, r: first[r]
-
-    def either(first, second, tab, r):
-        if tab == 0:
-            return first[r]
-        return second[r]
-
-    return either
+    return lambda first, second, tab, r: read_either(first, second, tab, r)
 
 
 def _hint(first, second, tab, r):
@@ -178,14 +174,7 @@ def _hint(first, second, tab, r):
 def _hint_typed(first, second, tab, r):
     if isinstance(second, types.NoneType):
         return lambda first, second, tab, r: prefetch(first, r)
-
-    def either(first, second, tab, r):
-        if tab == 0:
-            prefetch(first, r)
-        else:
-            prefetch(second, r)
-
-    return either
+    return lambda first, second, tab, r: prefetch_either(first, second, tab, r)
 
 
 @njit(cache=True, inline="always")
