@@ -1,5 +1,6 @@
-"""The maximum of two databases (``--partition A+B``, ``--combine``): the same optimal lengths as
-the exact tables, never more nodes than either database alone, and the catalog's choice."""
+"""The maximum of several databases (``--partition A+B``, ``A+B+C``, ``--combine``): the same
+optimal lengths as the exact tables, never more nodes than any database alone, and the
+catalog's choice."""
 
 from __future__ import annotations
 
@@ -14,16 +15,18 @@ from solver.search import plans
 from solver.tables import exact, pattern_db
 
 SECOND = "1,2,4,5/3,6,7,8"  # as strong as 4-4 (two 4-tile patterns), cut differently
+THIRD = "1,4,7,8/2,3,5,6"  # and a third cut
 
 
 @pytest.fixture(scope="module")
 def two_cuts(tmp_path_factory):
-    """The 3x3 4-4 database and a second one as strong, cut differently (about a second)."""
+    """The 3x3 4-4 database and two more as strong, cut differently (about a second)."""
     from pdb_builder.build_apdb import build_apdb
 
     d = tmp_path_factory.mktemp("two-cuts")
     build_apdb("3x3", "4-4", None, d, progress=False)
     build_apdb("3x3", SECOND, None, d, progress=False)
+    build_apdb("3x3", THIRD, None, d, progress=False)
     pattern_db.clear_cache()
     plans.clear_cache()
     return d
@@ -61,15 +64,54 @@ def test_the_maximum_of_two_databases_is_optimal_and_never_costs_nodes(
         assert both.nodes_generated <= min(first.nodes_generated, second.nodes_generated)
 
 
-def test_the_heuristic_is_the_larger_of_the_lookups(two_cuts):
+def _iterations(start, goal, partition, reflect, data_dir) -> tuple:
+    """The solution and the nodes of each iteration searched to its end (bound -> nodes):
+    every one but the last, which stops at its first solution."""
+    done = []
+
+    def hear(p):
+        if p.done:
+            done.append((int(p.bound), p.nodes))
+
+    sol = api.solve(
+        start,
+        goal,
+        algorithm="idastar",
+        partition=partition,
+        reflect=reflect,
+        data_dir=data_dir,
+        progress=hear,
+    )
+    totals = [0] + [n for _, n in done]
+    return sol, {b: totals[i + 1] - totals[i] for i, (b, _) in enumerate(done[:-1])}
+
+
+@pytest.mark.parametrize("reflect", [False, True])
+def test_the_maximum_of_three_databases_is_optimal_and_never_costs_nodes(
+    two_cuts, exact_dir, reflect
+):
+    # Three tables are read through the first one's array at their distances from it
+    # (solver.search.prefetch.read_at): a wrong distance would read another table's entry.
+    # A larger heuristic never generates more nodes in an iteration searched to its end; the
+    # last one stops at its first solution, which the order of the children decides.
     goal = goal_board(Shape(3, 3))
-    first, _ = pattern_db.resolve(Shape(3, 3), goal, "4-4", two_cuts)
-    second, _ = pattern_db.resolve(Shape(3, 3), goal, SECOND, two_cuts)
-    plan = plans.pdb_plan_from([first, second], reflect=True)
-    assert len(plan.lookups) == 4  # each database and its reflection
+    for start in _boards(15, 6):
+        three, most = _iterations(start, goal, f"4-4+{SECOND}+{THIRD}", reflect, two_cuts)
+        assert three.heuristic.count(" & ") == 2 and three.database.count(".h5") == 3
+        assert start.apply(three.moves).tiles == goal.tiles
+        assert three.length == exact.distance(start, goal, data_dir=exact_dir)
+        for partition in (f"4-4+{SECOND}", "4-4", SECOND, THIRD):
+            fewer = _iterations(start, goal, partition, reflect, two_cuts)[1]
+            assert all(n <= fewer[b] for b, n in most.items() if b in fewer)
+
+
+def test_the_heuristic_is_the_largest_of_the_lookups(two_cuts):
+    goal = goal_board(Shape(3, 3))
+    pdbs = [pattern_db.resolve(Shape(3, 3), goal, p, two_cuts)[0] for p in ("4-4", SECOND, THIRD)]
+    plan = plans.pdb_plan_from(pdbs, reflect=True)
+    assert len(plan.lookups) == 6  # each database and its reflection
     for start in _boards(30, 9):
-        want = max(first.value(start, reflect=True), second.value(start, reflect=True))
-        assert plan.h(start.tiles) == want
+        assert plan.h(start.tiles) == max(p.value(start, reflect=True) for p in pdbs)
 
 
 def test_combine_takes_the_equally_strong_database_only_when_asked(two_cuts, run_cli):
@@ -82,11 +124,11 @@ def test_combine_takes_the_equally_strong_database_only_when_asked(two_cuts, run
     assert both["nodes_generated"] <= alone["nodes_generated"]
 
 
-def test_three_databases_are_refused_with_one_line(two_cuts, run_cli):
+def test_five_databases_are_refused_with_one_line(two_cuts, run_cli):
     from conftest import assert_one_line_error
 
     result = run_cli(
         ["solve", "8 6 7 2 5 4 3 0 1", "-a", "idastar", "--data-dir", two_cuts]
-        + ["--partition", f"4-4+{SECOND}+4-4"]
+        + ["--partition", f"4-4+{SECOND}+{THIRD}+4-4+{SECOND}"]
     )
     assert_one_line_error(result, 2)

@@ -41,32 +41,34 @@ def test_the_hint_is_a_prefetch_instruction():
 
 
 @njit(cache=False)
-def _either_sum(first, second, tabs, where):
+def _either_sum(first, deltas, tabs, where):
     total = 0
     for i in range(where.shape[0]):
-        _hint(first, second, tabs[i], np.uint64(where[i]))
+        _hint(first, deltas, tabs[i], np.uint64(where[i]))
     for i in range(where.shape[0]):
-        total += _read(first, second, tabs[i], np.uint64(where[i]))
+        total += _read(first, deltas, tabs[i], np.uint64(where[i]))
     return total
 
 
-def test_read_either_reads_the_table_named():
+def _deltas(*tables):
+    return np.array([t.ctypes.data - tables[0].ctypes.data for t in tables], dtype=np.int64)
+
+
+def test_a_lookup_reads_the_table_named():
     rng = np.random.default_rng(11)
-    first = rng.integers(0, 255, 1 << 16, dtype=np.uint8)
-    second = rng.integers(0, 255, 1 << 12, dtype=np.uint8)  # smaller: an index past it is a bug
-    tabs = rng.integers(0, 2, 4000)
-    where = np.where(
-        tabs == 0, rng.integers(0, first.size, 4000), rng.integers(0, second.size, 4000)
-    )
-    expect = sum(int((first if t == 0 else second)[w]) for t, w in zip(tabs, where))
-    assert _either_sum(first, second, tabs, where) == expect
+    # Tables of other sizes, anywhere in memory: an index past the one named is a bug.
+    tables = [rng.integers(0, 255, size, dtype=np.uint8) for size in (1 << 16, 1 << 12, 99, 5000)]
+    tabs = rng.integers(0, len(tables), 4000)
+    where = np.array([rng.integers(0, tables[t].size) for t in tabs])
+    expect = sum(int(tables[t][w]) for t, w in zip(tabs, where))
+    assert _either_sum(tables[0], _deltas(*tables), tabs, where) == expect
 
 
-def test_read_either_takes_no_reference():
-    # The kernels' lookup of one of two tables, as they compile it.  A branch between the
+def test_a_lookup_takes_no_reference():
+    # The kernels' lookup of one of several tables, as they compile it.  A branch between the
     # arrays there took a reference to the chosen one per read: the kernel with two databases
     # ran 5-7 times slower per node.
     first, second = np.zeros(8, np.uint8), np.ones(8, np.uint8)
-    _either_sum(first, second, np.array([0, 1]), np.array([3, 4]))
+    _either_sum(first, _deltas(first, second), np.array([0, 1]), np.array([3, 4]))
     body = _either_sum.inspect_llvm(_either_sum.signatures[0])
     assert "NRT_incref" not in body

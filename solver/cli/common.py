@@ -460,16 +460,17 @@ partition_option = click.option(
     default=None,
     metavar="P",
     help="Which pattern database: a preset (7-8, 7-8b, 6-6-3, 5-5-5 on 4x4; 6-6-6-6, "
-    "6-6-6-6b to 6-6-6-6e on 5x5), tiles like 1,2,3,4/5,6,7,8, or A+B for the larger of "
-    "two databases' values; default: the strongest built for the goal.",
+    "6-6-6-6b to 6-6-6-6e on 5x5), tiles like 1,2,3,4/5,6,7,8, or A+B (up to four: "
+    "A+B+C+D) for the largest of the databases' values; default: the strongest built for "
+    "the goal.",
 )
 combine_option = click.option(
     "--combine/--no-combine",
     default=config.DEFAULT_COMBINE,
     show_default=True,
-    help="Take the larger value of two equally strong databases built for the goal (7-8 "
-    "and 7-8b): a third fewer nodes, but more time on a machine whose memory is slow to "
-    "reach at random.",
+    help="Take the largest value of up to four equally strong databases built for the goal "
+    "(7-8 and 7-8b; 6-6-6-6 and its cuts c, d, e): a third to three quarters fewer nodes, "
+    "each node costing two more table reads per database.",
 )
 pick_option = click.option(
     "--pick/--no-pick",

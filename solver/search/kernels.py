@@ -27,7 +27,7 @@ Heuristics, each updated in O(1)-ish per move because a move slides exactly one 
   own digit of that mixed-radix number by the step and, for a vertical step, the digits of the
   pattern tiles on the ``cols - 1`` cells it jumps over (:func:`_rank_after`, with the tables of
   :func:`solver.search.plans.rank_delta_tables`).  The reflection lookup ranks the mirrored
-  state the same way in a second frame, and a further database (the maximum of several
+  state the same way in a second frame, and each further database (the maximum of several
   partitions) in two more.  Every lookup's index is computed and prefetched for every child
   first (:mod:`solver.search.prefetch`: the cache misses overlap, as in the C reference); each
   lookup is then read only for the children the ones before did not prune.  Manhattan
@@ -57,7 +57,7 @@ from numba.extending import overload  # noqa: E402
 
 from ..core.board import BLANK  # noqa: E402
 from .plans import Frames, Lines, Moves  # noqa: F401,E402 - the kernels' argument types
-from .prefetch import prefetch, prefetch_either, read_either  # noqa: E402
+from .prefetch import prefetch, prefetch_at, read_at  # noqa: E402
 
 # What a kernel call returns.
 FOUND, ITERATION_DONE, BUDGET_SPENT, FRONTIER = 1, 2, 3, 4
@@ -147,34 +147,33 @@ def _f_typed(g, h, fcost):
     return lambda g, h, fcost: fcost[g, min(h, fcost.shape[1] - 1)]
 
 
-def _read(first, second, tab, r):
-    """Entry ``r`` of the ``first`` database (``tab`` 0) or of the ``second`` (None: there is
-    only one)."""
-    if second is None or tab == 0:
+def _read(first, deltas, tab, r):
+    """Entry ``r`` of database ``tab``: the ``first`` one's table, or the one that starts
+    ``deltas[tab]`` bytes from it (``deltas`` None: there is only one)."""
+    if deltas is None:
         return first[r]
-    return second[r]
+    return read_at(first, deltas[tab], r)
 
 
 @overload(_read, inline="always")
-def _read_typed(first, second, tab, r):
-    # Chosen by the type of second when the kernel is compiled: with one database the lookup
-    # has no test (the test costs a tenth of the search time on Korf's 100); with two, no
-    # branch either (a branch between the arrays costs a reference count per lookup: see
-    # solver.search.prefetch).
-    if isinstance(second, types.NoneType):
-        return lambda first, second, tab, r: first[r]
-    return lambda first, second, tab, r: read_either(first, second, tab, r)
+def _read_typed(first, deltas, tab, r):
+    # Chosen by the type of deltas when the kernel is compiled: with one database the lookup
+    # is a plain subscript; with several, one array is read at an offset (a branch between
+    # arrays costs a reference count per lookup: see solver.search.prefetch).
+    if isinstance(deltas, types.NoneType):
+        return lambda first, deltas, tab, r: first[r]
+    return lambda first, deltas, tab, r: read_at(first, deltas[tab], r)
 
 
-def _hint(first, second, tab, r):
-    """Start loading entry ``r`` of the ``first`` database (``tab`` 0) or of the ``second``."""
+def _hint(first, deltas, tab, r):
+    """Start loading the entry :func:`_read` reads."""
 
 
 @overload(_hint, inline="always")
-def _hint_typed(first, second, tab, r):
-    if isinstance(second, types.NoneType):
-        return lambda first, second, tab, r: prefetch(first, r)
-    return lambda first, second, tab, r: prefetch_either(first, second, tab, r)
+def _hint_typed(first, deltas, tab, r):
+    if isinstance(deltas, types.NoneType):
+        return lambda first, deltas, tab, r: prefetch(first, r)
+    return lambda first, deltas, tab, r: prefetch_at(first, deltas[tab], r)
 
 
 @njit(cache=True, inline="always")
@@ -191,13 +190,15 @@ def _rank_after(frames, f, tiles, t, m, rank):
 
 
 @njit(cache=True, nogil=True)
-def ida_pdb(node, stack, st, first, second, frames, moves, fsm, fcost, order, budget):
+def ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, budget):
     """Resume an IDA* walk over additive pattern databases for about ``budget`` generated
     nodes; return FOUND, ITERATION_DONE, BUDGET_SPENT or FRONTIER (see the module docstring).
 
-    ``node``/``stack``/``st`` are the walk's state, ``first`` and ``second`` the databases
-    (each one array of its pattern tables joined; ``second`` None for one database: a tuple
-    indexed at run time would cost a reference count per use), ``frames`` the lookups
+    ``node``/``stack``/``st`` are the walk's state, ``first`` the first database (one array
+    of its pattern tables joined), ``deltas`` None for one database, else where each
+    database's array starts in bytes from ``first`` (:attr:`solver.search.plans.Plan.deltas`:
+    an array of arrays, or a tuple indexed at run time, would cost a reference count per
+    lookup), ``frames`` the lookups
     (:class:`Frames`; the heuristic is the largest of their sums), ``fsm`` the pruning
     machine's transitions, ``order`` enters children smallest h first."""
     tiles, ranks, vals = node
@@ -242,7 +243,7 @@ def ida_pdb(node, stack, st, first, second, frames, moves, fsm, fcost, order, bu
                         frames, fr, tiles, t, m, ranks[_u(fr), _u(frames.pat[_u(fr), _u(t)])]
                     )
                     kid[_u(d), _u(n), _u(FRAME_BASE + 3 * fr)] = r
-                    _hint(first, second, frames.tab[_u(fr)], _u(r))
+                    _hint(first, deltas, frames.tab[_u(fr)], _u(r))
                 n += 1
             cnt = n
             g1 = d + 1
@@ -255,7 +256,7 @@ def ida_pdb(node, stack, st, first, second, frames, moves, fsm, fcost, order, bu
                     k = kid[_u(d), _u(i), C_SEL]
                     t = tiles[_u(moves.nb[_u(kid[_u(d), _u(k), C_MOVE])])]
                     v = np.int64(
-                        _read(first, second, frames.tab[_u(fr)], _u(kid[_u(d), _u(k), _u(base)]))
+                        _read(first, deltas, frames.tab[_u(fr)], _u(kid[_u(d), _u(k), _u(base)]))
                     )
                     hc = hs[_u(d), _u(fr)] - vals[_u(fr), _u(frames.pat[_u(fr), _u(t)])] + v
                     kid[_u(d), _u(k), _u(base + 1)] = v

@@ -232,7 +232,7 @@ class Walk:
                 self.stack,
                 self.st,
                 plan.tables[0],
-                plan.tables[1] if len(plan.tables) > 1 else None,
+                plan.deltas,
                 plan.frames,
                 self.problem.moves,
                 self.problem.machine.trans,

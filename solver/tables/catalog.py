@@ -438,8 +438,9 @@ def resolve(
     raise missing(shape, goal, partition, data_dir)
 
 
-# The search kernel reads at most two databases (solver.search.kernels.ida_pdb).
-MAX_COMBINED = 2
+# The most databases one search takes the maximum of: the 24-puzzle's four cuts drawn for the
+# race (6-6-6-6, c, d, e).  Each adds two lookups per child the ones before did not prune.
+MAX_COMBINED = 4
 
 
 def resolve_many(
@@ -468,6 +469,9 @@ def resolve_many(
         return found[:1]
     lead = found[0][0]
     companions = [(entry, red) for entry, red in _as_strong(found) if entry.goal == lead.goal]
+    # The cuts drawn for the race first: each is the best alone on some boards (6-6-6-6b
+    # never is: docs/research-table.md, section 4).
+    companions.sort(key=lambda er: not partitions.races(er[0].partition_name))
     return found[:1] + companions[: MAX_COMBINED - 1]
 
 
