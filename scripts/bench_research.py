@@ -16,9 +16,10 @@ Rows (configurations): ``plain`` (the sum of the tables only, never undoing a mo
 (duplicate pruning by a finite-state machine of move strings, Taylor & Korf 1993, without the
 reflection), ``all`` (both: npuzzle's default), ``all-fsmN`` for other machine depths,
 ``all+2nd``, the maximum with a second database cut differently (7-8b, 6-6-6-6b), and
-``all+pick``, the race of every equally strong database built (``--pick``: on the 24-puzzle
-6-6-6-6 and its cuts b to e, whichever are built; the search goes on with the one that needs
-the fewest nodes).
+``all+pick``, the race of every equally strong database built (``--pick --no-pick-max``: on
+the 24-puzzle 6-6-6-6 and its cuts c to e, whichever are built; the search goes on with the
+one that needs the fewest nodes), and ``all+pick+max`` (npuzzle's default), the race with the
+maxima of those databases entered too, each one's nodes weighted by its cost per node.
 Every length is checked against the file's optimal length; a wrong one stops the run.
 Nodes are generated nodes (children created, as Korf & Felner count them) and expanded nodes
 (as Clausecker and Doebbelin et al. count them).  Times are search seconds on one core unless
@@ -67,14 +68,16 @@ PUBLISHED_78 = {"plain": 136_289, "+reflection": 36_710, "dual + BPMX (published
 @dataclass(frozen=True)
 class Config:
     """One row: the mirrored lookup or not, the pruning machine's depth, whether the
-    workload's second database (7-8b, 6-6-6-6b) is combined with the first, and whether the
-    search races every equally strong database built (``--pick``)."""
+    workload's second database (7-8b, 6-6-6-6b) is combined with the first, whether the
+    search races every equally strong database built (``--pick``), and their maxima too
+    (``--pick-max``)."""
 
     name: str
     reflect: bool
     fsm: int
     second: bool = False
     pick: bool = False
+    pick_max: bool = False
 
 
 CONFIGS = {
@@ -87,6 +90,9 @@ CONFIGS = {
     "all-fsm10": Config("all-fsm10", True, 10),
     "all+2nd": Config("all+2nd", True, config.DEFAULT_FSM_DEPTH, True),
     "all+pick": Config("all+pick", True, config.DEFAULT_FSM_DEPTH, pick=True),
+    "all+pick+max": Config(
+        "all+pick+max", True, config.DEFAULT_FSM_DEPTH, pick=True, pick_max=True
+    ),
 }
 
 
@@ -174,6 +180,7 @@ def run(work: Workload, cfg: Config, jobs: int, cap: float | None) -> Cell | Non
         jobs=jobs,
         timeout=cap,
         pick=cfg.pick,
+        pick_max=cfg.pick_max,
     )
     fsm.machine_for(Shape.parse(work.shape), cfg.fsm)  # made (or read) before the clock
     try:  # the tables loaded and the kernels compiled before the clock starts

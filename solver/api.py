@@ -53,6 +53,8 @@ class SearchOptions:
     combine: bool = config.DEFAULT_COMBINE
     # IDA* races the equally strong databases built and goes on with the best (long searches)
     pick: bool = config.DEFAULT_PICK
+    # the race also enters the maxima of its databases, weighted by their cost per node
+    pick_max: bool = config.DEFAULT_PICK_MAX
     # hears about each IDA* iteration (a solver.search.driver.Progress); not part of equality
     progress: Callable | None = field(default=None, compare=False, repr=False)
 

@@ -1,8 +1,8 @@
-"""The race of equally strong databases (``--pick``, :mod:`solver.search.race`): optimal
-lengths against the exact tables, the winner is the entrant with the fewest nodes to the
-race's bound (checked by searching each one on its own), the same pick on any number of
-threads, limits that count the race, and a driver that pauses and goes on without losing a
-node."""
+"""The race of equally strong databases and their maxima (``--pick``, ``--pick-max``,
+:mod:`solver.search.race`): optimal lengths against the exact tables, the winner is the
+entrant whose nodes to the race's bound cost the least (checked by searching each one on its
+own), the same pick on any number of threads, limits that count the race, and a driver that
+pauses and goes on without losing a node."""
 
 from __future__ import annotations
 
@@ -66,17 +66,28 @@ def test_a_raced_search_is_optimal_and_says_who_won(three_cuts, exact_dir, early
     assert raced >= 10  # most of these boards need more than 20 nodes
 
 
-def _entrants(start, data_dir):
-    opts = api.SearchOptions(data_dir=data_dir)
+def _entrants(start, data_dir, pick_max=True):
+    opts = api.SearchOptions(data_dir=data_dir, pick_max=pick_max)
     found = plans.rival_plans(goal_board(Shape(3, 3)), opts)
     return [race.Entrant(plan, red.board(start).tiles) for plan, red in found]
 
 
-def test_the_winner_needs_the_fewest_nodes_to_the_bound(three_cuts, early_race):
+def test_the_race_enters_the_maxima_after_the_databases(three_cuts):
+    start = next(_boards(1, 1))
+    alone = _entrants(start, three_cuts, pick_max=False)
+    both = _entrants(start, three_cuts)
+    assert [len(e.plan.tables) for e in alone] == [1, 1, 1]
+    # The leader with each rival, then all three.
+    assert [len(e.plan.tables) for e in both] == [1, 1, 1, 2, 2, 3]
+    assert [e.cost for e in both] == [1, 1, 1, 1.7, 1.7, 2.4]
+    assert all(b.plan.tables[0] is alone[0].plan.tables[0] for b in both[3:])
+
+
+@pytest.mark.parametrize("pick_max", [False, True])
+def test_the_winner_needs_the_cheapest_nodes_to_the_bound(three_cuts, early_race, pick_max):
     checked = switched = 0
     for start in _boards(30, 1):
-        entrants = _entrants(start, three_cuts)
-        assert len(entrants) == len(CUTS)
+        entrants = _entrants(start, three_cuts, pick_max)
         res, won, ran = race.solve(entrants)
         if ran is None:
             continue
@@ -84,12 +95,13 @@ def test_the_winner_needs_the_fewest_nodes_to_the_bound(three_cuts, early_race):
             driver.search(e.plan, e.tiles, stop_bound=ran.bound, fsm_depth=None) for e in entrants
         ]
         counts = [a.generated for a in alone]
+        prices = [n * e.cost for n, e in zip(counts, entrants)]
         assert counts[0] == ran.nodes[0]
-        limit = int(race.MARGIN * counts[0])  # what a rival must not exceed to take over
-        for said, count in zip(ran.nodes[1:], counts[1:]):
-            assert said == count if said is not None else count > limit
-        eligible = [i for i in range(1, len(counts)) if counts[i] <= limit]
-        best = min(eligible, key=lambda i: (counts[i], i)) if eligible else 0
+        limit = int(race.MARGIN * counts[0])  # what a rival's nodes must not cost more than
+        for said, count, price in zip(ran.nodes[1:], counts[1:], prices[1:]):
+            assert said == count if said is not None else price > limit
+        eligible = [i for i in range(1, len(counts)) if prices[i] <= limit]
+        best = min(eligible, key=lambda i: (prices[i], i)) if eligible else 0
         assert won == ran.winner == best
         assert res.generated >= sum(n for n in ran.nodes if n is not None)
         checked += 1
@@ -173,10 +185,12 @@ def test_the_race_stays_within_half_the_memory(three_cuts, monkeypatch):
     goal = goal_board(Shape(3, 3))
     opts = api.SearchOptions(data_dir=three_cuts)
     lead = catalog.rivals(goal.shape, goal, three_cuts)[0][0]
-    assert len(plans.rival_plans(goal, opts)) == len(CUTS)
-    # A machine with room for two of these databases in half its memory races two of them.
+    # The three databases, the leader's maximum with each rival, and all three's.
+    assert len(plans.rival_plans(goal, opts)) == len(CUTS) + 3
+    # A machine with room for two of these databases in half its memory races two of them
+    # (and their maximum, which reads the same tables).
     monkeypatch.setattr(catalog, "_physical_memory", lambda: 4 * lead.strength + 1)
-    assert len(plans.rival_plans(goal, opts)) == 2
+    assert len(plans.rival_plans(goal, opts)) == 3
     monkeypatch.setattr(catalog, "_physical_memory", lambda: lead.strength)
     assert len(plans.rival_plans(goal, opts)) == 1
 

@@ -481,6 +481,13 @@ pick_option = click.option(
     "partition) to the same bound, and go on with the one that needed the fewest nodes; "
     '-v and the JSON\'s "race" say how it went.',
 )
+pick_max_option = click.option(
+    "--pick-max/--no-pick-max",
+    default=config.DEFAULT_PICK_MAX,
+    show_default=True,
+    help="With --pick, race the maxima of the databases too (the leader with each rival, "
+    "and all of them), each one's nodes counted as many times as its table reads cost.",
+)
 reflect_option = click.option(
     "--no-reflect", is_flag=True, help="Only the additive sum, without the mirrored lookup."
 )

@@ -198,6 +198,7 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
 @common.fsm_option
 @common.combine_option
 @common.pick_option
+@common.pick_max_option
 @common.depth_limit_option
 @common.cycle_check_option
 @common.limit_options
@@ -248,6 +249,7 @@ def solve(
     fsm,
     combine,
     pick,
+    pick_max,
     depth_limit,
     cycle_check,
     timeout,
@@ -287,6 +289,7 @@ def solve(
         fsm=fsm,
         combine=combine,
         pick=pick,
+        pick_max=pick_max,
         depth_limit=depth_limit,
         cycle_check=cycle_check,
         timeout=timeout,

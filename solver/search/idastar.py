@@ -97,7 +97,9 @@ def solve(start: Board, goal: Board, opts) -> Solution:
         "pruning": res.pruning,
     }
     # What the search read (every entrant's tables, for a race), for --json and -v.
-    extra["tables_bytes"] = sum(int(t.nbytes) for p, _ in entrants for t in p.tables)
+    # (A maximum of several databases reads the same tables as the databases alone.)
+    tables = {id(t): t for p, _ in entrants for t in p.tables}
+    extra["tables_bytes"] = sum(int(t.nbytes) for t in tables.values())
     if len(entrants) > 1:
         extra["race"] = race_said or f"none (the search ended within {race.RACE_AFTER:,} nodes)"
     if weighting is not None:

@@ -442,7 +442,8 @@ def plan_for(goal: Board, opts) -> tuple[Plan, Reduction]:
 def rival_plans(goal: Board, opts) -> list[tuple[Plan, Reduction]]:
     """The plans a search races for ``goal`` (:mod:`solver.search.race`), each with its
     reduction: with ``opts.pick``, a pattern-database heuristic, no partition named and no
-    ``combine``, every equally strong database built (:func:`catalog.rivals`); else the one
+    ``combine``, every equally strong database built (:func:`catalog.rivals`), and with
+    ``opts.pick_max`` their maxima after them (:func:`_maxima`); else the one
     :func:`plan_for` chooses."""
     plain = (
         not getattr(opts, "pick", False)
@@ -456,8 +457,26 @@ def rival_plans(goal: Board, opts) -> list[tuple[Plan, Reduction]]:
         except store.DatabaseMissing:
             found = []  # plan_for says what is missing, or falls back
         if len(found) > 1:
-            return [(pdb_plan_from([pdb], bool(opts.reflect)), red) for pdb, red in found]
+            reflect = bool(opts.reflect)
+            out = [(pdb_plan_from([pdb], reflect), red) for pdb, red in found]
+            if getattr(opts, "pick_max", False):
+                out += [(pdb_plan_from(pdbs, reflect), red) for pdbs, red in _maxima(found)]
+            return out
     return [plan_for(goal, opts)]
+
+
+def _maxima(found: list) -> list:
+    """The maxima a race enters beside its databases ``found`` (leader first, each with its
+    reduction): the leader with each rival of the same goal, then all of those together
+    (up to :data:`~solver.tables.catalog.MAX_COMBINED`).  Rivals of another goal are reached
+    through another reduction, so they combine with nothing."""
+    from ..tables.catalog import MAX_COMBINED
+
+    lead, red = found[0]
+    same = [pdb for pdb, _ in found[1:] if pdb.goal == lead.goal]
+    pairs = [([lead, pdb], red) for pdb in same]
+    every = [lead, *same][:MAX_COMBINED]
+    return pairs + ([(every, red)] if len(every) > 2 else [])
 
 
 def fallback_notice(missing: store.DatabaseMissing, goal: Board, data_dir) -> str:

@@ -7,9 +7,13 @@ ten times the nodes of another to the same bound, and which cut wins changes fro
 board (docs/research-table.md, section 4).  The gap shows early: from the first iteration
 past a million nodes to the largest bound measured (10-100 M nodes), the ratio between two
 cuts moved by at most 15 % on those ten, so a short race predicts the long search; a small
-lead can still turn round in the iterations after, hence :data:`MARGIN`.  Taking the maximum
-of the cuts (``--combine``) would cut the nodes further but reads every table for every
-node; the race reads one table per node once it is decided.
+lead can still turn round in the iterations after, hence :data:`MARGIN`.
+
+The maximum of two cuts needs fewer nodes than either (about half on Korf & Taylor #4 and #8)
+but reads two tables per node, and the maximum of all four fewer still for four.  So with
+``pick_max`` the race enters those maxima too (:func:`solver.search.plans.rival_plans`), and
+every entrant's nodes count :func:`cost` times: what its table reads cost per node, against
+one database's.  The costs are constants, measured once, never the clock.
 
 How it runs:
 
@@ -19,10 +23,10 @@ How it runs:
    :func:`solver.tables.partitions.races`).
 2. Otherwise the leader pauses at the end of the iteration under way, with bound ``B`` and
    ``N`` nodes generated in all.  Every *rival* searches its own iterations up to ``B``, each
-   stopped as soon as it has generated more than ``MARGIN * N`` (it would lose); the rivals
-   run on ``jobs`` threads at once.
-3. The rival that generated the fewest nodes up to ``B``, if that is at most ``MARGIN * N``,
-   else the leader, searches on from the largest bound any entrant proved: every iteration
+   stopped as soon as its nodes cost more than ``MARGIN * N`` (it would lose); the rivals run
+   on ``jobs`` threads at once.
+3. The rival whose nodes up to ``B`` cost the least (nodes times :func:`cost`), if that is
+   at most ``MARGIN * N``, else the leader, searches on from the largest bound any entrant proved: every iteration
    up to ``B`` failed under an admissible heuristic, so none of them can hold a shorter
    solution.
 
@@ -53,19 +57,36 @@ RACE_AFTER = 2_000_000
 # on Korf & Taylor's ten), so a smaller lead predicts nothing: KT #4's 7 % went the other way
 # (5.26 G nodes against the leader's 4.65 G).  It also stops each rival sooner.
 MARGIN = 0.8
+# What each database after the first adds to the time of a node, as a share of one
+# database's: one thread, Korf & Taylor #4 and #8, 10^8 nodes each, the maximum of two cuts
+# ran at 20-25 M nodes/s and of four at 12-13.5 M/s, against 39-42 M/s for one (1.7 and
+# 3.1 times one database's time).
+EXTRA_PER_DATABASE = 0.7
 
 
-def most_to_win(leader_nodes: int) -> int:
-    """The most nodes a rival may need to the race's bound and still take over."""
-    return int(MARGIN * leader_nodes)
+def cost(plan: Plan) -> float:
+    """What a node of ``plan`` costs against a node of one database (its table reads)."""
+    return 1 + EXTRA_PER_DATABASE * (len(plan.tables) - 1)
+
+
+def most_to_win(leader_nodes: int, entrant_cost: float = 1.0) -> int:
+    """The most nodes an entrant of ``entrant_cost`` may need to the race's bound and still
+    take over from a leader (of one database) that needed ``leader_nodes``."""
+    return int(MARGIN * leader_nodes / entrant_cost)
 
 
 @dataclass
 class Entrant:
-    """A database in the race: its ``plan`` and the start board in the plan's frame."""
+    """A database (or a maximum of several) in the race: its ``plan`` and the start board in
+    the plan's frame."""
 
     plan: Plan
     tiles: tuple
+
+    @property
+    def cost(self) -> float:
+        """What one of its nodes costs against one database's (:func:`cost`)."""
+        return cost(self.plan)
 
 
 @dataclass
@@ -76,13 +97,15 @@ class Race:
     bound: int
     nodes: list = field(default_factory=list)
     winner: int = 0
+    costs: list = field(default_factory=list)  # each entrant's cost per node (:func:`cost`)
 
     def summary(self, names: list[str]) -> str:
-        """One line for people: who won, against whom, at which bound, with what nodes."""
-        over = f"over {most_to_win(self.nodes[0]):,}"
-        shown = [
-            f"{name}: {over if n is None else format(n, ',')}" for name, n in zip(names, self.nodes)
-        ]
+        """One line for people: who won, against whom, at which bound, with what nodes (and,
+        for a maximum of several databases, how many times they counted)."""
+        shown = []
+        for name, n, c in zip(names, self.nodes, self.costs):
+            said = f"over {most_to_win(self.nodes[0], c):,}" if n is None else f"{n:,}"
+            shown.append(f"{name}: {said}" + (f" (x{c:g})" if c != 1 else ""))
         return f"raced to bound {self.bound}, {names[self.winner]} won ({'; '.join(shown)})"
 
 
@@ -113,13 +136,15 @@ def solve(
     )
     if lead.paused is None:
         return lead, 0, None
-    race = Race(lead.paused, [lead.generated])
+    race = Race(lead.paused, [lead.generated], costs=[e.cost for e in entrants])
     results = [lead] + _rivals(entrants[1:], lead, deadline, max_nodes, jobs, common)
-    best = most_to_win(lead.generated)
+    best = None  # the winner's nodes times its cost; a tie goes to the earlier entrant
     for i, res in enumerate(results[1:], 1):
         race.nodes.append(None if res.paused is None else res.generated)
-        if res.paused is not None and res.generated <= best:
-            race.winner, best = i, res.generated - 1
+        price = res.generated * entrants[i].cost
+        wins = price <= most_to_win(lead.generated) and (best is None or price < best)
+        if res.paused is not None and wins:
+            race.winner, best = i, price
     spent = sum(r.generated for r in results)
     stopped = Limits(timeout, max_nodes, deadline).reason(spent, time.perf_counter())
     if stopped:
@@ -140,13 +165,13 @@ def solve(
 
 
 def _rivals(entrants, lead: SearchResult, deadline, max_nodes, jobs: int, common) -> list:
-    """Each rival's search up to the leader's bound, stopped once it passes ``MARGIN`` times
-    the leader's nodes; ``jobs`` at a time (the kernels release the GIL)."""
-    cap = most_to_win(lead.generated) + 1  # it cannot win once it has spent this many
-    if max_nodes is not None:
-        cap = min(cap, max(1, max_nodes - lead.generated))
+    """Each rival's search up to the leader's bound, stopped once its nodes cost more than
+    ``MARGIN`` times the leader's; ``jobs`` at a time (the kernels release the GIL)."""
 
     def run(entrant: Entrant) -> SearchResult:
+        cap = most_to_win(lead.generated, entrant.cost) + 1  # it cannot win past this many
+        if max_nodes is not None:
+            cap = min(cap, max(1, max_nodes - lead.generated))
         left = None if deadline is None else max(0.0, deadline - time.perf_counter())
         return search(
             entrant.plan,

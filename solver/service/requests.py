@@ -131,14 +131,19 @@ class SolveRequest(HintRequest):
     )
     combine: bool | None = Field(
         None,
-        description="The larger value of two equally strong databases built for the goal "
-        "(7-8 and 7-8b).",
+        description="The largest value of up to four equally strong databases built for the "
+        "goal (7-8 and 7-8b; 6-6-6-6 and its cuts).",
     )
     pick: bool | None = Field(
         None,
         description="Race the equally strong databases built for the goal once a search is "
         "long, and go on with the one that needs the fewest nodes; the answer's 'race' says "
         "how it went.",
+    )
+    pick_max: bool | None = Field(
+        None,
+        description="With 'pick', race the maxima of the databases too, each one's nodes "
+        "weighted by its cost per node.",
     )
 
 

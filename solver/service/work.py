@@ -86,6 +86,7 @@ def _solve(board, p: dict, s: Settings) -> dict:
             "fsm",
             "combine",
             "pick",
+            "pick_max",
         ),
     )
 
