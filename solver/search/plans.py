@@ -27,6 +27,7 @@ from ..core.board import Board, Shape
 from ..core.ranking import rank
 from ..core.symmetry import Reduction, diagonal_reflection, reduction
 from ..tables import pattern_db, store
+from ..tables.catalog import MAX_COMBINED
 
 # --- move tables -----------------------------------------------------------------------------
 
@@ -470,8 +471,6 @@ def _maxima(found: list) -> list:
     reduction): the leader with each rival of the same goal, then all of those together
     (up to :data:`~solver.tables.catalog.MAX_COMBINED`).  Rivals of another goal are reached
     through another reduction, so they combine with nothing."""
-    from ..tables.catalog import MAX_COMBINED
-
     lead, red = found[0]
     same = [pdb for pdb, _ in found[1:] if pdb.goal == lead.goal]
     pairs = [([lead, pdb], red) for pdb in same]
