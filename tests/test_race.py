@@ -174,9 +174,15 @@ def test_the_command_line_shows_the_race(three_cuts, early_race, run_cli):
     assert "race" in answer and answer["heuristic_name"].startswith("pdb ")
     plain = json.loads(run_cli(args + ["--json", "--no-pick"]).output)
     assert "race" not in plain
-    # The memory the search read: all three databases for the race, one without it.
+    # The memory the search read: all three databases for the race (their maxima read the
+    # same tables), one without it.
     assert answer["tables_bytes"] == 3 * plain["tables_bytes"] > 0
     assert f"tables {answer['tables_bytes']:,} bytes" in verbose.output
+    # The maxima race with their weights; --no-pick-max races the databases alone.
+    assert answer["race"].startswith("raced")
+    assert " & " in answer["race"] and "(x1.7)" in answer["race"]
+    alone = json.loads(run_cli(args + ["--json", "--no-pick-max"]).output)
+    assert " & " not in alone["race"] and alone["length"] == answer["length"]
 
 
 def test_the_race_stays_within_half_the_memory(three_cuts, monkeypatch):
