@@ -66,7 +66,7 @@ EXTRA_PER_DATABASE = 0.7
 
 def cost(plan: Plan) -> float:
     """What a node of ``plan`` costs against a node of one database (its table reads)."""
-    return 1 + EXTRA_PER_DATABASE * (len(plan.tables) - 1)
+    return 1 + EXTRA_PER_DATABASE * max(0, len(plan.tables) - 1)
 
 
 def most_to_win(leader_nodes: int, entrant_cost: float = 1.0) -> int:
