@@ -225,17 +225,16 @@ class Plan:
         """The first database's patterns."""
         return self.lookups[0].patterns
 
-    @functools.cached_property
+    @property
     def deltas(self) -> np.ndarray | None:
         """None for one database; else where each database's table starts, in bytes from the
         first one's: how the kernel reads them all through the first array (the plan keeps
-        every table alive)."""
+        every table alive).  Worked out at each kernel call, never kept: a plan copied to
+        another process has its tables elsewhere, and a kept distance would read there."""
         if len(self.tables) < 2:
             return None
         base = self.tables[0].ctypes.data
-        out = np.array([t.ctypes.data - base for t in self.tables], dtype=np.int64)
-        out.setflags(write=False)
-        return out
+        return np.array([t.ctypes.data - base for t in self.tables], dtype=np.int64)
 
     def ranks(self, tiles) -> tuple[np.ndarray, np.ndarray]:
         """``(ranks, vals)`` of the board ``tiles`` (cell -> tile), each of shape
