@@ -1,6 +1,6 @@
 """The kernels' raw table access (solver/search/prefetch.py): the cache hint compiles to a
-real prefetch instruction and changes nothing a function computes; the read from one of two
-tables reads the right one and takes no reference to either."""
+real prefetch instruction and changes nothing a function computes; the read from one of
+several tables reads the right one and takes no reference to any."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_the_hint_is_a_prefetch_instruction():
 
 
 @njit(cache=False)
-def _either_sum(first, deltas, tabs, where):
+def _lookup_sum(first, deltas, tabs, where):
     total = 0
     for i in range(where.shape[0]):
         _hint(first, deltas, tabs[i], np.uint64(where[i]))
@@ -61,7 +61,7 @@ def test_a_lookup_reads_the_table_named():
     tabs = rng.integers(0, len(tables), 4000)
     where = np.array([rng.integers(0, tables[t].size) for t in tabs])
     expect = sum(int(tables[t][w]) for t, w in zip(tabs, where))
-    assert _either_sum(tables[0], _deltas(*tables), tabs, where) == expect
+    assert _lookup_sum(tables[0], _deltas(*tables), tabs, where) == expect
 
 
 def test_a_lookup_takes_no_reference():
@@ -69,6 +69,6 @@ def test_a_lookup_takes_no_reference():
     # arrays there took a reference to the chosen one per read: the kernel with two databases
     # ran 5-7 times slower per node.
     first, second = np.zeros(8, np.uint8), np.ones(8, np.uint8)
-    _either_sum(first, _deltas(first, second), np.array([0, 1]), np.array([3, 4]))
-    body = _either_sum.inspect_llvm(_either_sum.signatures[0])
+    _lookup_sum(first, _deltas(first, second), np.array([0, 1]), np.array([3, 4]))
+    body = _lookup_sum.inspect_llvm(_lookup_sum.signatures[0])
     assert "NRT_incref" not in body

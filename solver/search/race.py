@@ -26,9 +26,9 @@ How it runs:
    stopped as soon as its nodes cost more than ``MARGIN * N`` (it would lose); the rivals run
    on ``jobs`` threads at once.
 3. The rival whose nodes up to ``B`` cost the least (nodes times :func:`cost`), if that is
-   at most ``MARGIN * N``, else the leader, searches on from the largest bound any entrant proved: every iteration
-   up to ``B`` failed under an admissible heuristic, so none of them can hold a shorter
-   solution.
+   at most ``MARGIN * N``, else the leader, searches on from the largest bound any entrant
+   proved: every iteration up to ``B`` failed under an admissible heuristic, so none of them
+   can hold a shorter solution.
 
 Node counts decide, never the clock, so a board picks the same database in any process.  (With
 ``jobs`` > 1 a parallel iteration counts a few more nodes than a serial one -- the work units'
