@@ -29,6 +29,7 @@ EXIT_TABLE = [
     (["solve", "1 2 3 4 5 6 8 7 0"], 1),
     (["solve", "1 2 3 4 5 6 8 7"], 2),
     (["solve", "1 2 3 4 0 5", "--algorithm", "warp"], 2),
+    (["solve", "1 2 3 4 0 5", "--fsm", "15"], 2),  # deeper than the shipped machines
 ]
 
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import api
+from solver.core import config
 from solver.core.board import MOVES, Board, Shape, goal_board
 from solver.search import fsm
 from solver.tables import exact
@@ -210,6 +211,12 @@ def test_the_depth_option_is_checked():
         api.SearchOptions(fsm=-1)
     with pytest.raises(api.BoardError):
         api.SearchOptions(fsm=True)
+    # Every depth that may be asked for is made from the shipped strings in a fraction of a
+    # second; a deeper one would run a BFS of gigabytes (5x5, depth 15: over 14 GB).
+    assert config.MAX_FSM_DEPTH == fsm.SHIPPED_DEPTH
+    api.SearchOptions(fsm=config.MAX_FSM_DEPTH)
+    with pytest.raises(api.BoardError, match="0 to 14"):
+        api.SearchOptions(fsm=config.MAX_FSM_DEPTH + 1)
 
 
 @pytest.mark.parametrize("shape", ["3x5", "4x5", "2x8", "4x6"])

@@ -51,7 +51,12 @@ REQUIRES_PDB = ("4x4",)
 # for the long searches, where time matters most.  Its strings ship with the package; the
 # machine is made from them in 0.1-0.4 s the first time, then cached.
 DEFAULT_FSM_DEPTH = 14
-MAX_FSM_DEPTH = 16  # the deepest asked for: a machine's strings are made by a Python BFS
+# The deepest machine that may be asked for (the CLI, the API, the service): the depth whose
+# strings ship with the package.  Deeper ones were measured no faster (depth 16: 2-4 % fewer
+# nodes, the same time: its larger machine costs per node) and their strings are made by a
+# Python BFS that needs 3.7 GB (4x4, depth 15) to more than 14 GB (5x5, depth 15): a request
+# for one must not take a machine's memory (docs/research-table.md, section 1).
+MAX_FSM_DEPTH = 14
 # Whether IDA* takes the maximum of two equally strong databases built for one goal (7-8 with
 # 7-8b, 6-6-6-6 with 6-6-6-6b).  Off: on this machine it cuts the nodes by a third and costs
 # more time than it saves (a second 550 MB table read at random: docs/research-table.md).
