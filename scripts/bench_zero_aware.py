@@ -1,0 +1,499 @@
+#!/usr/bin/env python
+"""What zero-aware pattern databases would give npuzzle: a measurement, not a feature.
+
+An additive pattern database ignores the blank: a pattern tile may slide into any free
+neighbouring cell.  A *zero-aware* one (Clausecker & Reinefeld) also knows which region of
+the free cells holds the blank -- the pattern's tiles can wall cells off, and a tile can only
+move into the blank's region, which the blank crosses for free (its moves are other patterns'
+moves).  Its state is (placement of the pattern's tiles, the blank's region); it is never
+below the blank-unaware value of the same placement and is still additive.
+
+This script builds, for one partition, in memory (never written to disk) four tables:
+
+* ``jump``: a table that ignores the blank altogether (a pattern tile may slide into any free
+  neighbouring cell, as if the blank could jump there);
+* ``kf``: Korf & Felner's additive table, the one npuzzle builds and searches with: the blank
+  is part of the search that makes it, and each placement keeps the minimum over the blank's
+  places (here: the minimum of ``zpdb`` over the regions);
+* ``zpdb``: the zero-aware table over (placement, region), every region kept apart;
+* ``zpdb2``: the same folded into two classes per placement -- the blank in the largest
+  region, or elsewhere (the minimum over the other regions) -- which a search could index
+  as ``2 * rank + class`` beside npuzzle's incremental ranks (twice an additive table's size);
+
+then prints the mean heuristic over random solvable boards (with and without the mirrored
+lookup) and, with ``--boards``, IDA*'s generated nodes with each table (a plain IDA*: never
+undo the last move, no duplicate pruning, the lookups recomputed for the moved tile only).
+
+    python scripts/bench_zero_aware.py                        # 4x4, 6-6-3, Korf's 100 (seconds)
+    python scripts/bench_zero_aware.py --shape 5x5 --boards kf24:40,38 --samples 100000
+
+Everything is for the blank-first goal (tile t on cell t).  5x5 needs about 4 GB and a few
+minutes on one core; node counts are exact, independent of the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from solver.core import ranking_jit  # noqa: E402
+
+PARTITIONS = {
+    "4x4": ((3, 6, 7), (1, 2, 4, 5, 8, 12), (9, 10, 11, 13, 14, 15)),  # 6-6-3
+    "5x5": (  # Korf & Felner's 6-6-6-6
+        (1, 2, 5, 6, 7, 12),
+        (3, 4, 8, 9, 13, 14),
+        (10, 11, 15, 16, 20, 21),
+        (17, 18, 19, 22, 23, 24),
+    ),
+}
+UNSEEN = 255
+MAX_TILES = 7  # in one pattern
+KINDS = ("jump", "kf", "zpdb", "zpdb2")  # the tables, in the order of their kind numbers
+
+
+def binomials(n: int) -> np.ndarray:
+    """``out[a, b]`` = C(a, b) for a up to n and b up to :data:`MAX_TILES`."""
+    out = np.zeros((n + 1, MAX_TILES + 1), np.int64)
+    for a in range(n + 1):
+        for b in range(min(a, MAX_TILES) + 1):
+            out[a, b] = 1 if b in (0, a) else out[a - 1, b - 1] + out[a - 1, b]
+    return out
+
+
+@numba.njit(cache=True)
+def _neighbours(rows, cols):
+    n = rows * cols
+    out = np.full((n, 4), -1, np.int64)
+    for c in range(n):
+        r, q = divmod(c, cols)
+        if r > 0:
+            out[c, 0] = c - cols
+        if r < rows - 1:
+            out[c, 1] = c + cols
+        if q > 0:
+            out[c, 2] = c - 1
+        if q < cols - 1:
+            out[c, 3] = c + 1
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def map_rank(mask, n, binom):
+    """The colex rank of the cell set ``mask`` among the sets of its size."""
+    r = 0
+    i = 0
+    for c in range(n):
+        if (mask >> c) & 1:
+            i += 1
+            r += binom[c, i]
+    return r
+
+
+@numba.njit(cache=True)
+def regions(rows, cols, k, binom):
+    """For every set of k occupied cells (by colex rank): the region label of each free cell
+    (-1 occupied), how many regions, and the label of the largest."""
+    n = rows * cols
+    nb = _neighbours(rows, cols)
+    count = binom[n, k]
+    labels = np.full((count, n), -1, np.int8)
+    nreg = np.zeros(count, np.int8)
+    main = np.zeros(count, np.int8)
+    stack = np.zeros(n, np.int64)
+    mask = (1 << k) - 1
+    while mask < (1 << n):
+        mr = map_rank(mask, n, binom)
+        lab = 0
+        best = -1
+        for s in range(n):
+            if (mask >> s) & 1 or labels[mr, s] >= 0:
+                continue
+            labels[mr, s] = lab
+            top = 1
+            stack[0] = s
+            size = 0
+            while top:
+                top -= 1
+                c = stack[top]
+                size += 1
+                for j in range(4):
+                    y = nb[c, j]
+                    if y >= 0 and not (mask >> y) & 1 and labels[mr, y] < 0:
+                        labels[mr, y] = lab
+                        stack[top] = y
+                        top += 1
+            if size > best:
+                best = size
+                main[mr] = lab
+            lab += 1
+        nreg[mr] = lab
+        # Gosper's hack: the next larger number with k bits set.
+        low = mask & -mask
+        ripple = mask + low
+        mask = (((ripple ^ mask) >> 2) // low) | ripple
+    return labels, nreg, main
+
+
+@numba.njit(cache=True)
+def build(rows, cols, goal_cells, zero_aware, nregions, labels, binom, blank_goal):
+    """Distances of one pattern (goal_cells: its tiles' goal cells) by a breadth-first search
+    backwards from the goal.  zero_aware: states (rank, region), index rank * nregions +
+    region; else states are ranks.  Every move slides one pattern tile (cost 1)."""
+    n = rows * cols
+    k = len(goal_cells)
+    nb = _neighbours(rows, cols)
+    places = 1
+    for i in range(k):
+        places *= n - i
+    width = nregions if zero_aware else 1
+    dist = np.full(places * width, UNSEEN, np.uint8)
+    queue = np.empty(places * width, np.uint32)
+    cells = np.empty(k, np.int64)
+    mask = 0
+    for i in range(k):
+        mask |= 1 << goal_cells[i]
+    start = ranking_jit.rank(goal_cells, n) * width
+    if zero_aware:
+        start += labels[map_rank(mask, n, binom), blank_goal]
+    dist[start] = 0
+    queue[0] = start
+    head, tail = 0, 1
+    while head < tail:
+        idx = queue[head]
+        head += 1
+        d = dist[idx]
+        r = idx // width
+        here = idx - r * width  # the blank's region
+        ranking_jit.unrank(r, n, k, cells)
+        mask = 0
+        for i in range(k):
+            mask |= 1 << cells[i]
+        mr = map_rank(mask, n, binom)
+        for i in range(k):
+            x = cells[i]
+            for j in range(4):
+                y = nb[x, j]
+                if y < 0 or (mask >> y) & 1:
+                    continue
+                if zero_aware and labels[mr, y] != here:
+                    continue  # the blank cannot reach that cell without moving a pattern tile
+                cells[i] = y
+                nxt = ranking_jit.rank(cells, n) * width
+                if zero_aware:
+                    mask2 = mask ^ (1 << x) ^ (1 << y)
+                    nxt += labels[map_rank(mask2, n, binom), x]  # the blank is now on x
+                cells[i] = x
+                if dist[nxt] == UNSEEN:
+                    dist[nxt] = d + 1
+                    queue[tail] = nxt
+                    tail += 1
+    return dist
+
+
+@numba.njit(cache=True)
+def fold(z, nregions, nreg, main, places, n, k, binom, classes):
+    """The zero-aware table folded to (rank, blank in the largest region or not) (classes 2),
+    or to the minimum over the regions (classes 1)."""
+    out = np.full(places * classes, UNSEEN, np.uint8)
+    cells = np.empty(k, np.int64)
+    for r in range(places):
+        ranking_jit.unrank(r, n, k, cells)
+        mask = 0
+        for i in range(k):
+            mask |= 1 << cells[i]
+        mr = map_rank(mask, n, binom)
+        for lab in range(nreg[mr]):
+            v = z[r * nregions + lab]
+            slot = r * classes + (0 if lab == main[mr] or classes == 1 else 1)
+            if v < out[slot]:
+                out[slot] = v
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def _pattern_h(tiles_at, blank, p, pats, pk, table, off, kind, width, labels, main, binom, n):
+    """One pattern's value for the board whose tile t stands on ``tiles_at[t]``."""
+    k = pk[p]
+    cells = np.empty(MAX_TILES, np.int64)
+    mask = 0
+    for i in range(k):
+        cells[i] = tiles_at[pats[p, i]]
+        mask |= 1 << cells[i]
+    r = ranking_jit.rank(cells[:k], n)
+    if kind <= 1:
+        return table[off[p] + r]
+    mr = map_rank(mask, n, binom[p])
+    lab = labels[p][mr, blank]
+    if kind == 2:
+        return table[off[p] + r * width[p] + lab]
+    return table[off[p] + r * 2 + (0 if lab == main[p][mr] else 1)]
+
+
+class Tables:
+    """The four tables (:data:`KINDS`) of one partition on one shape, and what a lookup
+    needs; the blank-first goal."""
+
+    def __init__(self, rows, cols, partition):
+        self.rows, self.cols, self.n = rows, cols, rows * cols
+        self.partition = partition
+        n = self.n
+        binom = self.binom = binomials(n)
+        self.pats = np.full((len(partition), MAX_TILES), 0, np.int64)
+        self.pk = np.array([len(p) for p in partition], np.int64)
+        for i, p in enumerate(partition):
+            self.pats[i, : len(p)] = p
+        self.labels, self.main, self.width = [], [], []
+        parts = {0: [], 1: [], 2: [], 3: []}
+        for p in partition:
+            t0 = time.perf_counter()
+            labels, nreg, main = regions(rows, cols, len(p), binom)
+            width = int(nreg.max())
+            goal = np.array(p, np.int64)  # blank-first: tile t's goal cell is t
+            a = build(rows, cols, goal, False, 1, labels, binom, 0)
+            z = build(rows, cols, goal, True, width, labels, binom, 0)
+            places = len(a)
+            parts[0].append(a)
+            parts[1].append(fold(z, width, nreg, main, places, n, len(p), binom, 1))
+            parts[2].append(z)
+            parts[3].append(fold(z, width, nreg, main, places, n, len(p), binom, 2))
+            self.labels.append(labels)
+            self.main.append(main)
+            self.width.append(width)
+            print(
+                f"  pattern {p}: {places:,} placements, up to {width} regions, "
+                f"{time.perf_counter() - t0:.1f} s",
+                file=sys.stderr,
+            )
+        self.tables, self.offsets = {}, {}
+        for kind, arrays in parts.items():
+            self.offsets[kind] = np.cumsum([0] + [len(x) for x in arrays[:-1]]).astype(np.int64)
+            self.tables[kind] = np.concatenate(arrays)
+        self.labels_t = tuple(self.labels)
+        self.main_t = tuple(self.main)
+        self.width_a = np.array(self.width, np.int64)
+        self.binom_t = tuple(binom for _ in partition)
+
+    def args(self, kind):
+        """The lookup's arguments for a kind of table (an index into KINDS)."""
+        return (
+            self.pats,
+            self.pk,
+            self.tables[kind],
+            self.offsets[kind],
+            kind,
+            self.width_a,
+            self.labels_t,
+            self.main_t,
+            self.binom_t,
+            self.n,
+        )
+
+
+@numba.njit(cache=True)
+def board_h(board, pats, pk, table, off, kind, width, labels, main, binom, n):
+    """The sum of the partition's lookups for ``board`` (cell -> tile), the arguments being
+    :meth:`Tables.args` of one kind of table."""
+    tiles_at = np.empty(n, np.int64)
+    blank = 0
+    for c in range(n):
+        tiles_at[board[c]] = c
+        if board[c] == 0:
+            blank = c
+    h = 0
+    for p in range(len(pk)):
+        h += _pattern_h(
+            tiles_at, blank, p, pats, pk, table, off, kind, width, labels, main, binom, n
+        )
+    return h
+
+
+def transpose(board, rows, cols):
+    """The board mirrored across the main diagonal, tiles renamed likewise (square boards)."""
+    img = np.array([(c % cols) * cols + c // cols for c in range(rows * cols)])
+    out = np.empty_like(board)
+    out[img] = img[board]
+    return out
+
+
+def mean_heuristics(t: Tables, samples: int, seed: int = 1):
+    """Mean h over random solvable boards per kind, without and with the mirrored lookup."""
+    rng = np.random.default_rng(seed)
+    sums = np.zeros((len(KINDS), 2))
+    done = 0
+    while done < samples:
+        board = rng.permutation(t.n)
+        if not _solvable(board, t.rows, t.cols):
+            continue
+        mirror = transpose(board, t.rows, t.cols)
+        for kind in range(len(KINDS)):
+            a = board_h(board, *t.args(kind))
+            b = board_h(mirror, *t.args(kind))
+            sums[kind, 0] += a
+            sums[kind, 1] += max(a, b)
+        done += 1
+    return sums / samples
+
+
+def _solvable(board, rows, cols) -> bool:
+    """Solvable towards the blank-first goal (tile t on cell t)."""
+    tiles = [int(x) for x in board if x]
+    inv = sum(1 for i in range(len(tiles)) for j in range(i + 1, len(tiles)) if tiles[i] > tiles[j])
+    row = int(np.flatnonzero(np.asarray(board) == 0)[0]) // cols
+    if cols % 2:
+        return inv % 2 == 0
+    return (inv + row) % 2 == 0
+
+
+@numba.njit(cache=True)
+def ida(board, rows, cols, pats, pk, table, off, kind, width, labels, main, binom, n, cap):
+    """Plain IDA* (never undo) with the sum of the pattern lookups; returns (length, nodes
+    generated), or (-1, nodes) past ``cap`` nodes."""
+    nb = _neighbours(rows, cols)
+    tiles = board.copy()
+    tiles_at = np.empty(n, np.int64)
+    for c in range(n):
+        tiles_at[tiles[c]] = c
+    patof = np.zeros(n, np.int64)
+    for p in range(len(pk)):
+        for i in range(pk[p]):
+            patof[pats[p, i]] = p
+    np_ = len(pk)
+    hv = np.zeros((200, np_), np.int64)
+    blank = tiles_at[0]
+    for p in range(np_):
+        hv[0, p] = _pattern_h(
+            tiles_at, blank, p, pats, pk, table, off, kind, width, labels, main, binom, n
+        )
+    bound = hv[0].sum()
+    gen = 0
+    moves = np.zeros(200, np.int64)
+    nexti = np.zeros(200, np.int64)
+    while True:
+        nxt = 1 << 30
+        d = 0
+        nexti[0] = 0
+        moves[0] = -1
+        blank = tiles_at[0]
+        while d >= 0:
+            if nexti[d] >= 4:
+                if d == 0:
+                    break
+                # undo the move into depth d
+                d -= 1
+                came = moves[d + 1]
+                t = tiles[came]
+                tiles[blank] = t
+                tiles_at[t] = blank
+                tiles[came] = 0
+                tiles_at[0] = came
+                blank = came
+                continue
+            j = nexti[d]
+            nexti[d] += 1
+            y = nb[blank, j]
+            if y < 0 or y == moves[d]:
+                continue
+            t = tiles[y]
+            gen += 1
+            old = blank
+            tiles[old] = t
+            tiles_at[t] = old
+            tiles[y] = 0
+            tiles_at[0] = y
+            blank = y
+            # Only the moved tile's pattern changes: its placement, and (zero-aware) the blank's
+            # region in it; in every other pattern the blank stayed in its region.
+            p = patof[t]
+            for q in range(np_):
+                hv[d + 1, q] = hv[d, q]
+            hv[d + 1, p] = _pattern_h(
+                tiles_at, blank, p, pats, pk, table, off, kind, width, labels, main, binom, n
+            )
+            h = 0
+            for q in range(np_):
+                h += hv[d + 1, q]
+            f = d + 1 + h
+            if f > bound:
+                if f < nxt:
+                    nxt = f
+                tiles[y] = t
+                tiles_at[t] = y
+                tiles[old] = 0
+                tiles_at[0] = old
+                blank = old
+                continue
+            if h == 0:
+                return d + 1, gen
+            d += 1
+            moves[d] = old  # the cell the blank came from: not undone
+            nexti[d] = 0
+            if gen > cap:
+                return -1, gen
+        bound = nxt
+
+
+def read_boards(spec: str, shape: str):
+    """``korf100``, ``korf100:1,2,3`` or ``kf24:40,38``: (id, tiles) pairs."""
+    name, _, ids = spec.partition(":")
+    path = {"korf100": ROOT / "data" / "korf100.txt", "kf24": ROOT / "data" / "korf-felner-24.txt"}
+    rows = [line.split("\t") for line in path[name].read_text().splitlines() if line[:1].isdigit()]
+    wanted = {int(i) for i in ids.split(",")} if ids else None
+    return [
+        (int(r[0]), np.array(r[1].split(), np.int64))
+        for r in rows
+        if wanted is None or int(r[0]) in wanted
+    ]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--shape", default="4x4", choices=sorted(PARTITIONS))
+    ap.add_argument("--samples", type=int, default=20000, help="random boards for the mean h")
+    ap.add_argument(
+        "--boards", default=None, help="korf100[:ids] or kf24:ids (default: none on 5x5)"
+    )
+    ap.add_argument("--cap", type=int, default=2_000_000_000, help="nodes per search")
+    a = ap.parse_args()
+    rows, cols = map(int, a.shape.split("x"))
+    boards = a.boards or ("korf100" if a.shape == "4x4" else None)
+    t = Tables(rows, cols, PARTITIONS[a.shape])
+    means = mean_heuristics(t, a.samples)
+    part = "-".join(str(len(p)) for p in PARTITIONS[a.shape])
+    print(f"\n{a.shape}, {part}: mean h over {a.samples:,} random solvable boards\n")
+    print("| table | entries | mean h | mean h with the mirrored lookup |")
+    print("|---|---:|---:|---:|")
+    for kind, name in enumerate(KINDS):
+        print(f"| {name} | {len(t.tables[kind]):,} | {means[kind, 0]:.3f} | {means[kind, 1]:.3f} |")
+    if not boards:
+        return
+    print(f"\nplain IDA* (never undo), nodes generated, {boards}\n")
+    kinds = range(1, len(KINDS))  # "jump" is too weak to search with
+    print("| # | length | " + " | ".join(KINDS[k] for k in kinds) + " | zpdb / kf | zpdb2 / kf |")
+    print("|---|---:|" + "---:|" * (len(kinds) + 2))
+    totals = np.zeros(len(kinds))
+    for ident, board in read_boards(boards, a.shape):
+        out = [ida(board, rows, cols, *t.args(kind), a.cap) for kind in kinds]
+        lengths = {length for length, _ in out}
+        assert len(lengths) == 1, (ident, out)  # all are admissible: the same length
+        nodes = [g for _, g in out]
+        totals += nodes
+        print(f"| {ident} | {out[0][0]} | {_cells(nodes)} |", flush=True)
+    print(f"| all | | {_cells(totals)} |")
+
+
+def _cells(nodes) -> str:
+    ratios = [f"{nodes[1] / nodes[0]:.3f}", f"{nodes[2] / nodes[0]:.3f}"]
+    return " | ".join([f"{g:,.0f}" for g in nodes] + ratios)
+
+
+if __name__ == "__main__":
+    main()
