@@ -22,9 +22,11 @@ This script builds, for one partition, in memory (never written to disk) four ta
 
 then prints the mean heuristic over random solvable boards (with and without the mirrored
 lookup) and, with ``--boards``, IDA*'s generated nodes with each table (a plain IDA*: never
-undo the last move, no duplicate pruning, the lookups recomputed for the moved tile only).
+undo the last move, no duplicate pruning, the lookups recomputed for the moved tile only;
+``--mirror`` adds the mirrored lookup, as npuzzle's search has it).
 
-    python scripts/bench_zero_aware.py                        # 4x4, 6-6-3, Korf's 100 (seconds)
+    python scripts/bench_zero_aware.py                        # 4x4, 6-6-3, Korf's 100 (a minute)
+    python scripts/bench_zero_aware.py --mirror               # the same with the mirrored lookup
     python scripts/bench_zero_aware.py --shape 5x5 --boards kf24:40,38 --samples 100000
 
 Everything is for the blank-first goal (tile t on cell t).  5x5 needs about 4 GB and a few
@@ -354,26 +356,38 @@ def _solvable(board, rows, cols) -> bool:
 
 
 @numba.njit(cache=True)
-def ida(board, rows, cols, pats, pk, table, off, kind, width, labels, main, binom, n, cap):
-    """Plain IDA* (never undo) with the sum of the pattern lookups; returns (length, nodes
-    generated), or (-1, nodes) past ``cap`` nodes."""
+def ida(board, rows, cols, mirror, pats, pk, table, off, kind, width, labels, main, binom, n, cap):
+    """Plain IDA* (never undo) with the sum of the pattern lookups, and with ``mirror`` the
+    maximum of that and the same sum for the board mirrored across the diagonal (square
+    boards); returns (length, nodes generated), or (-1, nodes) past ``cap`` nodes."""
     nb = _neighbours(rows, cols)
     tiles = board.copy()
     tiles_at = np.empty(n, np.int64)
     for c in range(n):
         tiles_at[tiles[c]] = c
+    # The mirror: tile T[t] stands on cell T[c] (the transpose renames tiles as it moves cells).
+    T = np.empty(n, np.int64)
+    for c in range(n):
+        T[c] = (c % cols) * cols + c // cols
+    at_m = np.empty(n, np.int64)
+    for t in range(n):
+        at_m[T[t]] = T[tiles_at[t]]
     patof = np.zeros(n, np.int64)
     for p in range(len(pk)):
         for i in range(pk[p]):
             patof[pats[p, i]] = p
     np_ = len(pk)
     hv = np.zeros((200, np_), np.int64)
+    hm = np.zeros((200, np_), np.int64)
     blank = tiles_at[0]
     for p in range(np_):
         hv[0, p] = _pattern_h(
             tiles_at, blank, p, pats, pk, table, off, kind, width, labels, main, binom, n
         )
-    bound = hv[0].sum()
+        hm[0, p] = _pattern_h(
+            at_m, T[blank], p, pats, pk, table, off, kind, width, labels, main, binom, n
+        )
+    bound = max(hv[0].sum(), hm[0].sum()) if mirror else hv[0].sum()
     gen = 0
     moves = np.zeros(200, np.int64)
     nexti = np.zeros(200, np.int64)
@@ -395,6 +409,8 @@ def ida(board, rows, cols, pats, pk, table, off, kind, width, labels, main, bino
                 tiles_at[t] = blank
                 tiles[came] = 0
                 tiles_at[0] = came
+                at_m[T[t]] = T[blank]
+                at_m[0] = T[came]
                 blank = came
                 continue
             j = nexti[d]
@@ -421,6 +437,19 @@ def ida(board, rows, cols, pats, pk, table, off, kind, width, labels, main, bino
             h = 0
             for q in range(np_):
                 h += hv[d + 1, q]
+            if mirror:
+                at_m[T[t]] = T[old]
+                at_m[0] = T[y]
+                pm = patof[T[t]]
+                for q in range(np_):
+                    hm[d + 1, q] = hm[d, q]
+                hm[d + 1, pm] = _pattern_h(
+                    at_m, T[y], pm, pats, pk, table, off, kind, width, labels, main, binom, n
+                )
+                hs = 0
+                for q in range(np_):
+                    hs += hm[d + 1, q]
+                h = max(h, hs)
             f = d + 1 + h
             if f > bound:
                 if f < nxt:
@@ -429,6 +458,8 @@ def ida(board, rows, cols, pats, pk, table, off, kind, width, labels, main, bino
                 tiles_at[t] = y
                 tiles[old] = 0
                 tiles_at[0] = old
+                at_m[T[t]] = T[y]
+                at_m[0] = T[old]
                 blank = old
                 continue
             if h == 0:
@@ -462,6 +493,7 @@ def main() -> None:
         "--boards", default=None, help="korf100[:ids] or kf24:ids (default: none on 5x5)"
     )
     ap.add_argument("--cap", type=int, default=2_000_000_000, help="nodes per search")
+    ap.add_argument("--mirror", action="store_true", help="IDA* takes the mirrored lookup too")
     a = ap.parse_args()
     rows, cols = map(int, a.shape.split("x"))
     boards = a.boards or ("korf100" if a.shape == "4x4" else None)
@@ -475,13 +507,14 @@ def main() -> None:
         print(f"| {name} | {len(t.tables[kind]):,} | {means[kind, 0]:.3f} | {means[kind, 1]:.3f} |")
     if not boards:
         return
-    print(f"\nplain IDA* (never undo), nodes generated, {boards}\n")
+    how = "with the mirrored lookup" if a.mirror else "without the mirror"
+    print(f"\nIDA* (never undo, {how}), nodes generated, {boards}\n")
     kinds = range(1, len(KINDS))  # "jump" is too weak to search with
     print("| # | length | " + " | ".join(KINDS[k] for k in kinds) + " | zpdb / kf | zpdb2 / kf |")
     print("|---|---:|" + "---:|" * (len(kinds) + 2))
     totals = np.zeros(len(kinds))
     for ident, board in read_boards(boards, a.shape):
-        out = [ida(board, rows, cols, *t.args(kind), a.cap) for kind in kinds]
+        out = [ida(board, rows, cols, a.mirror, *t.args(kind), a.cap) for kind in kinds]
         lengths = {length for length, _ in out}
         assert len(lengths) == 1, (ident, out)  # all are admissible: the same length
         nodes = [g for _, g in out]

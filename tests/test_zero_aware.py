@@ -35,6 +35,8 @@ def test_every_table_is_admissible_and_zero_awareness_only_adds(eight_puzzle):
         board = np.array(state, np.int64)
         h = [za.board_h(board, *tables.args(kind)) for kind in range(len(za.KINDS))]
         assert h[JUMP] <= h[KF] <= h[ZPDB2] <= h[ZPDB] <= dist, (state, h, dist)
+        mirrored = za.board_h(za.transpose(board, 3, 3), *tables.args(ZPDB))
+        assert mirrored <= dist, (state, mirrored, dist)  # the mirror's goal is the goal
         gained += h[ZPDB] > h[KF]
     assert gained > 1000  # the blank's region matters on this board, or nothing was measured
 
@@ -42,9 +44,11 @@ def test_every_table_is_admissible_and_zero_awareness_only_adds(eight_puzzle):
 def test_idastar_with_each_table_finds_the_true_distance(eight_puzzle):
     tables, truth = eight_puzzle
     rng = random.Random(21)
-    for state in rng.sample(sorted(truth), 40):
+    for i, state in enumerate(rng.sample(sorted(truth), 40)):
         board = np.array(state, np.int64)
-        runs = [za.ida(board, 3, 3, *tables.args(kind), 10**7) for kind in (KF, ZPDB, ZPDB2)]
+        mirror = i % 2 == 1  # half of them with the mirrored lookup too
+        kinds = (KF, ZPDB, ZPDB2)
+        runs = [za.ida(board, 3, 3, mirror, *tables.args(kind), 10**7) for kind in kinds]
         assert {length for length, _ in runs} == {truth[state]}, (state, runs)
         kf, zpdb, zpdb2 = (nodes for _, nodes in runs)
         # The last iteration stops at its first solution, so a stronger table may by chance
