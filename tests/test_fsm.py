@@ -212,7 +212,7 @@ def test_the_depth_option_is_checked():
     with pytest.raises(api.BoardError):
         api.SearchOptions(fsm=True)
     # Every depth that may be asked for is made from the shipped strings in a fraction of a
-    # second; a deeper one would run a BFS of gigabytes (5x5, depth 15: over 14 GB).
+    # second; a deeper one would run a BFS of gigabytes (5x5, depth 16: over 14 GB).
     assert config.MAX_FSM_DEPTH == fsm.SHIPPED_DEPTH
     api.SearchOptions(fsm=config.MAX_FSM_DEPTH)
     with pytest.raises(api.BoardError, match="0 to 14"):
