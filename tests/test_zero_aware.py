@@ -59,7 +59,7 @@ def test_idastar_with_each_table_finds_the_true_distance(eight_puzzle):
 def test_regions_are_the_free_cells_connected_parts():
     binom = za.binomials(9)
     labels, nreg, main = za.regions(3, 3, 2, binom)
-    # Tiles on cells 1 and 3 wall the corner 0 off from the other five free cells.
+    # Tiles on cells 1 and 3 wall the corner 0 off from the other six free cells.
     mask = (1 << 1) | (1 << 3)
     mr = za.map_rank(mask, 9, binom)
     assert nreg[mr] == 2

@@ -55,7 +55,7 @@ DEFAULT_FSM_DEPTH = 14
 # strings ship with the package.  Deeper ones were measured no faster (depth 16: 2-4 % fewer
 # nodes, the same time: its larger machine costs per node) and their strings are made by a
 # Python BFS that needs 3.7 GB (4x4, depth 15) to more than 14 GB (5x5, depth 16): a request
-# for one must not take a machine's memory (docs/research-table.md, section 1).
+# for one must not take a machine's memory (docs/research-table.md, sections 1 and 6).
 MAX_FSM_DEPTH = 14
 # Whether IDA* takes the maximum of two equally strong databases built for one goal (7-8 with
 # 7-8b, 6-6-6-6 with 6-6-6-6b).  Off: on this machine it cuts the nodes by a third and costs
