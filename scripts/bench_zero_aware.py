@@ -329,9 +329,12 @@ def transpose(board, rows, cols):
 
 
 def mean_heuristics(t: Tables, samples: int, seed: int = 1):
-    """Mean h over random solvable boards per kind, without and with the mirrored lookup."""
+    """Mean h over random solvable boards per kind, without and with the mirrored lookup; and
+    the share of the ``zpdb2`` lookups whose two classes hold different values (only those
+    need the blank's class: where they agree, either value is the answer)."""
     rng = np.random.default_rng(seed)
     sums = np.zeros((len(KINDS), 2))
+    differ = 0
     done = 0
     while done < samples:
         board = rng.permutation(t.n)
@@ -343,8 +346,27 @@ def mean_heuristics(t: Tables, samples: int, seed: int = 1):
             b = board_h(mirror, *t.args(kind))
             sums[kind, 0] += a
             sums[kind, 1] += max(a, b)
+        differ += classes_differ(board, *t.args(KINDS.index("zpdb2")))
         done += 1
-    return sums / samples
+    return sums / samples, differ / (samples * len(t.pk))
+
+
+@numba.njit(cache=True)
+def classes_differ(board, pats, pk, table, off, kind, width, labels, main, binom, n):
+    """How many of the board's pattern lookups in a two-class table (``zpdb2``) find two
+    different values for the placement (a class with no region reads UNSEEN: no difference)."""
+    tiles_at = np.empty(n, np.int64)
+    for c in range(n):
+        tiles_at[board[c]] = c
+    out = 0
+    cells = np.empty(MAX_TILES, np.int64)
+    for p in range(len(pk)):
+        for i in range(pk[p]):
+            cells[i] = tiles_at[pats[p, i]]
+        r = ranking_jit.rank(cells[: pk[p]], n)
+        v0, v1 = table[off[p] + 2 * r], table[off[p] + 2 * r + 1]
+        out += v1 != UNSEEN and v1 != v0
+    return out
 
 
 def _solvable(board, rows, cols) -> bool:
@@ -500,13 +522,14 @@ def main() -> None:
     rows, cols = map(int, a.shape.split("x"))
     boards = a.boards or ("korf100" if a.shape == "4x4" else None)
     t = Tables(rows, cols, PARTITIONS[a.shape])
-    means = mean_heuristics(t, a.samples)
+    means, differ = mean_heuristics(t, a.samples)
     part = "-".join(str(len(p)) for p in PARTITIONS[a.shape])
     print(f"\n{a.shape}, {part}: mean h over {a.samples:,} random solvable boards\n")
     print("| table | entries | mean h | mean h with the mirrored lookup |")
     print("|---|---:|---:|---:|")
     for kind, name in enumerate(KINDS):
         print(f"| {name} | {len(t.tables[kind]):,} | {means[kind, 0]:.3f} | {means[kind, 1]:.3f} |")
+    print(f"\nzpdb2 lookups whose two classes differ (only they need the class): {differ:.1%}")
     if not boards:
         return
     how = "with the mirrored lookup" if a.mirror else "without the mirror"
