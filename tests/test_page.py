@@ -270,7 +270,8 @@ def test_5x5_from_the_menu_always_gives_a_5x5_board(browser, live_server):
     browser.find_element("id", "solve").click()
     goal = goal_board("5x5").flat()
     _wait(browser, lambda d: _tiles(d) == goal, "the fast solution did not reach the goal", 60)
-    assert _text(browser, "status").startswith("solved in")
+    # The page says so on the player's next tick after the last move (15 ms here): wait for it.
+    _wait(browser, lambda d: _text(d, "status").startswith("solved in"), "no 'solved in'")
     for message in (_text(browser, "status"), _text(browser, "hint-text")):
         assert "--" not in message and "npuzzle" not in message
     _select_shape(browser, "3x3")
