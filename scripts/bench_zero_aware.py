@@ -49,7 +49,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from solver.core import ranking_jit  # noqa: E402
-from solver.core.board import Board, Shape, goal_board, is_solvable  # noqa: E402
 
 PARTITIONS = {
     "4x4": ((3, 6, 7), (1, 2, 4, 5, 8, 12), (9, 10, 11, 13, 14, 15)),  # 6-6-3
@@ -224,41 +223,16 @@ def fold(z, nregions, nreg, main, places, n, k, binom, classes):
     return out
 
 
-@numba.njit(cache=True)
-def diagonal_cells(rows, cols):
-    """``out[c]``: cell c mirrored across the main diagonal (square boards).  For the
-    blank-first goal the mirror renames tile t to ``out[t]`` too, so the goal stays the goal."""
-    out = np.empty(rows * cols, np.int64)
-    for c in range(rows * cols):
-        out[c] = (c % cols) * cols + c // cols
-    return out
-
-
 @numba.njit(cache=True, inline="always")
-def _positions(board, n):
-    """``at[t]``: the cell of tile t on ``board`` (cell -> tile)."""
-    at = np.empty(n, np.int64)
-    for c in range(n):
-        at[board[c]] = c
-    return at
-
-
-@numba.njit(cache=True, inline="always")
-def _placement(tiles_at, p, pats, pk, n):
-    """The rank of pattern p's placement (its tiles' cells in pattern order) and its cell set."""
+def _pattern_h(tiles_at, blank, p, pats, pk, table, off, kind, width, labels, main, binom, n):
+    """One pattern's value for the board whose tile t stands on ``tiles_at[t]``."""
     k = pk[p]
     cells = np.empty(MAX_TILES, np.int64)
     mask = 0
     for i in range(k):
         cells[i] = tiles_at[pats[p, i]]
         mask |= 1 << cells[i]
-    return ranking_jit.rank(cells[:k], n), mask
-
-
-@numba.njit(cache=True, inline="always")
-def _pattern_h(tiles_at, blank, p, pats, pk, table, off, kind, width, labels, main, binom, n):
-    """One pattern's value for the board whose tile t stands on ``tiles_at[t]``."""
-    r, mask = _placement(tiles_at, p, pats, pk, n)
+    r = ranking_jit.rank(cells[:k], n)
     if kind <= 1:
         return table[off[p] + r]
     mr = map_rank(mask, n, binom[p])
@@ -332,18 +306,23 @@ class Tables:
 def board_h(board, pats, pk, table, off, kind, width, labels, main, binom, n):
     """The sum of the partition's lookups for ``board`` (cell -> tile), the arguments being
     :meth:`Tables.args` of one kind of table."""
-    tiles_at = _positions(board, n)
+    tiles_at = np.empty(n, np.int64)
+    blank = 0
+    for c in range(n):
+        tiles_at[board[c]] = c
+        if board[c] == 0:
+            blank = c
     h = 0
     for p in range(len(pk)):
         h += _pattern_h(
-            tiles_at, tiles_at[0], p, pats, pk, table, off, kind, width, labels, main, binom, n
+            tiles_at, blank, p, pats, pk, table, off, kind, width, labels, main, binom, n
         )
     return h
 
 
 def transpose(board, rows, cols):
     """The board mirrored across the main diagonal, tiles renamed likewise (square boards)."""
-    img = diagonal_cells(rows, cols)
+    img = np.array([(c % cols) * cols + c // cols for c in range(rows * cols)])
     out = np.empty_like(board)
     out[img] = img[board]
     return out
@@ -354,14 +333,12 @@ def mean_heuristics(t: Tables, samples: int, seed: int = 1):
     the share of the ``zpdb2`` lookups whose two classes hold different values (only those
     need the blank's class: where they agree, either value is the answer)."""
     rng = np.random.default_rng(seed)
-    shape = Shape(t.rows, t.cols)
-    goal = goal_board(shape, "blank-first")
     sums = np.zeros((len(KINDS), 2))
     differ = 0
     done = 0
     while done < samples:
         board = rng.permutation(t.n)
-        if not is_solvable(Board.from_tiles(board, shape), goal):
+        if not _solvable(board, t.rows, t.cols):
             continue
         mirror = transpose(board, t.rows, t.cols)
         for kind in range(len(KINDS)):
@@ -378,37 +355,28 @@ def mean_heuristics(t: Tables, samples: int, seed: int = 1):
 def classes_differ(board, pats, pk, table, off, kind, width, labels, main, binom, n):
     """How many of the board's pattern lookups in a two-class table (``zpdb2``) find two
     different values for the placement (a class with no region reads UNSEEN: no difference)."""
-    tiles_at = _positions(board, n)
+    tiles_at = np.empty(n, np.int64)
+    for c in range(n):
+        tiles_at[board[c]] = c
     out = 0
+    cells = np.empty(MAX_TILES, np.int64)
     for p in range(len(pk)):
-        r, _ = _placement(tiles_at, p, pats, pk, n)
+        for i in range(pk[p]):
+            cells[i] = tiles_at[pats[p, i]]
+        r = ranking_jit.rank(cells[: pk[p]], n)
         v0, v1 = table[off[p] + 2 * r], table[off[p] + 2 * r + 1]
         out += v1 != UNSEEN and v1 != v0
     return out
 
 
-@numba.njit(cache=True, inline="always")
-def _slide(tiles, tiles_at, at_m, T, t, to, blank):
-    """Tile t onto cell ``to``, the blank onto cell ``blank``, on the board and its mirror."""
-    tiles[to] = t
-    tiles_at[t] = to
-    tiles[blank] = 0
-    tiles_at[0] = blank
-    at_m[T[t]] = T[to]
-    at_m[0] = T[blank]
-
-
-@numba.njit(cache=True, inline="always")
-def _child_sum(hs, d, p, at, blank, pats, pk, table, off, kind, width, labels, main, binom, n):
-    """Row d + 1 of ``hs`` (each pattern's value) after a move of a tile of pattern p: row d
-    with p's value looked up again; returns the row's sum.  Only the moved tile's pattern
-    changes: its placement, and (zero-aware) the blank's region in it; in every other pattern
-    the blank stayed in its region."""
-    hs[d + 1] = hs[d]
-    hs[d + 1, p] = _pattern_h(
-        at, blank, p, pats, pk, table, off, kind, width, labels, main, binom, n
-    )
-    return hs[d + 1].sum()
+def _solvable(board, rows, cols) -> bool:
+    """Solvable towards the blank-first goal (tile t on cell t)."""
+    tiles = [int(x) for x in board if x]
+    inv = sum(1 for i in range(len(tiles)) for j in range(i + 1, len(tiles)) if tiles[i] > tiles[j])
+    row = int(np.flatnonzero(np.asarray(board) == 0)[0]) // cols
+    if cols % 2:
+        return inv % 2 == 0
+    return (inv + row) % 2 == 0
 
 
 @numba.njit(cache=True)
@@ -418,9 +386,13 @@ def ida(board, rows, cols, mirror, pats, pk, table, off, kind, width, labels, ma
     boards); returns (length, nodes generated), or (-1, nodes) past ``cap`` nodes."""
     nb = _neighbours(rows, cols)
     tiles = board.copy()
-    tiles_at = _positions(tiles, n)
+    tiles_at = np.empty(n, np.int64)
+    for c in range(n):
+        tiles_at[tiles[c]] = c
     # The mirror: tile T[t] stands on cell T[c] (the transpose renames tiles as it moves cells).
-    T = diagonal_cells(rows, cols)
+    T = np.empty(n, np.int64)
+    for c in range(n):
+        T[c] = (c % cols) * cols + c // cols
     at_m = np.empty(n, np.int64)
     for t in range(n):
         at_m[T[t]] = T[tiles_at[t]]
@@ -453,10 +425,16 @@ def ida(board, rows, cols, mirror, pats, pk, table, off, kind, width, labels, ma
             if nexti[d] >= 4:
                 if d == 0:
                     break
-                # Undo the move into depth d: the tile goes back where the blank is now.
+                # undo the move into depth d
                 d -= 1
                 came = moves[d + 1]
-                _slide(tiles, tiles_at, at_m, T, tiles[came], blank, came)
+                t = tiles[came]
+                tiles[blank] = t
+                tiles_at[t] = blank
+                tiles[came] = 0
+                tiles_at[0] = came
+                at_m[T[t]] = T[blank]
+                at_m[0] = T[came]
                 blank = came
                 continue
             j = nexti[d]
@@ -467,49 +445,45 @@ def ida(board, rows, cols, mirror, pats, pk, table, off, kind, width, labels, ma
             t = tiles[y]
             gen += 1
             old = blank
-            _slide(tiles, tiles_at, at_m, T, t, old, y)
+            tiles[old] = t
+            tiles_at[t] = old
+            tiles[y] = 0
+            tiles_at[0] = y
             blank = y
-            h = _child_sum(
-                hv,
-                d,
-                patof[t],
-                tiles_at,
-                y,
-                pats,
-                pk,
-                table,
-                off,
-                kind,
-                width,
-                labels,
-                main,
-                binom,
-                n,
+            # Only the moved tile's pattern changes: its placement, and (zero-aware) the blank's
+            # region in it; in every other pattern the blank stayed in its region.
+            p = patof[t]
+            for q in range(np_):
+                hv[d + 1, q] = hv[d, q]
+            hv[d + 1, p] = _pattern_h(
+                tiles_at, blank, p, pats, pk, table, off, kind, width, labels, main, binom, n
             )
+            h = 0
+            for q in range(np_):
+                h += hv[d + 1, q]
             if mirror:
-                hs = _child_sum(
-                    hm,
-                    d,
-                    patof[T[t]],
-                    at_m,
-                    T[y],
-                    pats,
-                    pk,
-                    table,
-                    off,
-                    kind,
-                    width,
-                    labels,
-                    main,
-                    binom,
-                    n,
+                at_m[T[t]] = T[old]
+                at_m[0] = T[y]
+                pm = patof[T[t]]
+                for q in range(np_):
+                    hm[d + 1, q] = hm[d, q]
+                hm[d + 1, pm] = _pattern_h(
+                    at_m, T[y], pm, pats, pk, table, off, kind, width, labels, main, binom, n
                 )
+                hs = 0
+                for q in range(np_):
+                    hs += hm[d + 1, q]
                 h = max(h, hs)
             f = d + 1 + h
             if f > bound:
                 if f < nxt:
                     nxt = f
-                _slide(tiles, tiles_at, at_m, T, t, y, old)
+                tiles[y] = t
+                tiles_at[t] = y
+                tiles[old] = 0
+                tiles_at[0] = old
+                at_m[T[t]] = T[y]
+                at_m[0] = T[old]
                 blank = old
                 continue
             if h == 0:
