@@ -49,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from solver.core import ranking_jit  # noqa: E402
+from solver.core.board import Board, Shape, goal_board, is_solvable  # noqa: E402
 
 PARTITIONS = {
     "4x4": ((3, 6, 7), (1, 2, 4, 5, 8, 12), (9, 10, 11, 13, 14, 15)),  # 6-6-3
@@ -320,9 +321,19 @@ def board_h(board, pats, pk, table, off, kind, width, labels, main, binom, n):
     return h
 
 
+@numba.njit(cache=True)
+def diagonal_cells(rows, cols):
+    """``out[c]``: cell c mirrored across the main diagonal (square boards).  For the
+    blank-first goal the mirror renames tile t to ``out[t]`` too, so the goal stays the goal."""
+    out = np.empty(rows * cols, np.int64)
+    for c in range(rows * cols):
+        out[c] = (c % cols) * cols + c // cols
+    return out
+
+
 def transpose(board, rows, cols):
     """The board mirrored across the main diagonal, tiles renamed likewise (square boards)."""
-    img = np.array([(c % cols) * cols + c // cols for c in range(rows * cols)])
+    img = diagonal_cells(rows, cols)
     out = np.empty_like(board)
     out[img] = img[board]
     return out
@@ -333,12 +344,14 @@ def mean_heuristics(t: Tables, samples: int, seed: int = 1):
     the share of the ``zpdb2`` lookups whose two classes hold different values (only those
     need the blank's class: where they agree, either value is the answer)."""
     rng = np.random.default_rng(seed)
+    shape = Shape(t.rows, t.cols)
+    goal = goal_board(shape, "blank-first")
     sums = np.zeros((len(KINDS), 2))
     differ = 0
     done = 0
     while done < samples:
         board = rng.permutation(t.n)
-        if not _solvable(board, t.rows, t.cols):
+        if not is_solvable(Board.from_tiles(board, shape), goal):
             continue
         mirror = transpose(board, t.rows, t.cols)
         for kind in range(len(KINDS)):
@@ -369,16 +382,6 @@ def classes_differ(board, pats, pk, table, off, kind, width, labels, main, binom
     return out
 
 
-def _solvable(board, rows, cols) -> bool:
-    """Solvable towards the blank-first goal (tile t on cell t)."""
-    tiles = [int(x) for x in board if x]
-    inv = sum(1 for i in range(len(tiles)) for j in range(i + 1, len(tiles)) if tiles[i] > tiles[j])
-    row = int(np.flatnonzero(np.asarray(board) == 0)[0]) // cols
-    if cols % 2:
-        return inv % 2 == 0
-    return (inv + row) % 2 == 0
-
-
 @numba.njit(cache=True)
 def ida(board, rows, cols, mirror, pats, pk, table, off, kind, width, labels, main, binom, n, cap):
     """Plain IDA* (never undo) with the sum of the pattern lookups, and with ``mirror`` the
@@ -390,9 +393,7 @@ def ida(board, rows, cols, mirror, pats, pk, table, off, kind, width, labels, ma
     for c in range(n):
         tiles_at[tiles[c]] = c
     # The mirror: tile T[t] stands on cell T[c] (the transpose renames tiles as it moves cells).
-    T = np.empty(n, np.int64)
-    for c in range(n):
-        T[c] = (c % cols) * cols + c // cols
+    T = diagonal_cells(rows, cols)
     at_m = np.empty(n, np.int64)
     for t in range(n):
         at_m[T[t]] = T[tiles_at[t]]
