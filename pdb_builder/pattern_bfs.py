@@ -232,6 +232,7 @@ def bfs_pattern(
     label: str | None = None,
     threads: int | None = None,
     pull_when: float = PULL_WHEN,
+    after_layer=None,
 ) -> PatternResult:
     """Build the table of one pattern: for every placement of ``tiles`` (sorted), the fewest
     moves of those tiles that bring them to their cells in ``goal`` (default: blank-last),
@@ -239,7 +240,9 @@ def bfs_pattern(
 
     A layer pulls (instead of pushing) once the states not yet reached number fewer than
     ``pull_when`` times the frontier states (0: push every layer; a huge value: pull every
-    layer).
+    layer).  ``after_layer(depth, words, shift)``, if given, is called once the states of each
+    depth are reached, with the words (their regions' codes) and where a word's high code bits
+    start (:mod:`pdb_builder.zero_aware` reads the regions from them).
 
     >>> r = bfs_pattern("2x2", (1, 2, 3), progress=False)   # the whole 3-puzzle
     >>> r.table.tolist()[:8], r.unreached, r.counts.tolist()
@@ -268,6 +271,8 @@ def bfs_pattern(
     words[p0] = _free_cell_mask(_region(goal.blank, free, shape), free)  # code 1 = depth 0
     dist[p0] = 0
     blk[p0 // bs] |= kern.depth_bit(0)
+    if after_layer is not None:
+        after_layer(0, words, g.shift)
 
     threads = threads or thread_count()
     items = work_items(total // bs, threads)
@@ -308,6 +313,8 @@ def bfs_pattern(
             if new_states == 0:
                 break
             d += 1
+            if after_layer is not None:
+                after_layer(d, words, g.shift)
             counts.append(new_placements)
             reached += new_placements
             states += new_states

@@ -42,6 +42,7 @@ from .partitions import Partition, PartitionError, parse_partition
 
 EXACT = "exact"
 ADDITIVE = "additive-pdb"
+ZERO_AWARE = "zero-aware-pdb"  # an additive database's two-class twin (zpdb-...: see below)
 CUSTOM_GOAL = "goal-"
 _APDB_NAME = re.compile(  # a preset may end in a letter: 7-8b, the companion of 7-8
     r"apdb-(\d+x\d+)-([0-9][0-9.\-]*?[a-z]?)(?:-(blank-first|snake|spiral|"
@@ -134,6 +135,12 @@ def apdb_file_name(shape: Shape, partition: Partition | str, goal: Board | None 
     return f"apdb-{shape}-{name}{'-' + tag if tag else ''}.h5"
 
 
+def zpdb_file_name(shape: Shape, partition: Partition | str, goal: Board | None = None) -> str:
+    """``zpdb-4x4-6-6-3.h5``: the zero-aware twin of :func:`apdb_file_name`'s database (two
+    values a placement, by the blank's region: :mod:`pdb_builder.zero_aware`)."""
+    return "z" + apdb_file_name(shape, partition, goal)[1:]
+
+
 def build_command(
     shape: Shape,
     partition: str | None = None,
@@ -147,9 +154,11 @@ def build_command(
     other than blank-last, ``--data-dir`` when one was named, ``--force`` to replace a file
     that exists."""
     cmd = ["build-pdb", "--shape", str(shape)]
-    if kind == ADDITIVE:
+    if kind in (ADDITIVE, ZERO_AWARE):
         part = partition or config.DEFAULT_PARTITION.get(str(shape))
         cmd += ["--partition", part or partitions.suggested(shape)]
+        if kind == ZERO_AWARE:
+            cmd.append("--zero-aware")
     elif goal is not None and _default_exact_goal(goal):
         goal = None  # a bare build-pdb --shape S builds the table that serves it
     if goal is not None and goal != preset_goal(shape):

@@ -1,0 +1,166 @@
+"""The regions a pattern's tiles cut the free cells into, for zero-aware pattern databases
+(layer 0: core; compiled by numba).
+
+A pattern's tiles stand on a set of k cells; the other cells fall apart into *regions* of
+cells joined through free neighbours.  The blank crosses its own region without moving a
+pattern tile (its moves there slide other patterns' tiles), but a pattern tile can only slide
+into the region that holds the blank.  A zero-aware table (Clausecker & Reinefeld) therefore
+knows the blank's region besides the placement; npuzzle's keep two *classes* a placement:
+the blank in the **main** region (the largest; of equal ones the one holding the lowest
+cell) or elsewhere.  This module is the one definition of both, shared by the builder
+(:mod:`pdb_builder.zero_aware`) and the search (which finds a class from a cell mask).
+
+Cell sets are bit masks (bit c: cell c) and are numbered by their *colex rank* among the sets
+of their size, ``sum over the set's cells c_0 < c_1 < ... of C(c_i, i + 1)``: dense, so a
+table over every k-set has ``C(n, k)`` entries (177,100 for 6 of 25 cells).
+
+Imports: numpy, numba.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .numba_start import import_numba
+
+import_numba()
+import numba  # noqa: E402
+
+MAX_SET = 8  # the most tiles of a pattern whose cell sets are ranked here
+CHUNKS = 4  # cell masks of up to 32 cells, ranked a byte at a time
+MAIN, OTHER = 0, 1  # the two classes of a zero-aware table
+
+
+def binomials(n: int) -> np.ndarray:
+    """``out[a, b] = C(a, b)`` for ``a <= n`` and ``b <= MAX_SET + 1``."""
+    out = np.zeros((max(n, 8 * CHUNKS) + 1, MAX_SET + 2), np.int64)
+    for a in range(out.shape[0]):
+        for b in range(min(a, MAX_SET + 1) + 1):
+            out[a, b] = 1 if b in (0, a) else out[a - 1, b - 1] + out[a - 1, b]
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def set_rank(mask, n, binom):
+    """The colex rank of the cell set ``mask`` among the sets of its size (a cell at a time;
+    the search uses :func:`colex_tables` instead)."""
+    r = 0
+    i = 0
+    for c in range(n):
+        if (mask >> c) & 1:
+            i += 1
+            r += binom[c, i]
+    return r
+
+
+def colex_tables() -> tuple[np.ndarray, np.ndarray]:
+    """``(part, ones)``: a set's colex rank a byte at a time, ``sum over bytes j of
+    part[j, s, byte_j]`` where ``s`` counts the set's cells in the bytes before
+    (``ones[byte]`` per byte).  Read-only; 36 KB."""
+    binom = binomials(8 * CHUNKS)
+    part = np.zeros((CHUNKS, MAX_SET + 1, 256), np.int64)
+    ones = np.array([bin(b).count("1") for b in range(256)], np.int64)
+    for j in range(CHUNKS):
+        for s in range(MAX_SET + 1):
+            for byte in range(256):
+                i, total = s, 0
+                for bit in range(8):
+                    if (byte >> bit) & 1 and i <= MAX_SET:
+                        i += 1
+                        total += binom[8 * j + bit, i]
+                part[j, s, byte] = total
+    for a in (part, ones):
+        a.setflags(write=False)
+    return part, ones
+
+
+@numba.njit(cache=True)
+def _neighbours(rows, cols):
+    n = rows * cols
+    out = np.full((n, 4), -1, np.int64)
+    for c in range(n):
+        r, q = divmod(c, cols)
+        if r > 0:
+            out[c, 0] = c - cols
+        if r < rows - 1:
+            out[c, 1] = c + cols
+        if q > 0:
+            out[c, 2] = c - 1
+        if q < cols - 1:
+            out[c, 3] = c + 1
+    return out
+
+
+@numba.njit(cache=True)
+def _label_all(rows, cols, k, binom):
+    n = rows * cols
+    nb = _neighbours(rows, cols)
+    count = binom[n, k]
+    labels = np.full((count, n), -1, np.int8)
+    nreg = np.zeros(count, np.int8)
+    main = np.zeros(count, np.int8)
+    stack = np.zeros(n, np.int64)
+    mask = (1 << k) - 1
+    while mask < (1 << n):
+        mr = set_rank(mask, n, binom)
+        lab = 0
+        best = -1
+        for s in range(n):  # regions are labelled from their lowest cell up
+            if (mask >> s) & 1 or labels[mr, s] >= 0:
+                continue
+            labels[mr, s] = lab
+            top = 1
+            stack[0] = s
+            size = 0
+            while top:
+                top -= 1
+                c = stack[top]
+                size += 1
+                for j in range(4):
+                    y = nb[c, j]
+                    if y >= 0 and not (mask >> y) & 1 and labels[mr, y] < 0:
+                        labels[mr, y] = lab
+                        stack[top] = y
+                        top += 1
+            if size > best:  # strictly larger: of equal regions the first (lowest cell) wins
+                best = size
+                main[mr] = lab
+            lab += 1
+        nreg[mr] = lab
+        if k == 0:
+            break
+        # Gosper's hack: the next larger number with k bits set.
+        low = mask & -mask
+        ripple = mask + low
+        mask = (((ripple ^ mask) >> 2) // low) | ripple
+    return labels, nreg, main
+
+
+def label_regions(rows: int, cols: int, k: int):
+    """For every set of k cells on a rows x cols board, by colex rank: ``labels[set, cell]``
+    the region of each free cell (-1 on the set's cells), ``nreg[set]`` how many regions and
+    ``main[set]`` the main region's label."""
+    if not 0 < k <= MAX_SET or k >= rows * cols:
+        raise ValueError(f"cell sets of {k} cells are not ranked here (1 to {MAX_SET})")
+    return _label_all(rows, cols, k, binomials(rows * cols))
+
+
+@numba.njit(cache=True)
+def _main_masks(labels, main):
+    out = np.zeros(labels.shape[0], np.int64)
+    for s in range(labels.shape[0]):
+        m = 0
+        for c in range(labels.shape[1]):
+            if labels[s, c] == main[s]:
+                m |= 1 << c
+        out[s] = m
+    return out
+
+
+def main_region_masks(rows: int, cols: int, k: int) -> np.ndarray:
+    """Per set of k cells (colex rank) the mask of its main region's cells: the blank on
+    cell b is in the main region when bit b is set.  Read-only."""
+    labels, _, main = label_regions(rows, cols, k)
+    out = _main_masks(labels, main)
+    out.setflags(write=False)
+    return out
