@@ -312,7 +312,7 @@ def test_root_h_is_the_database_value(pdb_dir):
     for _ in range(100):
         tiles = list(range(16))
         rng.shuffle(tiles)
-        _, vals = plan.ranks(np.array(tiles))
+        _, vals, _ = plan.ranks(np.array(tiles))
         h, hm = vals.sum(axis=1)
         assert h == pdb.value(tiles, reflect=False)
         assert max(h, hm) == pdb.value(tiles) == plan.h(tiles)

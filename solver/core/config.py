@@ -71,6 +71,9 @@ DEFAULT_PICK = True
 # On: with the kernel reading every table without a reference count (research table,
 # section 2), the maximum of two cuts halved Korf & Taylor #4's nodes and time.
 DEFAULT_PICK_MAX = True
+# Whether IDA* reads the zero-aware twins of its databases (zpdb-..., built with build-pdb
+# --zero-aware: two values a placement, by the blank's region) where they are built.
+DEFAULT_ZERO_AWARE = False
 
 
 def env_flag(name: str, default: bool) -> bool:

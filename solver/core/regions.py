@@ -19,6 +19,8 @@ Imports: numpy, numba.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .numba_start import import_numba
@@ -31,12 +33,14 @@ CHUNKS = 4  # cell masks of up to 32 cells, ranked a byte at a time
 MAIN, OTHER = 0, 1  # the two classes of a zero-aware table
 
 
+@functools.cache
 def binomials(n: int) -> np.ndarray:
-    """``out[a, b] = C(a, b)`` for ``a <= n`` and ``b <= MAX_SET + 1``."""
+    """``out[a, b] = C(a, b)`` for ``a <= max(n, 32)`` and ``b <= MAX_SET + 1`` (read-only)."""
     out = np.zeros((max(n, 8 * CHUNKS) + 1, MAX_SET + 2), np.int64)
     for a in range(out.shape[0]):
         for b in range(min(a, MAX_SET + 1) + 1):
             out[a, b] = 1 if b in (0, a) else out[a - 1, b - 1] + out[a - 1, b]
+    out.setflags(write=False)
     return out
 
 

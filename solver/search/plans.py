@@ -193,6 +193,56 @@ class Lines(NamedTuple):
     cols: int
 
 
+class ZeroAware(NamedTuple):
+    """What the kernels need to read two-class (zero-aware) tables
+    (:mod:`pdb_builder.zero_aware`): entry ``2 * r`` of a pattern's placement r holds its
+    distance with the blank in the main region of the free cells, ``2 * r + 1`` elsewhere.
+    Where the two differ the class is found from the pattern's cell set, kept per lookup f
+    and pattern p as a mask in f's cell numbering (``Node.masks[f, p]``):
+
+    * ``xmask[f, m]``: the two cells (f's numbering) between which move m slides its tile,
+      XORed into the moved tile's mask on the way down and back on the way up;
+    * ``bcell[f, c]``: board cell c in f's numbering (where the blank is);
+    * ``main[moff[f, p] + colex rank of the mask]``: the main region's cells of that set
+      (:func:`solver.core.regions.main_region_masks`, one table per pattern size, joined);
+    * ``part``/``ones``: the colex rank a byte at a time (:func:`regions.colex_tables`)."""
+
+    xmask: np.ndarray
+    bcell: np.ndarray
+    main: np.ndarray
+    moff: np.ndarray
+    part: np.ndarray
+    ones: np.ndarray
+
+
+def zero_aware_data(shape: Shape, lookups: list) -> ZeroAware:
+    """The :class:`ZeroAware` arrays of a plan's ``lookups`` (two-class tables)."""
+    from ..core import regions  # numba: only plans over zero-aware tables need it
+
+    n = shape.size
+    mt = move_tables(shape)
+    frames_cells = [list(range(n)) if look.cells is None else list(look.cells) for look in lookups]
+    xmask = np.zeros((len(lookups), 4 * n), np.int64)
+    for f, cells in enumerate(frames_cells):
+        for m in range(4 * n):
+            if mt.nb[m] >= 0:
+                xmask[f, m] = (1 << cells[m >> 2]) | (1 << cells[int(mt.nb[m])])
+    bcell = np.array(frames_cells, np.int64)
+    sizes = sorted({len(p) for look in lookups for p in look.patterns})
+    tables = [regions.main_region_masks(shape.rows, shape.cols, k) for k in sizes]
+    start = dict(zip(sizes, np.cumsum([0] + [len(t) for t in tables[:-1]]).tolist()))
+    width = max(len(look.patterns) for look in lookups)
+    moff = np.zeros((len(lookups), width), np.int64)
+    for f, look in enumerate(lookups):
+        for p, pt in enumerate(look.patterns):
+            moff[f, p] = start[len(pt)]
+    main = np.concatenate(tables)
+    part, ones = regions.colex_tables()
+    for a in (xmask, bcell, main, moff):
+        a.setflags(write=False)
+    return ZeroAware(xmask, bcell, main, moff, part, ones)
+
+
 # --- heuristic plans -------------------------------------------------------------------------
 
 
@@ -206,6 +256,7 @@ class Plan:
     joined) and its ``lookups``: the database's additive sum, its mirrored sum with the
     reflection, and the same for every further database (the heuristic is their maximum);
     ``frames`` are the lookups stacked for the kernel.  An "lc" plan has ``lines``.
+    A plan over zero-aware tables (two entries a placement) has ``zero`` (:class:`ZeroAware`).
     """
 
     kind: str  # "pdb" (also Manhattan) or "lc"
@@ -219,6 +270,7 @@ class Plan:
     frames: Frames | None = None
     lines: Lines | None = None
     notice: str | None = None  # said once to the user: e.g. the search fell back
+    zero: ZeroAware | None = None
 
     @property
     def patterns(self) -> list:
@@ -236,10 +288,12 @@ class Plan:
         base = self.tables[0].ctypes.data
         return np.array([t.ctypes.data - base for t in self.tables], dtype=np.int64)
 
-    def ranks(self, tiles) -> tuple[np.ndarray, np.ndarray]:
-        """``(ranks, vals)`` of the board ``tiles`` (cell -> tile), each of shape
+    def ranks(self, tiles) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(ranks, vals, masks)`` of the board ``tiles`` (cell -> tile), each of shape
         ``(lookups, most patterns)``: per lookup f and pattern p the table index (offset
-        included) and its value (0 where a lookup has fewer patterns)."""
+        included; in placements, so a two-class table's entries are ``2 * index`` and the one
+        after), its value, and the cell set of the pattern's tiles in f's cell numbering (bit
+        c: cell c; 0 where a lookup has fewer patterns)."""
         # On Python ints: once per search, and numpy's per-element costs made it a tenth of
         # a short search's set-up.
         tiles = [int(t) for t in tiles]
@@ -250,6 +304,7 @@ class Plan:
         width = max(len(look.patterns) for look in self.lookups)
         ranks = np.zeros((len(self.lookups), width), dtype=np.int64)
         vals = np.zeros((len(self.lookups), width), dtype=np.int64)
+        masks = np.zeros((len(self.lookups), width), dtype=np.int64)
         for f, look in enumerate(self.lookups):
             cell_of = pos
             if look.cells is not None:
@@ -259,8 +314,22 @@ class Plan:
                     cell_of[named] = look.cells[pos[t]]
             for p, pt in enumerate(look.patterns):
                 r = int(look.offsets[p]) + rank([cell_of[t] for t in pt], self.shape.size)
-                ranks[f, p], vals[f, p] = r, int(self.tables[look.tab][r])
-        return ranks, vals
+                masks[f, p] = sum(1 << cell_of[t] for t in pt)
+                ranks[f, p], vals[f, p] = r, self._value(look.tab, r, f, p, masks[f, p], pos[0])
+        return ranks, vals, masks
+
+    def _value(self, tab: int, r: int, f: int, p: int, mask: int, blank: int) -> int:
+        """Entry ``r`` of table ``tab``; of a two-class table the blank's class (the blank on
+        board cell ``blank``, the pattern on the cells ``mask`` of lookup f's numbering)."""
+        table = self.tables[tab]
+        if self.zero is None:
+            return int(table[r])
+        from ..core import regions  # compiled: this plan's kernel needs numba anyway
+
+        z = self.zero
+        binom = regions.binomials(self.shape.size)
+        in_main = int(z.main[z.moff[f, p] + regions.set_rank(mask, self.shape.size, binom)])
+        return int(table[2 * r + 1 - ((in_main >> int(z.bcell[f, blank])) & 1)])
 
     def h(self, tiles) -> int:
         """The heuristic value of the board ``tiles`` ("pdb" plans)."""
@@ -275,14 +344,15 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _joined_tables(tables: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def _joined_tables(tables: list[np.ndarray], pairs: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """One read-only uint8 array holding every pattern table, and each table's offset in it.
 
     Tables of one opened database file are joined by using the file's bytes as they were
     loaded (mapped or read: :mod:`solver.tables.loading`), without a copy; others are
-    concatenated."""
+    concatenated.  ``pairs``: two-class tables, whose offsets must be even (a pair's index is
+    counted in placements)."""
     hit = store.joined(tables)
-    if hit is not None:
+    if hit is not None and not (pairs and (hit[1] & 1).any()):
         return _readonly(hit[0]), hit[1]
     sizes = [len(t) for t in tables]
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
@@ -300,18 +370,28 @@ def pdb_plan(
 
 
 def combined_plan(
-    shape: Shape, target: Board, databases, *, reflect: bool, name: str, database: str | None
+    shape: Shape,
+    target: Board,
+    databases,
+    *,
+    reflect: bool,
+    name: str,
+    database: str | None,
+    zero_aware: bool = False,
 ) -> Plan:
     """A plan whose heuristic is the maximum of several additive databases, each given as
     ``(patterns, tables)`` (see :func:`pdb_plan`), with each one's mirrored sum too when
-    ``reflect`` (and the target has a diagonal reflection)."""
+    ``reflect`` (and the target has a diagonal reflection).  ``zero_aware``: the tables are
+    two-class ones (two entries a placement: :class:`ZeroAware`)."""
     reflection = diagonal_reflection(target) if reflect else None
     relabel = list(reflection.relabel) if reflection is not None else None
     cells = list(reflection.symmetry.cells) if reflection is not None else None
     tables, lookups, frames = [], [], []
     for tab, (patterns, parts) in enumerate(databases):
         patterns = [tuple(sorted(int(t) for t in p)) for p in patterns]
-        table, offsets = _joined_tables(list(parts))
+        table, offsets = _joined_tables(list(parts), pairs=zero_aware)
+        if zero_aware:
+            offsets = offsets // 2  # in placements: a placement's entries are 2r and 2r + 1
         tables.append(table)
         lookups.append(Lookup(patterns, offsets, tab))
         frames.append(frame(shape, patterns))
@@ -328,6 +408,7 @@ def combined_plan(
         tuple(tables),
         lookups,
         stacked(frames, [look.tab for look in lookups]),
+        zero=zero_aware_data(shape, lookups) if zero_aware else None,
     )
 
 
@@ -384,13 +465,22 @@ def clear_cache() -> None:
     pattern_db.clear_cache()
 
 
-def pdb_plan_from(pdbs: list, reflect: bool) -> Plan:
+def pdb_plan_from(pdbs: list, reflect: bool, zero_aware: bool = False) -> Plan:
     """A plan over opened databases of one goal (the maximum when there are several);
-    prepared once per set of opened files."""
+    prepared once per set of opened files.  ``zero_aware``: over their zero-aware twins
+    (:func:`solver.tables.pattern_db.open_zero_aware`) where every one is built, else over
+    them with a notice naming the command that builds the missing twin."""
+    notice = None
+    if zero_aware:
+        try:
+            pdbs = [pattern_db.open_zero_aware(p) for p in pdbs]
+        except store.DatabaseMissing as e:
+            zero_aware = False
+            notice = f"{e.args[0]}: searching without it; to build it: {e.fix}"
     key = (tuple(id(p) for p in pdbs), bool(reflect))
     hit = _PDB_PLANS.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], pdbs)):
-        return hit[1]
+        return replace(hit[1], notice=notice) if notice else hit[1]
     databases = [
         ([tuple(int(t) for t in e.tiles) for e in p.tables], [e.table for e in p.tables])
         for p in pdbs
@@ -402,12 +492,16 @@ def pdb_plan_from(pdbs: list, reflect: bool) -> Plan:
         reflect=reflect,
         name="",
         database=", ".join(p.path.name for p in pdbs),
+        zero_aware=zero_aware,
     )
     plan.name = (
-        "pdb " + " & ".join(p.name for p in pdbs) + (" + reflection" if plan.reflect else "")
+        "pdb "
+        + " & ".join(p.name for p in pdbs)
+        + (" zero-aware" if zero_aware else "")
+        + (" + reflection" if plan.reflect else "")
     )
     _PDB_PLANS[key] = (pdbs, plan)  # the pdbs are kept so their ids are never reused
-    return plan
+    return replace(plan, notice=notice) if notice else plan
 
 
 def plan_for(goal: Board, opts) -> tuple[Plan, Reduction]:
@@ -436,7 +530,11 @@ def plan_for(goal: Board, opts) -> tuple[Plan, Reduction]:
             notice=fallback_notice(e, goal, opts.data_dir),
         )
         return plan, same
-    return pdb_plan_from(pdbs, bool(opts.reflect)), red
+    return pdb_plan_from(pdbs, bool(opts.reflect), _zero_aware(opts)), red
+
+
+def _zero_aware(opts) -> bool:
+    return bool(getattr(opts, "zero_aware", False))
 
 
 def rival_plans(goal: Board, opts) -> list[tuple[Plan, Reduction]]:
@@ -457,10 +555,10 @@ def rival_plans(goal: Board, opts) -> list[tuple[Plan, Reduction]]:
         except store.DatabaseMissing:
             found = []  # plan_for says what is missing, or falls back
         if len(found) > 1:
-            reflect = bool(opts.reflect)
-            out = [(pdb_plan_from([pdb], reflect), red) for pdb, red in found]
+            reflect, zero = bool(opts.reflect), _zero_aware(opts)
+            out = [(pdb_plan_from([pdb], reflect, zero), red) for pdb, red in found]
             if getattr(opts, "pick_max", False):
-                out += [(pdb_plan_from(pdbs, reflect), red) for pdbs, red in _maxima(found)]
+                out += [(pdb_plan_from(pdbs, reflect, zero), red) for pdbs, red in _maxima(found)]
             return out
     return [plan_for(goal, opts)]
 

@@ -58,10 +58,10 @@ class Problem:
 
     def lookups(self, tiles: np.ndarray) -> tuple:
         """What a walk needs to start at the board ``tiles``, the heuristic value last:
-        ``(ranks, vals, h)`` for pattern databases, ``(conflicts, h)`` for linear conflict."""
+        ``(ranks, vals, masks, h)`` for pattern databases, ``(conflicts, h)`` for linear conflict."""
         if self.plan.kind == "pdb":
-            ranks, vals = self.plan.ranks(tiles)
-            return ranks, vals, int(vals.sum(axis=1).max())
+            ranks, vals, masks = self.plan.ranks(tiles)
+            return ranks, vals, masks, int(vals.sum(axis=1).max())
         return line_values(self.plan, tiles)
 
     # --- bounds ------------------------------------------------------------------------------
@@ -200,8 +200,8 @@ class Walk:
         *arrays, h = pb.lookups(tiles) if path else pb.root
         arrays = [np.copy(a) for a in arrays]
         if plan.kind == "pdb":
-            ranks, vals = arrays
-            self.node = K.Node(tiles, ranks, vals)
+            ranks, vals, masks = arrays
+            self.node = K.Node(tiles, ranks, vals, masks)
             s.h[g] = vals.sum(axis=1)
             done = s.h[g, 0] == 0
         else:
@@ -238,6 +238,7 @@ class Walk:
                 self.problem.machine.trans,
                 self.fcost,
                 ORDER_CHILDREN,
+                plan.zero,
                 budget,
             )
         return K.ida_lc(

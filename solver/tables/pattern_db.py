@@ -132,6 +132,7 @@ class AdditivePDB:
 # while one stat finds the version opened, the proof, the checks and the fix command (0.1 ms
 # together) are not made again.
 _OPENED: dict = {}
+_TWINS: dict = {}  # (path, stamp, id of the additive database) -> (it, its zero-aware twin)
 
 
 def open_entry(entry: catalog.Entry, data_dir=None) -> AdditivePDB:
@@ -171,6 +172,51 @@ def open_entry(entry: catalog.Entry, data_dir=None) -> AdditivePDB:
     pdb = AdditivePDB(shape, goal, name, entry.path, tuple(t.tiles for t in tables), tables)
     _OPENED[key] = pdb
     return pdb
+
+
+def open_zero_aware(pdb: AdditivePDB, data_dir=None) -> AdditivePDB:
+    """The zero-aware twin of ``pdb`` (``zpdb-...``, :mod:`pdb_builder.zero_aware`): the same
+    patterns in the same order, each table holding two entries a placement (``2 * rank`` with
+    the blank in the main region of the free cells, ``2 * rank + 1`` elsewhere).  Raises
+    :class:`~solver.tables.store.DatabaseMissing` naming the command that builds it, or
+    DatabaseCorrupt when its sizes, patterns or goal entries are wrong."""
+    entry = catalog.parse_name(pdb.path)
+    path = pdb.path.with_name(catalog.zpdb_file_name(pdb.shape, entry.partition_name, pdb.goal))
+    fix = catalog.build_command(
+        pdb.shape, entry.partition_name, pdb.goal, data_dir, path.exists(), catalog.ZERO_AWARE
+    )
+    key = (path, store.file_stamp(path), id(pdb))
+    if key in _TWINS:
+        return _TWINS[key][1]
+    if not path.exists():
+        raise store.DatabaseMissing(f"no zero-aware twin of {pdb.path.name} ({path.name})", fix)
+    opened = store.open_tables(
+        path, {"kind": catalog.ZERO_AWARE, "shape": str(pdb.shape), "goal": pdb.goal.flat()}, fix
+    )
+    by_tiles = {}
+    for ds, table in opened.tables.items():
+        tiles = tuple(int(t) for t in np.atleast_1d(opened.table_attrs[ds].get("tiles", ())))
+        by_tiles[tiles] = table
+    home = [0] * pdb.shape.size
+    for cell, t in enumerate(pdb.goal.tiles):
+        home[t] = cell
+    tables = []
+    for pt in pdb.tables:
+        table = by_tiles.get(pt.tiles)
+        want = 2 * pt.table.size
+        if table is None or table.dtype != np.uint8 or table.ndim != 1 or table.size != want:
+            raise store.DatabaseCorrupt(
+                f"{path.name} has no table of {want} uint8 entries for tiles "
+                f"{','.join(map(str, pt.tiles))}",
+                fix,
+            )
+        goal_rank = int(ranking.rank(np.array([home[t] for t in pt.tiles], np.int64), len(home)))
+        if min(table[2 * goal_rank], table[2 * goal_rank + 1]) != 0:
+            raise store.DatabaseCorrupt(f"{path.name}: tiles {pt.tiles} not at 0 at home", fix)
+        tables.append(PatternTable(pt.tiles, table))
+    twin = AdditivePDB(pdb.shape, pdb.goal, pdb.name, path, pdb.patterns, tables, pdb.reflection)
+    _TWINS[key] = (pdb, twin)  # pdb kept alive: its id is part of the key
+    return twin
 
 
 def _check_partition(
@@ -263,5 +309,6 @@ def built_partitions(shape: Shape, data_dir=None, goal: Board | None = None) -> 
 def clear_cache() -> None:
     """Forget opened databases and what the catalog scanned (tests rebuild files)."""
     _OPENED.clear()
+    _TWINS.clear()
     store.clear_cache()
     catalog.clear_cache()
