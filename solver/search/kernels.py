@@ -180,46 +180,40 @@ def _hint_typed(first, deltas, tab, r):
     return lambda first, deltas, tab, r: prefetch_at(first, deltas[tab], r)
 
 
-def _slot(r, zero):
-    """Where placement ``r``'s entry starts: ``r``, or ``2 * r`` in a two-class table."""
+def _slot(r, zero, masks, f, p, m, blank):
+    """Where lookup f reads placement ``r`` of its pattern p after move m (the blank now on
+    board cell ``blank``): ``r``, or in a two-class table ``2 * r`` with the blank in the
+    main region of the pattern's free cells and ``2 * r + 1`` elsewhere."""
 
 
 @overload(_slot, inline="always")
-def _slot_typed(r, zero):
+def _slot_typed(r, zero, masks, f, p, m, blank):
     if isinstance(zero, types.NoneType):
-        return lambda r, zero: r
-    return lambda r, zero: 2 * r
+        return lambda r, zero, masks, f, p, m, blank: r
 
-
-def _entry(first, deltas, tab, r, zero, masks, f, p, m, blank):
-    """Lookup f's value of placement ``r`` of its pattern p, after move m (the blank now on
-    board cell ``blank``): the table's entry, or of a two-class table the pair's entry for
-    the blank's class -- looked for only where the two differ (14-17 % of the lookups)."""
-
-
-@overload(_entry, inline="always")
-def _entry_typed(first, deltas, tab, r, zero, masks, f, p, m, blank):
-    if isinstance(zero, types.NoneType):
-        return lambda first, deltas, tab, r, zero, masks, f, p, m, blank: _read(
-            first, deltas, tab, _u(r)
-        )
-
-    def pair(first, deltas, tab, r, zero, masks, f, p, m, blank):
-        a = _read(first, deltas, tab, _u(2 * r))
-        b = _read(first, deltas, tab, _u(2 * r + 1))
-        if a == b:
-            return a
+    def classed(r, zero, masks, f, p, m, blank):
         cells = masks[_u(f), _u(p)] ^ zero.xmask[_u(f), _u(m)]
         c = 0
         seen = 0
-        for j in range(4):  # the colex rank of the cell set, a byte at a time
+        for j in range(len(zero.chunks)):  # the colex rank of the cell set, a byte at a time
             byte = (cells >> (8 * j)) & 255
             c += zero.part[j, _u(seen), _u(byte)]
             seen += zero.ones[_u(byte)]
         main = zero.main[_u(zero.moff[_u(f), _u(p)] + c)]
-        return a if (main >> zero.bcell[_u(f), _u(blank)]) & 1 else b
+        return 2 * r + 1 - ((main >> zero.bcell[_u(f), _u(blank)]) & 1)
 
-    return pair
+    return classed
+
+
+def _placement(slot, zero):
+    """The placement a :func:`_slot` reads."""
+
+
+@overload(_placement, inline="always")
+def _placement_typed(slot, zero):
+    if isinstance(zero, types.NoneType):
+        return lambda slot, zero: slot
+    return lambda slot, zero: slot >> 1
 
 
 def _flip(masks, f, p, m, zero):
@@ -302,11 +296,11 @@ def ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, ze
                 kid[_u(d), _u(n), C_BEST] = 0
                 kid[_u(d), _u(n), C_SEL] = n
                 for fr in range(nf):
-                    r = _rank_after(
-                        frames, fr, tiles, t, m, ranks[_u(fr), _u(frames.pat[_u(fr), _u(t)])]
-                    )
+                    p = frames.pat[_u(fr), _u(t)]
+                    r = _rank_after(frames, fr, tiles, t, m, ranks[_u(fr), _u(p)])
+                    r = _slot(r, zero, masks, fr, p, m, moves.nb[_u(m)])
                     kid[_u(d), _u(n), _u(FRAME_BASE + 3 * fr)] = r
-                    _hint(first, deltas, frames.tab[_u(fr)], _u(_slot(r, zero)))
+                    _hint(first, deltas, frames.tab[_u(fr)], _u(r))
                 n += 1
             cnt = n
             g1 = d + 1
@@ -317,15 +311,11 @@ def ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, ze
                 keep = 0
                 for i in range(cnt):
                     k = kid[_u(d), _u(i), C_SEL]
-                    m = kid[_u(d), _u(k), C_MOVE]
-                    nb = moves.nb[_u(m)]
-                    t = tiles[_u(nb)]
-                    p = frames.pat[_u(fr), _u(t)]
-                    r = kid[_u(d), _u(k), _u(base)]
+                    t = tiles[_u(moves.nb[_u(kid[_u(d), _u(k), C_MOVE])])]
                     v = np.int64(
-                        _entry(first, deltas, frames.tab[_u(fr)], r, zero, masks, fr, p, m, nb)
+                        _read(first, deltas, frames.tab[_u(fr)], _u(kid[_u(d), _u(k), _u(base)]))
                     )
-                    hc = hs[_u(d), _u(fr)] - vals[_u(fr), _u(p)] + v
+                    hc = hs[_u(d), _u(fr)] - vals[_u(fr), _u(frames.pat[_u(fr), _u(t)])] + v
                     kid[_u(d), _u(k), _u(base + 1)] = v
                     kid[_u(d), _u(k), _u(base + 2)] = hc
                     if hc > kid[_u(d), _u(k), C_BEST]:
@@ -395,7 +385,7 @@ def ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, ze
             base = FRAME_BASE + 3 * fr
             saved[_u(d), _u(2 * fr)] = ranks[_u(fr), _u(p)]
             saved[_u(d), _u(2 * fr + 1)] = vals[_u(fr), _u(p)]
-            ranks[_u(fr), _u(p)] = kid[_u(d), _u(k), _u(base)]
+            ranks[_u(fr), _u(p)] = _placement(kid[_u(d), _u(k), _u(base)], zero)
             vals[_u(fr), _u(p)] = kid[_u(d), _u(k), _u(base + 1)]
             _flip(masks, fr, p, m, zero)
             hs[_u(d + 1), _u(fr)] = kid[_u(d), _u(k), _u(base + 2)]

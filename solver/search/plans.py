@@ -205,7 +205,9 @@ class ZeroAware(NamedTuple):
     * ``bcell[f, c]``: board cell c in f's numbering (where the blank is);
     * ``main[moff[f, p] + colex rank of the mask]``: the main region's cells of that set
       (:func:`solver.core.regions.main_region_masks`, one table per pattern size, joined);
-    * ``part``/``ones``: the colex rank a byte at a time (:func:`regions.colex_tables`)."""
+    * ``part``/``ones``: the colex rank a byte at a time (:func:`regions.colex_tables`), over
+      ``chunks`` = ``(0, 1, ...)``, a byte of cells each: a tuple, so that its length is a
+      constant of the compiled kernel and the loop unrolls (2 on 4x4, 4 on 5x5)."""
 
     xmask: np.ndarray
     bcell: np.ndarray
@@ -213,6 +215,7 @@ class ZeroAware(NamedTuple):
     moff: np.ndarray
     part: np.ndarray
     ones: np.ndarray
+    chunks: tuple
 
 
 def zero_aware_data(shape: Shape, lookups: list) -> ZeroAware:
@@ -240,7 +243,7 @@ def zero_aware_data(shape: Shape, lookups: list) -> ZeroAware:
     part, ones = regions.colex_tables()
     for a in (xmask, bcell, main, moff):
         a.setflags(write=False)
-    return ZeroAware(xmask, bcell, main, moff, part, ones)
+    return ZeroAware(xmask, bcell, main, moff, part, ones, tuple(range(-(-n // 8))))
 
 
 # --- heuristic plans -------------------------------------------------------------------------
