@@ -44,12 +44,14 @@ def exact_cost(n: int) -> tuple[int, int]:
     return FIXED + int(SLACK * memory), n * entries + FILE_OVERHEAD
 
 
-def pattern_cost(n: int, sizes: list[int]) -> tuple[int, int]:
-    """(peak memory, disk) in bytes for pattern tables of ``sizes`` tiles on ``n`` cells."""
+def pattern_cost(n: int, sizes: list[int], classes: int = 1) -> tuple[int, int]:
+    """(peak memory, disk) in bytes for pattern tables of ``sizes`` tiles on ``n`` cells,
+    with ``classes`` entries a placement (2: zero-aware tables, kept beside the search's)."""
     word = 4 if n <= 16 else 8
     entries = [math.perm(n, k) for k in sizes]
-    memory = max(entries) * (1 + word)
-    return FIXED + int(SLACK * memory), sum(entries) + FILE_OVERHEAD
+    extra = 2 * classes if classes > 1 else 0  # the pairs, and their minimum to check them
+    memory = max(entries) * (1 + word + extra)
+    return FIXED + int(SLACK * memory), classes * sum(entries) + FILE_OVERHEAD
 
 
 def available_memory() -> int | None:

@@ -102,24 +102,41 @@ def _mb(path: Path) -> float:
 
 
 def build_partition(
-    shape: Shape, partition: str, goal=None, data_dir=None, force=False, progress=True
+    shape: Shape,
+    partition: str,
+    goal=None,
+    data_dir=None,
+    force=False,
+    progress=True,
+    zero_aware=False,
 ) -> dict:
     """Build the additive pattern database of ``partition`` (a preset such as ``6-6-3`` or
-    tiles like ``1,2,3,4/5,6,7,8``) for ``shape`` and ``goal``, once its memory and disk
-    needs are known to fit (:mod:`pdb_builder.budget`)."""
+    tiles like ``1,2,3,4/5,6,7,8``) for ``shape`` and ``goal``, or with ``zero_aware`` its
+    two-class twin (:mod:`pdb_builder.zero_aware`), once its memory and disk needs are known
+    to fit (:mod:`pdb_builder.budget`)."""
+    goal_b = goal if isinstance(goal, Board) else goal_board(shape, goal)
+    preflight(shape, partition, goal_b, data_dir, force, zero_aware)
+    if zero_aware:
+        from .zero_aware import build_zero_aware
+
+        return build_zero_aware(shape, partition, goal_b, data_dir, force, progress)
     from .build_apdb import build_apdb
 
-    goal_b = goal if isinstance(goal, Board) else goal_board(shape, goal)
-    preflight(shape, partition, goal_b, data_dir, force)
     return build_apdb(shape, partition, goal_b, data_dir, force=force, progress=progress)
 
 
 def preflight(
-    shape: Shape, partition: str | None, goal=None, data_dir=None, force: bool = False
+    shape: Shape,
+    partition: str | None,
+    goal=None,
+    data_dir=None,
+    force: bool = False,
+    zero_aware: bool = False,
 ) -> None:
     """Refuse, before any work, a build that would not fit in memory or on disk
-    (:class:`pdb_builder.budget.BudgetError`); ``partition`` None means the exact tables.
-    Nothing is checked for a file that exists and will be kept (no ``force``)."""
+    (:class:`pdb_builder.budget.BudgetError`); ``partition`` None means the exact tables,
+    ``zero_aware`` a partition's two-class twin.  Nothing is checked for a file that exists
+    and will be kept (no ``force``)."""
     directory = store.data_dir(data_dir)
     probe = directory if directory.is_dir() else Path(os.path.dirname(directory) or ".")
     if partition is None:
@@ -131,9 +148,10 @@ def preflight(
     else:
         goal_b = goal if isinstance(goal, Board) else goal_board(shape, goal)
         parsed = parse_partition(partition, shape, goal_b)
-        path = directory / catalog.apdb_file_name(shape, parsed, goal_b)
-        what = f"partition {parsed.name} of {shape}"
-        cost = budget.pattern_cost(shape.size, [len(p) for p in parsed])
+        name = catalog.zpdb_file_name if zero_aware else catalog.apdb_file_name
+        path = directory / name(shape, parsed, goal_b)
+        what = f"partition {parsed.name} of {shape}" + (" (zero-aware)" if zero_aware else "")
+        cost = budget.pattern_cost(shape.size, [len(p) for p in parsed], 2 if zero_aware else 1)
     if force or not os.path.lexists(path):
         while not probe.exists() and probe != probe.parent:
             probe = probe.parent  # the disk the directory will be created on

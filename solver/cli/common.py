@@ -488,6 +488,14 @@ pick_max_option = click.option(
     help="With --pick, race the maxima of the databases too (the leader with each rival, "
     "and all of them), each one's nodes counted as many times as its table reads cost.",
 )
+zero_aware_option = click.option(
+    "--zero-aware/--no-zero-aware",
+    default=config.DEFAULT_ZERO_AWARE,
+    show_default=True,
+    help="Read the zero-aware twins of the databases where they are built (`build-pdb "
+    "--partition P --zero-aware`): a pattern's value also by the region of free cells the "
+    "blank is in.  Korf's 100 with 6-6-3: 0.69 times the nodes.",
+)
 reflect_option = click.option(
     "--no-reflect", is_flag=True, help="Only the additive sum, without the mirrored lookup."
 )

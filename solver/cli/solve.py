@@ -199,6 +199,7 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
 @common.combine_option
 @common.pick_option
 @common.pick_max_option
+@common.zero_aware_option
 @common.depth_limit_option
 @common.cycle_check_option
 @common.limit_options
@@ -250,6 +251,7 @@ def solve(
     combine,
     pick,
     pick_max,
+    zero_aware,
     depth_limit,
     cycle_check,
     timeout,
@@ -290,6 +292,7 @@ def solve(
         combine=combine,
         pick=pick,
         pick_max=pick_max,
+        zero_aware=zero_aware,
         depth_limit=depth_limit,
         cycle_check=cycle_check,
         timeout=timeout,

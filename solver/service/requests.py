@@ -145,6 +145,11 @@ class SolveRequest(HintRequest):
         description="With 'pick', race the maxima of the databases too, each one's nodes "
         "weighted by its cost per node.",
     )
+    zero_aware: bool | None = Field(
+        None,
+        description="Read the zero-aware twins of the databases where they are built "
+        "(build-pdb --zero-aware): a pattern's value also by the blank's region.",
+    )
 
 
 class GenerateRequest(Strict):

@@ -87,6 +87,7 @@ def _solve(board, p: dict, s: Settings) -> dict:
             "combine",
             "pick",
             "pick_max",
+            "zero_aware",
         ),
     )
 

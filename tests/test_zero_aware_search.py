@@ -1,0 +1,179 @@
+"""Zero-aware databases in the product: ``build-pdb --zero-aware`` writes a partition's
+two-class twin (:mod:`pdb_builder.zero_aware`) and ``--zero-aware`` searches with it.
+
+They must be what the measuring script's independent build is, admissible, never below the
+additive database, and IDA* with them must stay optimal: on every 8-puzzle board's value,
+against the exact distances on random boards of three shapes and two goals, and on Korf's
+instances with one and two threads."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from conftest import assert_one_line_error
+from naive_bfs import distances_from
+
+from pdb_builder.build_apdb import build_apdb
+from pdb_builder.cli import main as build_main
+from pdb_builder.zero_aware import build_zero_aware, zero_aware_tables
+from solver import api
+from solver.core.board import Board, Shape, goal_board
+from solver.core.regions import label_regions, main_region_masks
+from solver.search import plans
+from solver.tables import pattern_db
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+import bench_zero_aware as script  # noqa: E402
+
+SHAPE3 = Shape.parse("3x3")
+HALVES = "1,2,3,4/5,6,7,8"
+
+
+def _data(tmp_path_factory, shape: str, partition: str, goal=None) -> Path:
+    d = tmp_path_factory.mktemp("zpdb")
+    build_apdb(shape, partition, goal, d, progress=False)
+    build_zero_aware(shape, partition, goal, d, progress=False)
+    return d
+
+
+@pytest.fixture(scope="module")
+def eight(tmp_path_factory):
+    return _data(tmp_path_factory, "3x3", HALVES)
+
+
+def _plans(data: Path, goal: Board) -> tuple[plans.Plan, plans.Plan]:
+    pdb = pattern_db.resolve(goal.shape, goal, None, data)[0]
+    return plans.pdb_plan_from([pdb], True), plans.pdb_plan_from([pdb], True, zero_aware=True)
+
+
+def test_the_builder_writes_the_scripts_two_class_table():
+    """The product's tables come from the pattern BFS's layers; the script's from a search of
+    its own over (placement, region) states: the same numbers (the script leaves a class with
+    no region at 255, the product repeats the other class there)."""
+    reference = script.Tables(3, 3, ((1, 2, 3, 4), (5, 6, 7, 8)))
+    goal = goal_board(SHAPE3, "blank-first")  # the script's goal: tile t on cell t
+    for i, tiles in enumerate(((1, 2, 3, 4), (5, 6, 7, 8))):
+        pairs, result = zero_aware_tables(SHAPE3, tiles, goal, progress=False)
+        start = reference.offsets[script.KINDS.index("zpdb2")][i]
+        theirs = reference.tables[script.KINDS.index("zpdb2")][start : start + len(pairs)]
+        assert np.array_equal(pairs[theirs != 255], theirs[theirs != 255])
+        assert np.array_equal(pairs.reshape(-1, 2).min(axis=1), result.table)
+
+
+def test_main_region_masks_follow_the_labels():
+    labels, nreg, main = label_regions(3, 3, 2)
+    masks = main_region_masks(3, 3, 2)
+    for s in range(len(masks)):
+        cells = [c for c in range(9) if labels[s, c] == main[s]]
+        assert masks[s] == sum(1 << c for c in cells)
+        sizes = [int((labels[s] == r).sum()) for r in range(nreg[s])]
+        assert len(cells) == max(sizes)
+
+
+def test_on_every_8_puzzle_board_the_value_is_admissible_and_never_lower(eight):
+    truth = distances_from(goal_board(SHAPE3).tiles, 3, 3)
+    plain, zero = _plans(eight, goal_board(SHAPE3))
+    assert zero.zero is not None and "zero-aware" in zero.name
+    higher = 0
+    for state, dist in truth.items():
+        a, b = plain.h(state), zero.h(state)
+        assert a <= b <= dist, (state, a, b, dist)
+        higher += b > a
+    assert higher > 10_000, higher  # the blank's region matters, or nothing was tested
+
+
+@pytest.mark.parametrize(
+    ("shape", "partition", "goal"),
+    [
+        ("3x3", HALVES, None),
+        ("3x3", "1,2,3/4,5,6,7,8", "blank-first"),
+        ("2x4", "1,2,3/4,5,6,7", None),
+        ("4x2", "1,2,3,4/5,6,7", "blank-first"),
+    ],
+)
+def test_idastar_with_zero_aware_tables_is_optimal(tmp_path_factory, shape, partition, goal):
+    data = _data(tmp_path_factory, shape, partition, goal)
+    goal_b = goal_board(Shape.parse(shape), goal)
+    truth = distances_from(goal_b.tiles, goal_b.shape.rows, goal_b.shape.cols)
+    rng = random.Random(len(partition))
+    for state in rng.sample(sorted(truth), 60):
+        sol = api.solve(
+            Board(goal_b.shape, state),
+            goal,
+            algorithm="idastar",
+            partition=partition,
+            zero_aware=True,
+            data_dir=data,
+        )  # api.solve replays the moves onto the goal
+        assert sol.length == truth[state], (state, sol.moves)
+        assert "zero-aware" in sol.heuristic
+
+
+@pytest.fixture(scope="module")
+def fifteen(tmp_path_factory):
+    return _data(tmp_path_factory, "4x4", "5-5-5")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_korf_instances_with_fewer_nodes(fifteen, jobs):
+    from test_idastar import korf_instances
+
+    more = fewer = 0
+    for _, tiles, length in korf_instances(4):
+        runs = [
+            api.solve(
+                tiles,
+                "blank-first",
+                algorithm="idastar",
+                partition="5-5-5",
+                zero_aware=zero,
+                jobs=jobs,
+                data_dir=fifteen,
+            )
+            for zero in (False, True)
+        ]
+        assert [r.length for r in runs] == [length, length]
+        fewer += runs[1].nodes_generated < runs[0].nodes_generated
+        more += runs[1].nodes_generated
+    assert fewer >= 3, "zero-aware tables should save nodes on nearly every board"
+
+
+def test_a_missing_twin_is_said_and_the_search_goes_on(pdb_dir):
+    sol = api.solve(
+        "1 2 3 4 5 6 0 7 8", algorithm="idastar", partition="4-4", zero_aware=True, data_dir=pdb_dir
+    )
+    assert sol.length == 2 and "zero-aware" not in sol.heuristic
+    assert "build-pdb --shape 3x3 --partition 4-4 --zero-aware" in (sol.notice or "")
+
+
+def test_the_cli_builds_and_solves_with_the_twin(tmp_path, run_cli):
+    runner = CliRunner()
+    args = ["--shape", "3x3", "--partition", HALVES, "--data-dir", tmp_path, "-q"]
+    assert runner.invoke(build_main, [str(a) for a in args]).exit_code == 0
+    r = runner.invoke(build_main, [str(a) for a in [*args, "--zero-aware"]])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "zpdb-3x3-4-4.h5").exists()  # the partition's preset name
+    board = "8 6 7 2 5 4 3 0 1"
+    r = run_cli(
+        ["solve", board, "--algorithm", "idastar", "--partition", HALVES, "--zero-aware",
+         "--json", "--data-dir", tmp_path]
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["length"] == 31 and out["optimal"]
+    assert out["heuristic_name"] == "pdb 4-4 zero-aware + reflection"
+    assert out["database"] == "zpdb-3x3-4-4.h5"
+
+
+def test_build_pdb_zero_aware_needs_a_partition(tmp_path):
+    r = CliRunner().invoke(
+        build_main, ["--shape", "3x3", "--zero-aware", "--data-dir", str(tmp_path)]
+    )
+    assert_one_line_error(r, 2)
+    assert not list(tmp_path.iterdir())
