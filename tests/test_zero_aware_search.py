@@ -24,7 +24,13 @@ from pdb_builder.cli import main as build_main
 from pdb_builder.zero_aware import build_zero_aware, zero_aware_tables
 from solver import api
 from solver.core.board import Board, Shape, goal_board
-from solver.core.regions import label_regions, main_region_masks
+from solver.core.regions import (
+    binomials,
+    label_regions,
+    main_by_mask,
+    main_region_masks,
+    set_rank,
+)
 from solver.search import plans
 from solver.tables import pattern_db
 
@@ -74,6 +80,20 @@ def test_main_region_masks_follow_the_labels():
         assert masks[s] == sum(1 << c for c in cells)
         sizes = [int((labels[s] == r).sum()) for r in range(nreg[s])]
         assert len(cells) == max(sizes)
+
+
+@pytest.mark.parametrize(("rows", "cols"), [(3, 3), (2, 4), (4, 4)])
+def test_the_table_by_mask_agrees_with_the_tables_by_rank(rows, cols):
+    """Small boards find the main region by the cell set's mask, larger ones by its rank:
+    one definition, two layouts."""
+    n = rows * cols
+    direct = main_by_mask(rows, cols)
+    binom = binomials(n)
+    for k in range(1, min(8, n - 1) + 1):
+        ranked = main_region_masks(rows, cols, k)
+        for mask in range(1 << n):
+            if bin(mask).count("1") == k:
+                assert direct[mask] == ranked[set_rank(mask, n, binom)], (k, mask)
 
 
 def test_on_every_8_puzzle_board_the_value_is_admissible_and_never_lower(eight):

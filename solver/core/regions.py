@@ -62,8 +62,8 @@ def colex_tables() -> tuple[np.ndarray, np.ndarray]:
     part[j, s, byte_j]`` where ``s`` counts the set's cells in the bytes before
     (``ones[byte]`` per byte).  Read-only; 36 KB."""
     binom = binomials(8 * CHUNKS)
-    part = np.zeros((CHUNKS, MAX_SET + 1, 256), np.int64)
-    ones = np.array([bin(b).count("1") for b in range(256)], np.int64)
+    part = np.zeros((CHUNKS, MAX_SET + 1, 256), np.int32)  # C(32, 8) < 2^31; 36 KB
+    ones = np.array([bin(b).count("1") for b in range(256)], np.int32)
     for j in range(CHUNKS):
         for s in range(MAX_SET + 1):
             for byte in range(256):
@@ -96,6 +96,39 @@ def _neighbours(rows, cols):
 
 
 @numba.njit(cache=True)
+def _label(mask, n, nb, labels, stack):
+    """Label the free cells of the set ``mask`` by region into ``labels`` (-1 on the set's
+    cells), regions numbered from their lowest cell up; return (how many, the main one's
+    label): the largest, of equal ones the first."""
+    labels[:] = -1
+    lab = 0
+    best = -1
+    main = 0
+    for s in range(n):
+        if (mask >> s) & 1 or labels[s] >= 0:
+            continue
+        labels[s] = lab
+        top = 1
+        stack[0] = s
+        size = 0
+        while top:
+            top -= 1
+            c = stack[top]
+            size += 1
+            for j in range(4):
+                y = nb[c, j]
+                if y >= 0 and not (mask >> y) & 1 and labels[y] < 0:
+                    labels[y] = lab
+                    stack[top] = y
+                    top += 1
+        if size > best:  # strictly larger: of equal regions the first (lowest cell) wins
+            best = size
+            main = lab
+        lab += 1
+    return lab, main
+
+
+@numba.njit(cache=True)
 def _label_all(rows, cols, k, binom):
     n = rows * cols
     nb = _neighbours(rows, cols)
@@ -107,37 +140,39 @@ def _label_all(rows, cols, k, binom):
     mask = (1 << k) - 1
     while mask < (1 << n):
         mr = set_rank(mask, n, binom)
-        lab = 0
-        best = -1
-        for s in range(n):  # regions are labelled from their lowest cell up
-            if (mask >> s) & 1 or labels[mr, s] >= 0:
-                continue
-            labels[mr, s] = lab
-            top = 1
-            stack[0] = s
-            size = 0
-            while top:
-                top -= 1
-                c = stack[top]
-                size += 1
-                for j in range(4):
-                    y = nb[c, j]
-                    if y >= 0 and not (mask >> y) & 1 and labels[mr, y] < 0:
-                        labels[mr, y] = lab
-                        stack[top] = y
-                        top += 1
-            if size > best:  # strictly larger: of equal regions the first (lowest cell) wins
-                best = size
-                main[mr] = lab
-            lab += 1
-        nreg[mr] = lab
-        if k == 0:
-            break
+        nreg[mr], main[mr] = _label(mask, n, nb, labels[mr], stack)
         # Gosper's hack: the next larger number with k bits set.
         low = mask & -mask
         ripple = mask + low
         mask = (((ripple ^ mask) >> 2) // low) | ripple
     return labels, nreg, main
+
+
+@numba.njit(cache=True)
+def _main_by_mask(rows, cols):
+    n = rows * cols
+    nb = _neighbours(rows, cols)
+    out = np.zeros(1 << n, np.uint16)
+    labels = np.zeros(n, np.int8)
+    stack = np.zeros(n, np.int64)
+    for mask in range(1 << n):
+        _, main = _label(mask, n, nb, labels, stack)
+        m = 0
+        for c in range(n):
+            if labels[c] == main:
+                m |= 1 << c
+        out[mask] = m
+    return out
+
+
+def main_by_mask(rows: int, cols: int) -> np.ndarray:
+    """For boards of up to 16 cells: the main region's cells of every cell set, indexed by
+    the set's mask itself (128 KB for 4x4; no rank to compute).  Read-only."""
+    if rows * cols > 16:
+        raise ValueError("a table over every cell set is made for boards of up to 16 cells")
+    out = _main_by_mask(rows, cols)
+    out.setflags(write=False)
+    return out
 
 
 def label_regions(rows: int, cols: int, k: int):

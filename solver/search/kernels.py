@@ -180,29 +180,40 @@ def _hint_typed(first, deltas, tab, r):
     return lambda first, deltas, tab, r: prefetch_at(first, deltas[tab], r)
 
 
-def _slot(r, zero, masks, f, p, m, blank):
-    """Where lookup f reads placement ``r`` of its pattern p after move m (the blank now on
-    board cell ``blank``): ``r``, or in a two-class table ``2 * r`` with the blank in the
-    main region of the pattern's free cells and ``2 * r + 1`` elsewhere."""
+def _slot(r, zero):
+    """Where placement ``r``'s entries start: ``r``, or ``2 * r`` in a two-class table."""
 
 
 @overload(_slot, inline="always")
-def _slot_typed(r, zero, masks, f, p, m, blank):
+def _slot_typed(r, zero):
     if isinstance(zero, types.NoneType):
-        return lambda r, zero, masks, f, p, m, blank: r
+        return lambda r, zero: r
+    return lambda r, zero: 2 * r
 
-    def classed(r, zero, masks, f, p, m, blank):
+
+def _blank_class(zero, masks, f, p, m, blank):
+    """Which of a two-class table's entries lookup f reads for its pattern p after move m
+    (the blank now on board cell ``blank``): 0 with the blank in the main region of the
+    pattern's free cells, 1 elsewhere; always 0 for other tables."""
+
+
+@overload(_blank_class, inline="always")
+def _blank_class_typed(zero, masks, f, p, m, blank):
+    if isinstance(zero, types.NoneType):
+        return lambda zero, masks, f, p, m, blank: 0
+
+    def blank_class(zero, masks, f, p, m, blank):
         cells = masks[_u(f), _u(p)] ^ zero.xmask[_u(f), _u(m)]
-        c = 0
+        c = cells if len(zero.chunks) == 0 else 0  # small boards: the set is the index
         seen = 0
         for j in range(len(zero.chunks)):  # the colex rank of the cell set, a byte at a time
             byte = (cells >> (8 * j)) & 255
             c += zero.part[j, _u(seen), _u(byte)]
             seen += zero.ones[_u(byte)]
         main = zero.main[_u(zero.moff[_u(f), _u(p)] + c)]
-        return 2 * r + 1 - ((main >> zero.bcell[_u(f), _u(blank)]) & 1)
+        return 1 - ((main >> zero.bcell[_u(f), _u(blank)]) & 1)
 
-    return classed
+    return blank_class
 
 
 def _placement(slot, zero):
@@ -298,9 +309,10 @@ def ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, ze
                 for fr in range(nf):
                     p = frames.pat[_u(fr), _u(t)]
                     r = _rank_after(frames, fr, tiles, t, m, ranks[_u(fr), _u(p)])
-                    r = _slot(r, zero, masks, fr, p, m, moves.nb[_u(m)])
+                    r = _slot(r, zero)
+                    _hint(first, deltas, frames.tab[_u(fr)], _u(r))  # (both classes' line)
+                    r += _blank_class(zero, masks, fr, p, m, moves.nb[_u(m)])
                     kid[_u(d), _u(n), _u(FRAME_BASE + 3 * fr)] = r
-                    _hint(first, deltas, frames.tab[_u(fr)], _u(r))
                 n += 1
             cnt = n
             g1 = d + 1

@@ -205,9 +205,11 @@ class ZeroAware(NamedTuple):
     * ``bcell[f, c]``: board cell c in f's numbering (where the blank is);
     * ``main[moff[f, p] + colex rank of the mask]``: the main region's cells of that set
       (:func:`solver.core.regions.main_region_masks`, one table per pattern size, joined);
+      on boards of up to 16 cells ``main[mask]`` (:func:`regions.main_by_mask`: no rank);
     * ``part``/``ones``: the colex rank a byte at a time (:func:`regions.colex_tables`), over
       ``chunks`` = ``(0, 1, ...)``, a byte of cells each: a tuple, so that its length is a
-      constant of the compiled kernel and the loop unrolls (2 on 4x4, 4 on 5x5)."""
+      constant of the compiled kernel and the loop unrolls (4 on 5x5; none where ``main``
+      is indexed by the mask)."""
 
     xmask: np.ndarray
     bcell: np.ndarray
@@ -231,19 +233,24 @@ def zero_aware_data(shape: Shape, lookups: list) -> ZeroAware:
             if mt.nb[m] >= 0:
                 xmask[f, m] = (1 << cells[m >> 2]) | (1 << cells[int(mt.nb[m])])
     bcell = np.array(frames_cells, np.int64)
-    sizes = sorted({len(p) for look in lookups for p in look.patterns})
-    tables = [regions.main_region_masks(shape.rows, shape.cols, k) for k in sizes]
-    start = dict(zip(sizes, np.cumsum([0] + [len(t) for t in tables[:-1]]).tolist()))
     width = max(len(look.patterns) for look in lookups)
     moff = np.zeros((len(lookups), width), np.int64)
-    for f, look in enumerate(lookups):
-        for p, pt in enumerate(look.patterns):
-            moff[f, p] = start[len(pt)]
-    main = np.concatenate(tables)
     part, ones = regions.colex_tables()
+    if n <= 16:
+        main = regions.main_by_mask(shape.rows, shape.cols)
+        chunks = ()
+    else:
+        sizes = sorted({len(p) for look in lookups for p in look.patterns})
+        tables = [regions.main_region_masks(shape.rows, shape.cols, k) for k in sizes]
+        start = dict(zip(sizes, np.cumsum([0] + [len(t) for t in tables[:-1]]).tolist()))
+        for f, look in enumerate(lookups):
+            for p, pt in enumerate(look.patterns):
+                moff[f, p] = start[len(pt)]
+        main = np.concatenate(tables)
+        chunks = tuple(range(-(-n // 8)))
     for a in (xmask, bcell, main, moff):
         a.setflags(write=False)
-    return ZeroAware(xmask, bcell, main, moff, part, ones, tuple(range(-(-n // 8))))
+    return ZeroAware(xmask, bcell, main, moff, part, ones, chunks)
 
 
 # --- heuristic plans -------------------------------------------------------------------------
@@ -330,8 +337,9 @@ class Plan:
         from ..core import regions  # compiled: this plan's kernel needs numba anyway
 
         z = self.zero
-        binom = regions.binomials(self.shape.size)
-        in_main = int(z.main[z.moff[f, p] + regions.set_rank(mask, self.shape.size, binom)])
+        n = self.shape.size
+        index = mask if not z.chunks else regions.set_rank(mask, n, regions.binomials(n))
+        in_main = int(z.main[z.moff[f, p] + index])
         return int(table[2 * r + 1 - ((in_main >> int(z.bcell[f, blank])) & 1)])
 
     def h(self, tiles) -> int:
