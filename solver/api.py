@@ -55,9 +55,9 @@ class SearchOptions:
     pick: bool = config.DEFAULT_PICK
     # the race also enters the maxima of its databases, weighted by their cost per node
     pick_max: bool = config.DEFAULT_PICK_MAX
-    # IDA* reads the zero-aware twins of its databases where they are built (build-pdb
-    # --zero-aware): a pattern's value by the blank's region too
-    zero_aware: bool = config.DEFAULT_ZERO_AWARE
+    # IDA* reads the zero-aware twins of its databases (build-pdb --zero-aware): a pattern's
+    # value by the blank's region too.  None: where built; True: says when one is missing
+    zero_aware: bool | None = config.DEFAULT_ZERO_AWARE
     # hears about each IDA* iteration (a solver.search.driver.Progress); not part of equality
     progress: Callable | None = field(default=None, compare=False, repr=False)
 

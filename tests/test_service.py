@@ -201,6 +201,11 @@ def test_the_search_enhancements_are_switched_over_http(client):
     assert runs[2]["length"] == runs[8]["length"]
     # Deeper machines than the shipped ones would be made by a BFS of many gigabytes: refused.
     assert_error(*post(client, "/solve", {"board": board, "fsm": 15}), 400, "fsm")
+    # Zero-aware twins: asked for where none is built, the answer is the same and says so.
+    status, rec = post(client, "/solve", {"board": board, "zero_aware": True})
+    assert status == 200 and rec["length"] == runs[8]["length"]
+    assert "zero-aware" in rec["notice"] and "--zero-aware" in rec["notice"]
+    assert_error(*post(client, "/solve", {"board": board, "zero_aware": "maybe"}), 400)
 
 
 def test_the_clis_fast_and_weight_over_http(client):

@@ -476,18 +476,21 @@ def clear_cache() -> None:
     pattern_db.clear_cache()
 
 
-def pdb_plan_from(pdbs: list, reflect: bool, zero_aware: bool = False) -> Plan:
+def pdb_plan_from(pdbs: list, reflect: bool, zero_aware: bool | None = False) -> Plan:
     """A plan over opened databases of one goal (the maximum when there are several);
-    prepared once per set of opened files.  ``zero_aware``: over their zero-aware twins
-    (:func:`solver.tables.pattern_db.open_zero_aware`) where every one is built, else over
-    them with a notice naming the command that builds the missing twin."""
+    prepared once per set of opened files.  ``zero_aware`` True or None: over their
+    zero-aware twins (:func:`solver.tables.pattern_db.open_zero_aware`) where every one is
+    built, else over them -- with True, with a notice naming the command that builds the
+    missing twin."""
     notice = None
-    if zero_aware:
+    if zero_aware is not False:
         try:
             pdbs = [pattern_db.open_zero_aware(p) for p in pdbs]
+            zero_aware = True
         except store.DatabaseMissing as e:
+            if zero_aware:
+                notice = f"{e.args[0]}: searching without it; to build it: {e.fix}"
             zero_aware = False
-            notice = f"{e.args[0]}: searching without it; to build it: {e.fix}"
     key = (tuple(id(p) for p in pdbs), bool(reflect))
     hit = _PDB_PLANS.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], pdbs)):
@@ -544,8 +547,8 @@ def plan_for(goal: Board, opts) -> tuple[Plan, Reduction]:
     return pdb_plan_from(pdbs, bool(opts.reflect), _zero_aware(opts)), red
 
 
-def _zero_aware(opts) -> bool:
-    return bool(getattr(opts, "zero_aware", False))
+def _zero_aware(opts) -> bool | None:
+    return getattr(opts, "zero_aware", False)
 
 
 def rival_plans(goal: Board, opts) -> list[tuple[Plan, Reduction]]:
