@@ -18,10 +18,11 @@ reflection), ``all`` (both: npuzzle's default), ``all-fsmN`` for other machine d
 ``all+2nd``, the maximum with a second database cut differently (7-8b, 6-6-6-6b), and
 ``all+pick``, the race of every equally strong database built (``--pick --no-pick-max``: on
 the 24-puzzle 6-6-6-6 and its cuts c to e, whichever are built; the search goes on with the
-one that needs the fewest nodes), and ``all+pick+max`` (npuzzle's default), the race with the
+one that needs the fewest nodes), and ``all+pick+max`` (npuzzle's default without zero-aware twins), the race with the
 maxima of those databases entered too, each one's nodes weighted by its cost per node.
 ``all+zero`` and ``all+pick+max+zero`` read the zero-aware twins of the databases
-(``build-pdb --partition P --zero-aware``: a pattern's value by the blank's region too).
+(``build-pdb --partition P --zero-aware``: a pattern's value by the blank's region too;
+npuzzle's default where the twins are built, so ``all`` and ``all+pick+max`` switch them off).
 Every length is checked against the file's optimal length; a wrong one stops the run.
 Nodes are generated nodes (children created, as Korf & Felner count them) and expanded nodes
 (as Clausecker and Doebbelin et al. count them).  Times are search seconds on one core unless
