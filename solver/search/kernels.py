@@ -32,8 +32,9 @@ Heuristics, each updated in O(1)-ish per move because a move slides exactly one 
   first (:mod:`solver.search.prefetch`: the cache misses overlap, as in the C reference); each
   lookup is then read only for the children the ones before did not prune.  Manhattan
   distance is the database of one-tile patterns.  *Zero-aware* tables hold two entries a
-  placement, by the blank's region (:class:`solver.search.plans.ZeroAware`): both are read
-  (one cache line) and the blank's class is worked out only where they differ;
+  placement, by the blank's region (:class:`solver.search.plans.ZeroAware`): a child's class
+  is found as it is generated, once its entries' cache line is prefetched, and the child keeps
+  the index of its class's entry (``2 * rank + class``);
 * **linear conflict** (:func:`ida_lc`) -- Manhattan plus two moves for every tile that must
   leave its goal row (column) to let others pass; a move re-counts only the two lines it changes.
 
@@ -73,7 +74,8 @@ NO_CUT = -1  # S_CUT when the walk is not splitting
 
 # Fields of the k-th child of the node at depth d, ``kid[d, k]``: move id, the pruning
 # machine's state, the largest h of its lookups so far, then per lookup f its pattern's rank
-# and value and the lookup's sum (fields FRAME_BASE + 3f, + 1, + 2).  ``kid[d, i, C_SEL]`` is
+# (of a two-class table the index 2 * rank + class) and value and the lookup's sum (fields
+# FRAME_BASE + 3f, + 1, + 2).  ``kid[d, i, C_SEL]`` is
 # another list: the children within the bound, in the order they are to be entered.
 C_MOVE, C_SEL, C_FSM, C_BEST = range(4)
 FRAME_BASE = 4
