@@ -26,6 +26,7 @@ from solver import api
 from solver.core.board import Board, Shape, goal_board
 from solver.core.regions import (
     binomials,
+    colex_tables,
     label_regions,
     main_by_mask,
     main_region_masks,
@@ -94,6 +95,43 @@ def test_the_table_by_mask_agrees_with_the_tables_by_rank(rows, cols):
         for mask in range(1 << n):
             if bin(mask).count("1") == k:
                 assert direct[mask] == ranked[set_rank(mask, n, binom)], (k, mask)
+
+
+def test_the_byte_tables_rank_cell_sets_as_set_rank_does():
+    """The kernel ranks a cell set of a board over 16 cells a byte at a time."""
+    part, ones = colex_tables()
+    binom = binomials(32)
+    rng = random.Random(5)
+    for _ in range(3000):
+        k = rng.randint(1, 8)
+        mask = sum(1 << c for c in rng.sample(range(32), k))
+        rank, seen = 0, 0
+        for j in range(4):
+            byte = (mask >> (8 * j)) & 255
+            rank += int(part[j, seen, byte])
+            seen += int(ones[byte])
+        assert rank == set_rank(mask, 32, binom), mask
+
+
+def test_a_board_over_16_cells_searches_by_rank(tmp_path_factory):
+    """3x6 (18 cells): the class comes from the cell set's rank; the answers stay those of
+    the additive search, and the heuristic between the additive one and the length."""
+    partition = "1,2,3/4,5,6/7,8,9/10,11,12/13,14,15/16,17"
+    data = _data(tmp_path_factory, "3x6", partition)
+    goal = goal_board(Shape.parse("3x6"))
+    plain, zero = _plans(data, goal)
+    assert zero.zero.chunks == (0, 1, 2)
+    rng = random.Random(18)
+    for _ in range(12):
+        board = goal
+        for _ in range(26):
+            board = board.move(rng.choice(board.legal_moves()))
+        runs = [
+            api.solve(board, algorithm="idastar", partition=partition, zero_aware=z, data_dir=data)
+            for z in (False, True)
+        ]
+        assert runs[0].length == runs[1].length and "zero-aware" in runs[1].heuristic
+        assert plain.h(board.tiles) <= zero.h(board.tiles) <= runs[0].length
 
 
 def test_on_every_8_puzzle_board_the_value_is_admissible_and_never_lower(eight):

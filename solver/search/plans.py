@@ -197,8 +197,8 @@ class ZeroAware(NamedTuple):
     """What the kernels need to read two-class (zero-aware) tables
     (:mod:`pdb_builder.zero_aware`): entry ``2 * r`` of a pattern's placement r holds its
     distance with the blank in the main region of the free cells, ``2 * r + 1`` elsewhere.
-    Where the two differ the class is found from the pattern's cell set, kept per lookup f
-    and pattern p as a mask in f's cell numbering (``Node.masks[f, p]``):
+    The kernel finds a child's class from the pattern's cell set, kept per lookup f and
+    pattern p as a mask in f's cell numbering (``Node.masks[f, p]``):
 
     * ``xmask[f, m]``: the two cells (f's numbering) between which move m slides its tile,
       XORed into the moved tile's mask on the way down and back on the way up;
@@ -233,24 +233,30 @@ def zero_aware_data(shape: Shape, lookups: list) -> ZeroAware:
             if mt.nb[m] >= 0:
                 xmask[f, m] = (1 << cells[m >> 2]) | (1 << cells[int(mt.nb[m])])
     bcell = np.array(frames_cells, np.int64)
-    width = max(len(look.patterns) for look in lookups)
-    moff = np.zeros((len(lookups), width), np.int64)
+    main, moff, chunks = _main_tables(shape, lookups)
     part, ones = regions.colex_tables()
-    if n <= 16:
-        main = regions.main_by_mask(shape.rows, shape.cols)
-        chunks = ()
-    else:
-        sizes = sorted({len(p) for look in lookups for p in look.patterns})
-        tables = [regions.main_region_masks(shape.rows, shape.cols, k) for k in sizes]
-        start = dict(zip(sizes, np.cumsum([0] + [len(t) for t in tables[:-1]]).tolist()))
-        for f, look in enumerate(lookups):
-            for p, pt in enumerate(look.patterns):
-                moff[f, p] = start[len(pt)]
-        main = np.concatenate(tables)
-        chunks = tuple(range(-(-n // 8)))
     for a in (xmask, bcell, main, moff):
         a.setflags(write=False)
     return ZeroAware(xmask, bcell, main, moff, part, ones, chunks)
+
+
+def _main_tables(shape: Shape, lookups: list) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """``(main, moff, chunks)`` of :class:`ZeroAware`: on boards of up to 16 cells one table
+    indexed by the cell set's mask; on larger ones a table per pattern size, indexed by the
+    set's colex rank a byte at a time."""
+    from ..core import regions
+
+    width = max(len(look.patterns) for look in lookups)
+    moff = np.zeros((len(lookups), width), np.int64)
+    if shape.size <= 16:
+        return regions.main_by_mask(shape.rows, shape.cols), moff, ()
+    sizes = sorted({len(p) for look in lookups for p in look.patterns})
+    tables = [regions.main_region_masks(shape.rows, shape.cols, k) for k in sizes]
+    start = dict(zip(sizes, np.cumsum([0] + [len(t) for t in tables[:-1]]).tolist()))
+    for f, look in enumerate(lookups):
+        for p, pt in enumerate(look.patterns):
+            moff[f, p] = start[len(pt)]
+    return np.concatenate(tables), moff, tuple(range(-(-shape.size // 8)))
 
 
 # --- heuristic plans -------------------------------------------------------------------------
