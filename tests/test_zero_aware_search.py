@@ -235,3 +235,35 @@ def test_build_pdb_zero_aware_needs_a_partition(tmp_path):
     )
     assert_one_line_error(r, 2)
     assert not list(tmp_path.iterdir())
+
+
+def test_list_and_verify_show_and_audit_a_twin(tmp_path):
+    """``build-pdb --list`` shows a twin, ``--verify`` audits it: a twin whose pairs no longer
+    fold to the additive table -- written anew, so its digest is sound -- is exit 3 with the
+    command that rebuilds it."""
+    import h5py
+
+    from solver.tables import audit, store
+
+    build_apdb("3x3", HALVES, None, tmp_path, progress=False)
+    build_zero_aware("3x3", HALVES, None, tmp_path, progress=False)
+    runner = CliRunner()
+    twin = tmp_path / "zpdb-3x3-4-4.h5"
+    r = runner.invoke(build_main, ["--list", "--data-dir", str(tmp_path)])
+    assert twin.name in r.stdout and "zero-aware-pdb" in r.stdout
+    assert runner.invoke(build_main, ["--verify", "--data-dir", str(tmp_path)]).exit_code == 0
+    with h5py.File(twin, "r") as f:
+        attrs = {k: store._decode(v) for k, v in f.attrs.items()}
+        tables = {k: (np.array(f[k]), dict(f[k].attrs)) for k in f}
+    pairs, ds_attrs = tables["pattern_0"]
+    i = int(np.flatnonzero((pairs[0::2] > 0) & (pairs[1::2] > 0))[0])
+    pairs[2 * i : 2 * i + 2] += 1  # both classes one more: the minimum changes
+    twin.unlink()
+    keep = {k: attrs[k] for k in ("kind", "shape", "goal", "partition", "patterns", "classes")}
+    with store.atomic_h5(twin, keep) as f:
+        for name, (table, a) in tables.items():
+            store.write_table(f, name, table, tiles=a["tiles"], classes=2)
+    assert any("do not fold" in p for p in audit.audit(twin))
+    r = runner.invoke(build_main, ["--verify", "--data-dir", str(tmp_path)])
+    assert r.exit_code == 3 and "do not fold" in r.stdout
+    assert "--partition 4-4 --zero-aware --data-dir" in r.output  # the command rebuilding it

@@ -55,6 +55,8 @@ def audit(path: Path) -> list[str]:
                 problems += _compact_problems(entry, f)
             elif entry.kind == catalog.EXACT:
                 problems += _exact_problems(entry, f)
+            elif entry.kind == catalog.ZERO_AWARE:
+                problems += _zero_aware_problems(entry, f)
             else:
                 problems += _additive_problems(entry, f)
     except Exception as e:  # noqa: BLE001 - a proven file h5py cannot read: say so, go on
@@ -71,7 +73,7 @@ def _root_problems(entry: catalog.Entry, attrs: dict) -> list[str]:
         "shape": str(entry.shape),
         "goal": entry.goal.flat(),
     }
-    if entry.kind == catalog.ADDITIVE:
+    if entry.kind in (catalog.ADDITIVE, catalog.ZERO_AWARE):
         want["partition"] = entry.partition_name
         want["patterns"] = str(entry.partition)
     elif entry.layout == catalog.COMPACT:
@@ -146,19 +148,29 @@ def _compact_problems(entry: catalog.Entry, f) -> list[str]:
     return problems
 
 
-def _additive_problems(entry: catalog.Entry, f) -> list[str]:
-    n = entry.shape.size
+def _patterns(entry: catalog.Entry, f) -> tuple[list[str], list[tuple[str, tuple]], list[int]]:
+    """(problems, the datasets present with their pattern's tiles, each tile's goal cell) of
+    a pattern database: one ``pattern_i`` per pattern, each with the tiles its name says."""
     patterns = list(entry.partition.patterns)
     problems, present = _datasets(f, [f"pattern_{i}" for i in range(len(patterns))])
-    home = [0] * n
+    home = [0] * entry.shape.size
     for cell, t in enumerate(entry.goal.tiles):
         home[t] = cell
+    named = []
     for name in present:
         tiles = tuple(patterns[int(name.rsplit("_", 1)[1])])
         stored = tuple(int(t) for t in np.atleast_1d(store._decode(f[name].attrs.get("tiles", []))))
         if stored != tiles:
             problems.append(f"{name} has tiles {stored}, the partition says {tiles}")
-            continue
+        else:
+            named.append((name, tiles))
+    return problems, named, home
+
+
+def _additive_problems(entry: catalog.Entry, f) -> list[str]:
+    n = entry.shape.size
+    problems, named, home = _patterns(entry, f)
+    for name, tiles in named:
         goal_cells = [home[t] for t in tiles]
         ds = f[name]
         problems += _table_problems(
@@ -171,6 +183,40 @@ def _additive_problems(entry: catalog.Entry, f) -> list[str]:
             "max_h",
             ds.attrs.get("unreached"),
         )
+    return problems
+
+
+def _zero_aware_problems(entry: catalog.Entry, f) -> list[str]:
+    """A zero-aware twin: two entries a placement, the goal's pair holding a 0, and -- where
+    the additive database it is the twin of is built -- every pair's minimum its entry."""
+    import h5py
+
+    n = entry.shape.size
+    problems, named, home = _patterns(entry, f)
+    additive = entry.path.with_name(
+        catalog.apdb_file_name(entry.shape, entry.partition_name, entry.goal)
+    )
+    other = h5py.File(additive, "r") if additive.is_file() else None
+    try:
+        for name, tiles in named:
+            ds, size = f[name], 2 * count_placements(n, len(tiles))
+            if ds.dtype != np.uint8 or ds.ndim != 1 or ds.shape[0] != size:
+                problems.append(f"{name} is {ds.dtype} {ds.shape}, expected uint8 ({size},)")
+                continue
+            pairs = store._memmap(Path(ds.file.filename), ds)
+            r = int(rank(np.array([home[t] for t in tiles], np.int64), n))
+            if min(int(pairs[2 * r]), int(pairs[2 * r + 1])) != 0:
+                problems.append(f"{name} does not put its goal at 0")
+            if other is not None and name in other and other[name].shape[0] == size // 2:
+                table = store._memmap(additive, other[name])
+                for i in range(0, table.size, _STEP):
+                    two = np.asarray(pairs[2 * i : 2 * (i + _STEP)]).reshape(-1, 2)
+                    if not np.array_equal(two.min(axis=1), table[i : i + _STEP]):
+                        problems.append(f"{name}: its pairs do not fold to {additive.name}'s table")
+                        break
+    finally:
+        if other is not None:
+            other.close()
     return problems
 
 

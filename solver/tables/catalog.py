@@ -14,7 +14,9 @@ A file's name says what it holds, so choosing never opens a file (no h5py at sta
   symmetry carries onto it (the four corners share the default goal's table);
 * ``apdb-<shape>-<partition>[-<goal tag>].h5`` -- an additive pattern database, where the goal
   tag is empty for the default goal (blank-last), a preset name (``blank-first``, ``snake``,
-  ``spiral``) or ``goal-`` and the goal's tiles joined by dots.
+  ``spiral``) or ``goal-`` and the goal's tiles joined by dots;
+* ``zpdb-...`` -- the same database's zero-aware twin (kind :data:`ZERO_AWARE`), read in its
+  place by the search (:func:`solver.tables.pattern_db.open_zero_aware`), never chosen here.
 
 :func:`resolve` picks, for a shape and a goal, the goal's own database first (the strongest, or
 the partition asked for), then one built for another goal that a board symmetry and a tile
@@ -48,6 +50,7 @@ _APDB_NAME = re.compile(  # a preset may end in a letter: 7-8b, the companion of
     r"apdb-(\d+x\d+)-([0-9][0-9.\-]*?[a-z]?)(?:-(blank-first|snake|spiral|"
     r"goal-[0-9][0-9.]*))?\.h5"
 )
+_ZPDB_NAME = re.compile(_APDB_NAME.pattern.replace("apdb-", "zpdb-", 1))
 _EXACT_NAME = re.compile(r"exact-(\d+x\d+)(?:-blank(\d+))?\.h5")
 FULL, COMPACT = "full", "compact"  # the two layouts of exact tables
 
@@ -216,7 +219,7 @@ class Entry:
     def partition(self) -> Partition | None:
         """The partition, as tiles of :attr:`goal` (None for exact files or a malformed
         name)."""
-        if self.kind != ADDITIVE:
+        if self.kind not in (ADDITIVE, ZERO_AWARE):
             return None
         try:
             return parse_partition(self.partition_name, self.shape, self.goal)
@@ -245,9 +248,10 @@ def parse_name(path: Path) -> Entry | None:
     if m:
         cell = None if m.group(2) is None else int(m.group(2))
         return _entry(path, EXACT, m.group(1), cell=cell)
-    m = _APDB_NAME.fullmatch(name)
-    if m:
-        return _entry(path, ADDITIVE, m.group(1), m.group(3) or "", m.group(2))
+    for kind, pattern in ((ADDITIVE, _APDB_NAME), (ZERO_AWARE, _ZPDB_NAME)):
+        m = pattern.fullmatch(name)
+        if m:
+            return _entry(path, kind, m.group(1), m.group(3) or "", m.group(2))
     return None
 
 
@@ -260,7 +264,7 @@ def _entry(path, kind, shape_text, tag="", partition=None, cell=None) -> Entry |
         _ = entry.goal  # a tag that is no goal of this shape: not one of ours
     except ValueError:
         return None
-    if kind == ADDITIVE and entry.partition is None:
+    if kind in (ADDITIVE, ZERO_AWARE) and entry.partition is None:
         return None  # no partition of this shape: not a file build-pdb could have written
     return entry
 
