@@ -267,3 +267,17 @@ def test_list_and_verify_show_and_audit_a_twin(tmp_path):
     r = runner.invoke(build_main, ["--verify", "--data-dir", str(tmp_path)])
     assert r.exit_code == 3 and "do not fold" in r.stdout
     assert "--partition 4-4 --zero-aware --data-dir" in r.output  # the command rebuilding it
+
+
+def test_a_twin_of_the_wrong_size_is_refused_with_its_command(tmp_path):
+    from solver.tables import store
+
+    build_apdb("3x3", HALVES, None, tmp_path, progress=False)
+    attrs = {"kind": "zero-aware-pdb", "shape": "3x3", "goal": goal_board(SHAPE3).flat()}
+    with store.atomic_h5(tmp_path / "zpdb-3x3-4-4.h5", {**attrs, "partition": "4-4"}) as f:
+        for i, tiles in enumerate(((1, 2, 3, 4), (5, 6, 7, 8))):
+            store.write_table(f, f"pattern_{i}", np.zeros(3024, np.uint8), tiles=np.array(tiles))
+    with pytest.raises(store.DatabaseCorrupt) as info:
+        api.solve("8 6 7 2 5 4 3 0 1", partition=HALVES, zero_aware=True, data_dir=tmp_path)
+    assert "6048 uint8 entries" in str(info.value)
+    assert "--partition 4-4 --zero-aware" in info.value.fix and "--force" in info.value.fix

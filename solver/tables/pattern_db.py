@@ -182,41 +182,44 @@ def open_zero_aware(pdb: AdditivePDB, data_dir=None) -> AdditivePDB:
     DatabaseCorrupt when its sizes, patterns or goal entries are wrong."""
     entry = catalog.parse_name(pdb.path)
     path = pdb.path.with_name(catalog.zpdb_file_name(pdb.shape, entry.partition_name, pdb.goal))
-    fix = catalog.build_command(
-        pdb.shape, entry.partition_name, pdb.goal, data_dir, path.exists(), catalog.ZERO_AWARE
-    )
     key = (path, store.file_stamp(path), id(pdb))
     if key in _TWINS:
         return _TWINS[key][1]
+    fix = catalog.build_command(
+        pdb.shape, entry.partition_name, pdb.goal, data_dir, path.exists(), catalog.ZERO_AWARE
+    )
     if not path.exists():
         raise store.DatabaseMissing(f"no zero-aware twin of {pdb.path.name} ({path.name})", fix)
     opened = store.open_tables(
         path, {"kind": catalog.ZERO_AWARE, "shape": str(pdb.shape), "goal": pdb.goal.flat()}, fix
     )
-    by_tiles = {}
-    for ds, table in opened.tables.items():
-        tiles = tuple(int(t) for t in np.atleast_1d(opened.table_attrs[ds].get("tiles", ())))
-        by_tiles[tiles] = table
-    home = [0] * pdb.shape.size
-    for cell, t in enumerate(pdb.goal.tiles):
-        home[t] = cell
-    tables = []
-    for pt in pdb.tables:
-        table = by_tiles.get(pt.tiles)
-        want = 2 * pt.table.size
-        if table is None or table.dtype != np.uint8 or table.ndim != 1 or table.size != want:
-            raise store.DatabaseCorrupt(
-                f"{path.name} has no table of {want} uint8 entries for tiles "
-                f"{','.join(map(str, pt.tiles))}",
-                fix,
-            )
-        goal_rank = int(ranking.rank(np.array([home[t] for t in pt.tiles], np.int64), len(home)))
-        if min(table[2 * goal_rank], table[2 * goal_rank + 1]) != 0:
-            raise store.DatabaseCorrupt(f"{path.name}: tiles {pt.tiles} not at 0 at home", fix)
-        tables.append(PatternTable(pt.tiles, table))
+    by_tiles = {
+        tuple(int(t) for t in np.atleast_1d(opened.table_attrs[ds].get("tiles", ()))): table
+        for ds, table in opened.tables.items()
+    }
+    tables = [_twin_table(pdb, pt, by_tiles.get(pt.tiles), path.name, fix) for pt in pdb.tables]
     twin = AdditivePDB(pdb.shape, pdb.goal, pdb.name, path, pdb.patterns, tables, pdb.reflection)
     _TWINS[key] = (pdb, twin)  # pdb kept alive: its id is part of the key
     return twin
+
+
+def _twin_table(pdb: AdditivePDB, pt: PatternTable, table, where: str, fix: str) -> PatternTable:
+    """Pattern ``pt``'s two-class table ``table`` (None: the file has none), once it has two
+    uint8 entries a placement and a 0 in the goal placement's pair."""
+    want = 2 * pt.table.size
+    if table is None or table.dtype != np.uint8 or table.ndim != 1 or table.size != want:
+        raise store.DatabaseCorrupt(
+            f"{where} has no table of {want} uint8 entries for tiles "
+            f"{','.join(map(str, pt.tiles))}",
+            fix,
+        )
+    home = [0] * pdb.shape.size
+    for cell, t in enumerate(pdb.goal.tiles):
+        home[t] = cell
+    r = int(ranking.rank(np.array([home[t] for t in pt.tiles], np.int64), len(home)))
+    if min(table[2 * r], table[2 * r + 1]) != 0:
+        raise store.DatabaseCorrupt(f"{where}: tiles {pt.tiles} not at 0 at home", fix)
+    return PatternTable(pt.tiles, table)
 
 
 def _check_partition(
