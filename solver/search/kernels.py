@@ -32,9 +32,9 @@ Heuristics, each updated in O(1)-ish per move because a move slides exactly one 
   first (:mod:`solver.search.prefetch`: the cache misses overlap, as in the C reference); each
   lookup is then read only for the children the ones before did not prune.  Manhattan
   distance is the database of one-tile patterns.  *Zero-aware* tables hold two entries a
-  placement, by the blank's region (:class:`solver.search.plans.ZeroAware`): a child's class
-  is found as it is generated, once its entries' cache line is prefetched, and the child keeps
-  the index of its class's entry (``2 * rank + class``);
+  placement, by the blank's region (:class:`solver.search.plans.ZeroAware`); the blank's
+  class comes from a per-lookup cell mask, found for every child as it is generated on small
+  boards and only where a placement's two entries differ on larger ones (:func:`_eager`);
 * **linear conflict** (:func:`ida_lc`) -- Manhattan plus two moves for every tile that must
   leave its goal row (column) to let others pass; a move re-counts only the two lines it changes.
 
@@ -74,8 +74,8 @@ NO_CUT = -1  # S_CUT when the walk is not splitting
 
 # Fields of the k-th child of the node at depth d, ``kid[d, k]``: move id, the pruning
 # machine's state, the largest h of its lookups so far, then per lookup f its pattern's rank
-# (of a two-class table the index 2 * rank + class) and value and the lookup's sum (fields
-# FRAME_BASE + 3f, + 1, + 2).  ``kid[d, i, C_SEL]`` is
+# (:func:`_stored`: of an eager two-class table the index 2 * rank + class) and value and the
+# lookup's sum (fields FRAME_BASE + 3f, + 1, + 2).  ``kid[d, i, C_SEL]`` is
 # another list: the children within the bound, in the order they are to be entered.
 C_MOVE, C_SEL, C_FSM, C_BEST = range(4)
 FRAME_BASE = 4
@@ -218,15 +218,63 @@ def _blank_class_typed(zero, masks, f, p, m, blank):
     return blank_class
 
 
-def _placement(slot, zero):
-    """The placement a :func:`_slot` reads."""
+def _eager(zero) -> bool:
+    """Whether a kernel over the two-class tables ``zero`` (a numba type) finds the blank's
+    class for every child and lookup as it generates them -- where the class is one table
+    read away (boards of up to 16 cells: ``ZeroAware.chunks`` is empty) -- or only where a
+    placement's two entries differ (larger boards, where it takes a rank; most children are
+    pruned before their later lookups are read, and a maximum of several databases has up
+    to eight lookups a child).  Measured both ways: on the 80-move 15-puzzles eager took
+    6.75-6.98 s against lazy's 8.03-8.07 s; on Korf & Felner's #37, where the race picks a
+    maximum of two cuts, eager took 63.2 s for 1.49 G nodes (research table, section 8)."""
+    return len(zero.types[zero.fields.index("chunks")]) == 0
+
+
+def _stored(r, zero, masks, f, p, m, blank):
+    """What a child keeps of lookup f's placement ``r`` of its pattern p after move m (the
+    blank now on board cell ``blank``): ``r``, or with an eager two-class table the index of
+    its class's entry, ``2 * r + class``."""
+
+
+@overload(_stored, inline="always")
+def _stored_typed(r, zero, masks, f, p, m, blank):
+    if isinstance(zero, types.NoneType) or not _eager(zero):
+        return lambda r, zero, masks, f, p, m, blank: r
+    return lambda r, zero, masks, f, p, m, blank: 2 * r + _blank_class(zero, masks, f, p, m, blank)
+
+
+def _placement(kept, zero):
+    """The placement a child's :func:`_stored` value stands for."""
 
 
 @overload(_placement, inline="always")
-def _placement_typed(slot, zero):
-    if isinstance(zero, types.NoneType):
-        return lambda slot, zero: slot
-    return lambda slot, zero: slot >> 1
+def _placement_typed(kept, zero):
+    if isinstance(zero, types.NoneType) or not _eager(zero):
+        return lambda kept, zero: kept
+    return lambda kept, zero: kept >> 1
+
+
+def _entry(first, deltas, tab, kept, zero, masks, f, p, m, blank):
+    """Lookup f's value for a child's :func:`_stored` ``kept`` (its pattern p, after move m,
+    the blank on board cell ``blank``): the table's entry; of a lazy two-class table both
+    entries of the placement, and where they differ the blank's class decides."""
+
+
+@overload(_entry, inline="always")
+def _entry_typed(first, deltas, tab, kept, zero, masks, f, p, m, blank):
+    if isinstance(zero, types.NoneType) or _eager(zero):
+        return lambda first, deltas, tab, kept, zero, masks, f, p, m, blank: _read(
+            first, deltas, tab, _u(kept)
+        )
+
+    def pair(first, deltas, tab, kept, zero, masks, f, p, m, blank):
+        a = _read(first, deltas, tab, _u(2 * kept))
+        b = _read(first, deltas, tab, _u(2 * kept + 1))
+        if a == b:
+            return a
+        return b if _blank_class(zero, masks, f, p, m, blank) else a
+
+    return pair
 
 
 def _flip(masks, f, p, m, zero):
@@ -311,10 +359,10 @@ def ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, ze
                 for fr in range(nf):
                     p = frames.pat[_u(fr), _u(t)]
                     r = _rank_after(frames, fr, tiles, t, m, ranks[_u(fr), _u(p)])
-                    r = _slot(r, zero)
-                    _hint(first, deltas, frames.tab[_u(fr)], _u(r))  # (both classes' line)
-                    r += _blank_class(zero, masks, fr, p, m, moves.nb[_u(m)])
-                    kid[_u(d), _u(n), _u(FRAME_BASE + 3 * fr)] = r
+                    # (the line of both classes' entries, before a class is looked for)
+                    _hint(first, deltas, frames.tab[_u(fr)], _u(_slot(r, zero)))
+                    kept = _stored(r, zero, masks, fr, p, m, moves.nb[_u(m)])
+                    kid[_u(d), _u(n), _u(FRAME_BASE + 3 * fr)] = kept
                 n += 1
             cnt = n
             g1 = d + 1
@@ -325,11 +373,14 @@ def ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, ze
                 keep = 0
                 for i in range(cnt):
                     k = kid[_u(d), _u(i), C_SEL]
-                    t = tiles[_u(moves.nb[_u(kid[_u(d), _u(k), C_MOVE])])]
+                    m = kid[_u(d), _u(k), C_MOVE]
+                    nb = moves.nb[_u(m)]
+                    p = frames.pat[_u(fr), _u(tiles[_u(nb)])]
+                    kept = kid[_u(d), _u(k), _u(base)]
                     v = np.int64(
-                        _read(first, deltas, frames.tab[_u(fr)], _u(kid[_u(d), _u(k), _u(base)]))
+                        _entry(first, deltas, frames.tab[_u(fr)], kept, zero, masks, fr, p, m, nb)
                     )
-                    hc = hs[_u(d), _u(fr)] - vals[_u(fr), _u(frames.pat[_u(fr), _u(t)])] + v
+                    hc = hs[_u(d), _u(fr)] - vals[_u(fr), _u(p)] + v
                     kid[_u(d), _u(k), _u(base + 1)] = v
                     kid[_u(d), _u(k), _u(base + 2)] = hc
                     if hc > kid[_u(d), _u(k), C_BEST]:
