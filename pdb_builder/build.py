@@ -148,8 +148,8 @@ def preflight(
     else:
         goal_b = goal if isinstance(goal, Board) else goal_board(shape, goal)
         parsed = parse_partition(partition, shape, goal_b)
-        name = catalog.zpdb_file_name if zero_aware else catalog.apdb_file_name
-        path = directory / name(shape, parsed, goal_b)
+        kind = catalog.ZERO_AWARE if zero_aware else catalog.ADDITIVE
+        path = directory / catalog.pattern_file_name(shape, parsed, goal_b, kind)
         what = f"partition {parsed.name} of {shape}" + (" (zero-aware)" if zero_aware else "")
         cost = budget.pattern_cost(shape.size, [len(p) for p in parsed], 2 if zero_aware else 1)
     if force or not os.path.lexists(path):

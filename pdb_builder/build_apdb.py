@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,16 +33,56 @@ from .pattern_bfs import bfs_pattern
 KIND = catalog.ADDITIVE
 
 
-def _summary(path: Path, shape: Shape, partition: Partition, goal: Board) -> dict:
-    return {
+class Start(NamedTuple):
+    """What a pattern-database build settles before any work: the parsed ``shape``, ``goal``
+    and ``partition``, the file's ``path``, the summary ``row`` it returns and the file's root
+    ``attrs``."""
+
+    shape: Shape
+    goal: Board
+    partition: Partition
+    path: Path
+    row: dict
+    attrs: dict
+
+
+def start(shape, partition, goal, data_dir, kind: str = KIND) -> Start:
+    """Parse and check a build's request, make the data directory ready (stale temporaries
+    removed) and name its file: an additive database, or (``kind`` ZERO_AWARE) its two-class
+    twin, whose tables have two entries a placement."""
+    shape = Shape.parse(shape)
+    goal = goal if isinstance(goal, Board) else goal_board(shape, goal)
+    if goal.shape != shape:
+        raise ValueError(f"the goal is {goal.shape}, not {shape}")
+    partition = parse_partition(partition, shape, goal)
+    directory = store.ensure_writable(store.data_dir(data_dir))
+    store.remove_stale_temporaries(directory)
+    path = directory / catalog.pattern_file_name(shape, partition, goal, kind)
+    classes = 2 if kind == catalog.ZERO_AWARE else 1
+    attrs = {
+        "kind": kind,
+        "shape": str(shape),
+        "goal": goal.flat(),
+        "partition": partition.name,
+        "patterns": str(partition),
+    }
+    if classes > 1:
+        attrs["classes"] = classes
+    row = {
         "file": path.name,
         "path": str(path),
-        "kind": KIND,
+        "kind": kind,
         "shape": str(shape),
         "partition": partition.name,
         "goal": goal.flat(),
-        "entries": sum(count_placements(shape.size, len(p)) for p in partition),
+        "entries": classes * sum(count_placements(shape.size, len(p)) for p in partition),
     }
+    return Start(shape, goal, partition, path, row, attrs)
+
+
+def file_mb(path: Path) -> float:
+    """The size of a written file in MiB (the summary rows' ``mb``)."""
+    return path.stat().st_size / 2**20
 
 
 def build_apdb(
@@ -60,32 +101,16 @@ def build_apdb(
     Skips the work (``skipped=True``) when the file exists and ``force`` is false.  Raises
     :class:`solver.store.DataDirError` when the directory cannot be written.
     """
-    shape = Shape.parse(shape)
-    goal = goal if isinstance(goal, Board) else goal_board(shape, goal)
-    if goal.shape != shape:
-        raise ValueError(f"the goal is {goal.shape}, not {shape}")
-    partition = parse_partition(partition, shape, goal)
-    directory = store.ensure_writable(store.data_dir(data_dir))
-    store.remove_stale_temporaries(directory)
-    path = directory / catalog.apdb_file_name(shape, partition, goal)
-    row = _summary(path, shape, partition, goal)
+    shape, goal, partition, path, row, attrs = start(shape, partition, goal, data_dir)
     if path.exists() and not force:
-        return {**row, "skipped": True, "mb": path.stat().st_size / 2**20}
+        return {**row, "skipped": True, "mb": file_mb(path)}
     t0 = time.perf_counter()
-    attrs = {
-        "kind": KIND,
-        "shape": str(shape),
-        "goal": goal.flat(),
-        "partition": partition.name,
-        "patterns": str(partition),
-    }
     details = []
     with store.atomic_h5(path, attrs) as f:
         for i, pattern in enumerate(partition):
             label = f"{partition.name} pattern {i + 1}/{len(partition)} ({pattern})"
             result = bfs_pattern(shape, pattern, goal, progress=progress, label=label)
-            counts = result.counts
-            mean = float(np.dot(np.arange(len(counts)), counts) / counts.sum())
+            counts, mean = result.counts, result.mean_h
             store.write_table(
                 f,
                 f"pattern_{i}",
@@ -112,7 +137,7 @@ def build_apdb(
     return {
         **row,
         "skipped": False,
-        "mb": path.stat().st_size / 2**20,
+        "mb": file_mb(path),
         "max_h": sum(d["max_h"] for d in details),
         "mean_h": sum(d["mean_h"] for d in details),
         "seconds": time.perf_counter() - t0,

@@ -91,6 +91,12 @@ class PatternResult:
     seconds: float
     layers: list = field(default_factory=list)  # (depth, mode, new states, seconds)
 
+    @property
+    def mean_h(self) -> float:
+        """The table's mean over the placements reached (from :attr:`counts`)."""
+        counts = self.counts
+        return float(np.dot(np.arange(len(counts)), counts) / counts.sum())
+
 
 def thread_count() -> int:
     """Worker threads for the sweeps: ``$NPUZZLE_THREADS`` or the CPUs this process may use."""

@@ -26,20 +26,19 @@ Imports: numpy, numba, :mod:`solver.core`, :mod:`solver.tables`, :mod:`pdb_build
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numba
 import numpy as np
 
 from solver.core import ranking_jit
-from solver.core.board import Board, Shape, goal_board
+from solver.core.board import Board, Shape
 from solver.core.ranking import count_placements
 from solver.core.regions import binomials, main_region_masks, set_rank
 from solver.tables import catalog, store
-from solver.tables.partitions import parse_partition
 
 from .bitops import pext
 from .budget import peak_rss_mb
+from .build_apdb import file_mb, start
 from .pattern_bfs import UNREACHED, bfs_pattern, thread_count
 from .threads import run_items
 
@@ -128,32 +127,10 @@ def build_zero_aware(
     blank-last) and return a summary row: file, entries, mb, mean_h (the sum of the patterns'
     means over the main class, and over the additive entries: ``mean_h_additive``), seconds,
     peak_mb, skipped.  Skips the work when the file exists and ``force`` is false."""
-    shape = Shape.parse(shape)
-    goal = goal if isinstance(goal, Board) else goal_board(shape, goal)
-    partition = parse_partition(partition, shape, goal)
-    directory = store.ensure_writable(store.data_dir(data_dir))
-    store.remove_stale_temporaries(directory)
-    path = directory / catalog.zpdb_file_name(shape, partition, goal)
-    row = {
-        "file": path.name,
-        "path": str(path),
-        "kind": KIND,
-        "shape": str(shape),
-        "partition": partition.name,
-        "goal": goal.flat(),
-        "entries": sum(2 * count_placements(shape.size, len(p)) for p in partition),
-    }
+    shape, goal, partition, path, row, attrs = start(shape, partition, goal, data_dir, KIND)
     if path.exists() and not force:
-        return {**row, "skipped": True, "mb": _mb(path)}
+        return {**row, "skipped": True, "mb": file_mb(path)}
     t0 = time.perf_counter()
-    attrs = {
-        "kind": KIND,
-        "shape": str(shape),
-        "goal": goal.flat(),
-        "partition": partition.name,
-        "patterns": str(partition),
-        "classes": 2,
-    }
     mean, mean_additive = 0.0, 0.0
     with store.atomic_h5(path, attrs) as f:
         for i, pattern in enumerate(partition):
@@ -162,8 +139,7 @@ def build_zero_aware(
             main = pairs[0::2]
             seen = main[main != UNREACHED]
             mean += float(seen.mean()) if seen.size else 0.0
-            counts = result.counts
-            mean_additive += float(np.dot(np.arange(len(counts)), counts) / counts.sum())
+            mean_additive += result.mean_h
             store.write_table(
                 f, f"pattern_{i}", pairs, tiles=np.array(pattern, np.int64), classes=2
             )
@@ -171,13 +147,9 @@ def build_zero_aware(
     return {
         **row,
         "skipped": False,
-        "mb": _mb(path),
+        "mb": file_mb(path),
         "mean_h": mean,
         "mean_h_additive": mean_additive,
         "seconds": time.perf_counter() - t0,
         "peak_mb": peak_rss_mb(),
     }
-
-
-def _mb(path: Path) -> float:
-    return path.stat().st_size / 2**20

@@ -49,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from solver.core import ranking_jit  # noqa: E402
+from solver.core import regions as cellsets  # noqa: E402
 from solver.core.board import Board, Shape, goal_board, is_solvable  # noqa: E402
 
 PARTITIONS = {
@@ -65,89 +66,6 @@ MAX_TILES = 7  # in one pattern
 KINDS = ("jump", "kf", "zpdb", "zpdb2")  # the tables, in the order of their kind numbers
 
 
-def binomials(n: int) -> np.ndarray:
-    """``out[a, b]`` = C(a, b) for a up to n and b up to :data:`MAX_TILES`."""
-    out = np.zeros((n + 1, MAX_TILES + 1), np.int64)
-    for a in range(n + 1):
-        for b in range(min(a, MAX_TILES) + 1):
-            out[a, b] = 1 if b in (0, a) else out[a - 1, b - 1] + out[a - 1, b]
-    return out
-
-
-@numba.njit(cache=True)
-def _neighbours(rows, cols):
-    n = rows * cols
-    out = np.full((n, 4), -1, np.int64)
-    for c in range(n):
-        r, q = divmod(c, cols)
-        if r > 0:
-            out[c, 0] = c - cols
-        if r < rows - 1:
-            out[c, 1] = c + cols
-        if q > 0:
-            out[c, 2] = c - 1
-        if q < cols - 1:
-            out[c, 3] = c + 1
-    return out
-
-
-@numba.njit(cache=True, inline="always")
-def map_rank(mask, n, binom):
-    """The colex rank of the cell set ``mask`` among the sets of its size."""
-    r = 0
-    i = 0
-    for c in range(n):
-        if (mask >> c) & 1:
-            i += 1
-            r += binom[c, i]
-    return r
-
-
-@numba.njit(cache=True)
-def regions(rows, cols, k, binom):
-    """For every set of k occupied cells (by colex rank): the region label of each free cell
-    (-1 occupied), how many regions, and the label of the largest."""
-    n = rows * cols
-    nb = _neighbours(rows, cols)
-    count = binom[n, k]
-    labels = np.full((count, n), -1, np.int8)
-    nreg = np.zeros(count, np.int8)
-    main = np.zeros(count, np.int8)
-    stack = np.zeros(n, np.int64)
-    mask = (1 << k) - 1
-    while mask < (1 << n):
-        mr = map_rank(mask, n, binom)
-        lab = 0
-        best = -1
-        for s in range(n):
-            if (mask >> s) & 1 or labels[mr, s] >= 0:
-                continue
-            labels[mr, s] = lab
-            top = 1
-            stack[0] = s
-            size = 0
-            while top:
-                top -= 1
-                c = stack[top]
-                size += 1
-                for j in range(4):
-                    y = nb[c, j]
-                    if y >= 0 and not (mask >> y) & 1 and labels[mr, y] < 0:
-                        labels[mr, y] = lab
-                        stack[top] = y
-                        top += 1
-            if size > best:
-                best = size
-                main[mr] = lab
-            lab += 1
-        nreg[mr] = lab
-        # Gosper's hack: the next larger number with k bits set.
-        low = mask & -mask
-        ripple = mask + low
-        mask = (((ripple ^ mask) >> 2) // low) | ripple
-    return labels, nreg, main
-
-
 @numba.njit(cache=True)
 def build(rows, cols, goal_cells, zero_aware, nregions, labels, binom, blank_goal):
     """Distances of one pattern (goal_cells: its tiles' goal cells) by a breadth-first search
@@ -155,7 +73,7 @@ def build(rows, cols, goal_cells, zero_aware, nregions, labels, binom, blank_goa
     region; else states are ranks.  Every move slides one pattern tile (cost 1)."""
     n = rows * cols
     k = len(goal_cells)
-    nb = _neighbours(rows, cols)
+    nb = cellsets.neighbour_cells(rows, cols)
     places = 1
     for i in range(k):
         places *= n - i
@@ -168,7 +86,7 @@ def build(rows, cols, goal_cells, zero_aware, nregions, labels, binom, blank_goa
         mask |= 1 << goal_cells[i]
     start = ranking_jit.rank(goal_cells, n) * width
     if zero_aware:
-        start += labels[map_rank(mask, n, binom), blank_goal]
+        start += labels[cellsets.set_rank(mask, n, binom), blank_goal]
     dist[start] = 0
     queue[0] = start
     head, tail = 0, 1
@@ -182,7 +100,7 @@ def build(rows, cols, goal_cells, zero_aware, nregions, labels, binom, blank_goa
         mask = 0
         for i in range(k):
             mask |= 1 << cells[i]
-        mr = map_rank(mask, n, binom)
+        mr = cellsets.set_rank(mask, n, binom)
         for i in range(k):
             x = cells[i]
             for j in range(4):
@@ -195,7 +113,7 @@ def build(rows, cols, goal_cells, zero_aware, nregions, labels, binom, blank_goa
                 nxt = ranking_jit.rank(cells, n) * width
                 if zero_aware:
                     mask2 = mask ^ (1 << x) ^ (1 << y)
-                    nxt += labels[map_rank(mask2, n, binom), x]  # the blank is now on x
+                    nxt += labels[cellsets.set_rank(mask2, n, binom), x]  # the blank is now on x
                 cells[i] = x
                 if dist[nxt] == UNSEEN:
                     dist[nxt] = d + 1
@@ -215,7 +133,7 @@ def fold(z, nregions, nreg, main, places, n, k, binom, classes):
         mask = 0
         for i in range(k):
             mask |= 1 << cells[i]
-        mr = map_rank(mask, n, binom)
+        mr = cellsets.set_rank(mask, n, binom)
         for lab in range(nreg[mr]):
             v = z[r * nregions + lab]
             slot = r * classes + (0 if lab == main[mr] or classes == 1 else 1)
@@ -236,7 +154,7 @@ def _pattern_h(tiles_at, blank, p, pats, pk, table, off, kind, width, labels, ma
     r = ranking_jit.rank(cells[:k], n)
     if kind <= 1:
         return table[off[p] + r]
-    mr = map_rank(mask, n, binom[p])
+    mr = cellsets.set_rank(mask, n, binom[p])
     lab = labels[p][mr, blank]
     if kind == 2:
         return table[off[p] + r * width[p] + lab]
@@ -251,7 +169,7 @@ class Tables:
         self.rows, self.cols, self.n = rows, cols, rows * cols
         self.partition = partition
         n = self.n
-        binom = self.binom = binomials(n)
+        binom = self.binom = cellsets.binomials(n)
         self.pats = np.full((len(partition), MAX_TILES), 0, np.int64)
         self.pk = np.array([len(p) for p in partition], np.int64)
         for i, p in enumerate(partition):
@@ -260,7 +178,7 @@ class Tables:
         parts = {0: [], 1: [], 2: [], 3: []}
         for p in partition:
             t0 = time.perf_counter()
-            labels, nreg, main = regions(rows, cols, len(p), binom)
+            labels, nreg, main = cellsets.label_regions(rows, cols, len(p))
             width = int(nreg.max())
             goal = np.array(p, np.int64)  # blank-first: tile t's goal cell is t
             a = build(rows, cols, goal, False, 1, labels, binom, 0)
@@ -387,7 +305,7 @@ def ida(board, rows, cols, mirror, pats, pk, table, off, kind, width, labels, ma
     """Plain IDA* (never undo) with the sum of the pattern lookups, and with ``mirror`` the
     maximum of that and the same sum for the board mirrored across the diagonal (square
     boards); returns (length, nodes generated), or (-1, nodes) past ``cap`` nodes."""
-    nb = _neighbours(rows, cols)
+    nb = cellsets.neighbour_cells(rows, cols)
     tiles = board.copy()
     tiles_at = np.empty(n, np.int64)
     for c in range(n):

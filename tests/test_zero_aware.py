@@ -18,6 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_zero_aware as za  # noqa: E402
 from naive_bfs import distances_from  # noqa: E402
 
+from solver.core import regions as cellsets  # noqa: E402
+
 JUMP, KF, ZPDB, ZPDB2 = range(len(za.KINDS))
 
 
@@ -57,11 +59,11 @@ def test_idastar_with_each_table_finds_the_true_distance(eight_puzzle):
 
 
 def test_regions_are_the_free_cells_connected_parts():
-    binom = za.binomials(9)
-    labels, nreg, main = za.regions(3, 3, 2, binom)
+    binom = cellsets.binomials(9)
+    labels, nreg, main = cellsets.label_regions(3, 3, 2)
     # Tiles on cells 1 and 3 wall the corner 0 off from the other six free cells.
     mask = (1 << 1) | (1 << 3)
-    mr = za.map_rank(mask, 9, binom)
+    mr = cellsets.set_rank(mask, 9, binom)
     assert nreg[mr] == 2
     assert labels[mr, 0] != labels[mr, 4] and labels[mr, 1] == -1
     assert main[mr] == labels[mr, 4]  # the largest region holds the centre

@@ -79,7 +79,8 @@ def colex_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 @numba.njit(cache=True)
-def _neighbours(rows, cols):
+def neighbour_cells(rows, cols):
+    """``out[c]``: the cells up, down, left and right of cell c (-1 off the board)."""
     n = rows * cols
     out = np.full((n, 4), -1, np.int64)
     for c in range(n):
@@ -131,7 +132,7 @@ def _label(mask, n, nb, labels, stack):
 @numba.njit(cache=True)
 def _label_all(rows, cols, k, binom):
     n = rows * cols
-    nb = _neighbours(rows, cols)
+    nb = neighbour_cells(rows, cols)
     count = binom[n, k]
     labels = np.full((count, n), -1, np.int8)
     nreg = np.zeros(count, np.int8)
@@ -151,7 +152,7 @@ def _label_all(rows, cols, k, binom):
 @numba.njit(cache=True)
 def _main_by_mask(rows, cols):
     n = rows * cols
-    nb = _neighbours(rows, cols)
+    nb = neighbour_cells(rows, cols)
     out = np.zeros(1 << n, np.uint16)
     labels = np.zeros(n, np.int8)
     stack = np.zeros(n, np.int64)

@@ -308,8 +308,8 @@ class Plan:
         """``(ranks, vals, masks)`` of the board ``tiles`` (cell -> tile), each of shape
         ``(lookups, most patterns)``: per lookup f and pattern p the table index (offset
         included; in placements, so a two-class table's entries are ``2 * index`` and the one
-        after), its value, and the cell set of the pattern's tiles in f's cell numbering (bit
-        c: cell c; 0 where a lookup has fewer patterns)."""
+        after), its value, and for two-class tables the cell set of the pattern's tiles in f's
+        cell numbering (bit c: cell c; 0 otherwise, and where a lookup has fewer patterns)."""
         # On Python ints: once per search, and numpy's per-element costs made it a tenth of
         # a short search's set-up.
         tiles = [int(t) for t in tiles]
@@ -330,7 +330,8 @@ class Plan:
                     cell_of[named] = look.cells[pos[t]]
             for p, pt in enumerate(look.patterns):
                 r = int(look.offsets[p]) + rank([cell_of[t] for t in pt], self.shape.size)
-                masks[f, p] = sum(1 << cell_of[t] for t in pt)
+                if self.zero is not None:  # only two-class tables read the cell sets
+                    masks[f, p] = sum(1 << cell_of[t] for t in pt)
                 ranks[f, p], vals[f, p] = r, self._value(look.tab, r, f, p, masks[f, p], pos[0])
         return ranks, vals, masks
 

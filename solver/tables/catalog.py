@@ -144,6 +144,15 @@ def zpdb_file_name(shape: Shape, partition: Partition | str, goal: Board | None 
     return "z" + apdb_file_name(shape, partition, goal)[1:]
 
 
+def pattern_file_name(
+    shape: Shape, partition: Partition | str, goal: Board | None = None, kind: str = ADDITIVE
+) -> str:
+    """The file of a pattern database of ``kind``: :func:`apdb_file_name` or, for
+    :data:`ZERO_AWARE`, :func:`zpdb_file_name`."""
+    name = zpdb_file_name if kind == ZERO_AWARE else apdb_file_name
+    return name(shape, partition, goal)
+
+
 def build_command(
     shape: Shape,
     partition: str | None = None,
