@@ -46,12 +46,14 @@ def exact_cost(n: int) -> tuple[int, int]:
 
 def pattern_cost(n: int, sizes: list[int], classes: int = 1) -> tuple[int, int]:
     """(peak memory, disk) in bytes for pattern tables of ``sizes`` tiles on ``n`` cells,
-    with ``classes`` entries a placement (2: zero-aware tables, kept beside the search's)."""
+    with ``classes`` distances a placement (2: zero-aware tables, kept beside the search's
+    and stored packed into one byte a placement: :func:`solver.core.regions.pack_classes`)."""
     word = 4 if n <= 16 else 8
     entries = [math.perm(n, k) for k in sizes]
-    extra = 2 * classes if classes > 1 else 0  # the pairs, and their minimum to check them
+    # Two classes: the pairs, their minimum to check them, and the packed bytes.
+    extra = 2 * classes + 1 if classes > 1 else 0
     memory = max(entries) * (1 + word + extra)
-    return FIXED + int(SLACK * memory), classes * sum(entries) + FILE_OVERHEAD
+    return FIXED + int(SLACK * memory), sum(entries) + FILE_OVERHEAD
 
 
 def available_memory() -> int | None:

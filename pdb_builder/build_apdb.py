@@ -49,7 +49,7 @@ class Start(NamedTuple):
 def start(shape, partition, goal, data_dir, kind: str = KIND) -> Start:
     """Parse and check a build's request, make the data directory ready (stale temporaries
     removed) and name its file: an additive database, or (``kind`` ZERO_AWARE) its two-class
-    twin, whose tables have two entries a placement."""
+    twin, whose tables hold two distances a placement (packed into one byte)."""
     shape = Shape.parse(shape)
     goal = goal if isinstance(goal, Board) else goal_board(shape, goal)
     if goal.shape != shape:
@@ -75,7 +75,7 @@ def start(shape, partition, goal, data_dir, kind: str = KIND) -> Start:
         "shape": str(shape),
         "partition": partition.name,
         "goal": goal.flat(),
-        "entries": classes * sum(count_placements(shape.size, len(p)) for p in partition),
+        "entries": sum(count_placements(shape.size, len(p)) for p in partition),
     }
     return Start(shape, goal, partition, path, row, attrs)
 

@@ -144,7 +144,8 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
     "--zero-aware",
     is_flag=True,
     help="Build the zero-aware twin of each --partition (zpdb-...: two values a placement, "
-    "by the region of free cells the blank is in; twice the size).  `npuzzle solve "
+    "by the region of free cells the blank is in, packed into a byte; the additive file's "
+    "size).  `npuzzle solve "
     "--zero-aware` reads it: 0.69 times the nodes with 6-6-3.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")

@@ -5,9 +5,12 @@ tiles over every place of the blank.  The pattern BFS (:mod:`pdb_builder.pattern
 searches (placement, blank region) states and keeps the minimum; a *zero-aware* table
 (Clausecker & Reinefeld) keeps the regions apart, which is larger wherever the pattern's tiles
 wall the blank off from where they must go.  npuzzle's keep two classes a placement
-(:mod:`solver.core.regions`): entry ``2 * rank`` is the distance with the blank in the main
-region, ``2 * rank + 1`` with the blank elsewhere (the same value where there is no elsewhere),
-so a search reads both in one cache line and needs the blank's class only where they differ.
+(:mod:`solver.core.regions`): the distance with the blank in the main region and with the
+blank elsewhere (the same value where there is no elsewhere).  The BFS fills them as pairs
+(``2 * rank`` main, ``2 * rank + 1`` other); the file keeps them packed into one byte a
+placement (:func:`solver.core.regions.pack_classes`: the smaller distance, and which class is
+2 higher), so a twin is the size of its additive table and a search needs the blank's class
+only where the two differ.
 
 They are made by the same BFS: after each of its layers, :func:`classify_layer` looks at the
 placements whose word (a code per free cell: the depth its region was reached, modulo 3) shows
@@ -17,8 +20,8 @@ unless the class was reached before.  The minimum of a pair is the additive tabl
 
 Files: ``zpdb-<shape>-<partition>[-<goal tag>].h5`` (named by :mod:`solver.tables.catalog`),
 written like ``build_apdb``'s (atomic, digests), kind ``zero-aware-pdb``, one uint8 dataset
-per pattern with ``2 * n!/(n-k)!`` entries.  Twice an additive database's size: 4x4 6-6-3
-23 MB, 7-8 1.1 GB; 5x5 6-6-6-6 1 GB.
+per pattern with ``n!/(n-k)!`` packed entries: an additive database's size (4x4 6-6-3
+11.5 MB, 7-8 577 MB; 5x5 6-6-6-6 510 MB).
 
 Imports: numpy, numba, :mod:`solver.core`, :mod:`solver.tables`, :mod:`pdb_builder`.
 """
@@ -33,7 +36,7 @@ import numpy as np
 from solver.core import ranking_jit
 from solver.core.board import Board, Shape
 from solver.core.ranking import count_placements
-from solver.core.regions import binomials, main_region_masks, set_rank
+from solver.core.regions import binomials, main_region_masks, pack_classes, set_rank
 from solver.tables import catalog, store
 
 from .bitops import pext
@@ -126,7 +129,8 @@ def build_zero_aware(
     """Build ``zpdb-<shape>-<partition>.h5`` in ``data_dir`` (for ``goal``; default
     blank-last) and return a summary row: file, entries, mb, mean_h (the sum of the patterns'
     means over the main class, and over the additive entries: ``mean_h_additive``), seconds,
-    peak_mb, skipped.  Skips the work when the file exists and ``force`` is false."""
+    peak_mb, skipped.  Each table's attribute ``clipped`` counts the placements whose classes
+    differ by more than the packed byte keeps (stored lower: still a lower bound).  Skips the work when the file exists and ``force`` is false."""
     shape, goal, partition, path, row, attrs = start(shape, partition, goal, data_dir, KIND)
     if path.exists() and not force:
         return {**row, "skipped": True, "mb": file_mb(path)}
@@ -140,10 +144,17 @@ def build_zero_aware(
             seen = main[main != UNREACHED]
             mean += float(seen.mean()) if seen.size else 0.0
             mean_additive += result.mean_h
+            packed, clipped = pack_classes(pairs)
+            del pairs, main, seen
             store.write_table(
-                f, f"pattern_{i}", pairs, tiles=np.array(pattern, np.int64), classes=2
+                f,
+                f"pattern_{i}",
+                packed,
+                tiles=np.array(pattern, np.int64),
+                classes=2,
+                clipped=clipped,
             )
-            del pairs, result
+            del packed, result
     return {
         **row,
         "skipped": False,

@@ -25,11 +25,17 @@ from pdb_builder.zero_aware import build_zero_aware, zero_aware_tables
 from solver import api
 from solver.core.board import Board, Shape, goal_board
 from solver.core.regions import (
+    HIGHER_BY,
+    MAIN,
+    OTHER,
+    VALUE_MASK,
     binomials,
+    class_value,
     colex_tables,
     label_regions,
     main_by_mask,
     main_region_masks,
+    pack_classes,
     set_rank,
 )
 from solver.search import plans
@@ -52,6 +58,26 @@ def _data(tmp_path_factory, shape: str, partition: str, goal=None) -> Path:
 @pytest.fixture(scope="module")
 def eight(tmp_path_factory):
     return _data(tmp_path_factory, "3x3", HALVES)
+
+
+def test_a_packed_byte_gives_each_class_its_distance_or_a_lower_bound():
+    """Every pair of distances of up to 63: the packed byte gives each class its own distance
+    where the two are equal or differ by HIGHER_BY, else at most its distance and at least
+    the pair's minimum; the pairs kept lower are counted."""
+    a, b = np.divmod(np.arange(64 * 64), 64)
+    pairs = np.stack([a, b], axis=1).astype(np.uint8).ravel()
+    packed, clipped = pack_classes(pairs)
+    exact_pairs = (a == b) | (np.abs(a - b) == HIGHER_BY)
+    assert clipped == int(np.count_nonzero(~exact_pairs))
+    for e, main, other in zip(packed.tolist(), a.tolist(), b.tolist()):
+        assert e & VALUE_MASK == min(main, other)
+        for cls, exact in ((MAIN, main), (OTHER, other)):
+            got = int(class_value(e, cls))
+            if main == other or abs(main - other) == HIGHER_BY:
+                assert got == exact
+            assert min(main, other) <= got <= exact
+    with pytest.raises(ValueError):
+        pack_classes(np.array([64, 3], np.uint8))
 
 
 def _plans(data: Path, goal: Board) -> tuple[plans.Plan, plans.Plan]:
@@ -238,8 +264,8 @@ def test_build_pdb_zero_aware_needs_a_partition(tmp_path):
 
 
 def test_list_and_verify_show_and_audit_a_twin(tmp_path):
-    """``build-pdb --list`` shows a twin, ``--verify`` audits it: a twin whose pairs no longer
-    fold to the additive table -- written anew, so its digest is sound -- is exit 3 with the
+    """``build-pdb --list`` shows a twin, ``--verify`` audits it: a twin whose lower distances
+    are no longer the additive table -- written anew, so its digest is sound -- is exit 3 with the
     command that rebuilds it."""
     import h5py
 
@@ -255,29 +281,30 @@ def test_list_and_verify_show_and_audit_a_twin(tmp_path):
     with h5py.File(twin, "r") as f:
         attrs = {k: store._decode(v) for k, v in f.attrs.items()}
         tables = {k: (np.array(f[k]), dict(f[k].attrs)) for k in f}
-    pairs, ds_attrs = tables["pattern_0"]
-    i = int(np.flatnonzero((pairs[0::2] > 0) & (pairs[1::2] > 0))[0])
-    pairs[2 * i : 2 * i + 2] += 1  # both classes one more: the minimum changes
+    packed, ds_attrs = tables["pattern_0"]
+    i = int(np.flatnonzero(packed & VALUE_MASK)[0])
+    packed[i] += 1  # the lower distance one more: no longer the additive entry
     twin.unlink()
     keep = {k: attrs[k] for k in ("kind", "shape", "goal", "partition", "patterns", "classes")}
     with store.atomic_h5(twin, keep) as f:
         for name, (table, a) in tables.items():
             store.write_table(f, name, table, tiles=a["tiles"], classes=2)
-    assert any("do not fold" in p for p in audit.audit(twin))
+    assert any("lower distances are not" in p for p in audit.audit(twin))
     r = runner.invoke(build_main, ["--verify", "--data-dir", str(tmp_path)])
-    assert r.exit_code == 3 and "do not fold" in r.stdout
+    assert r.exit_code == 3 and "lower distances are not" in r.stdout
     assert "--partition 4-4 --zero-aware --data-dir" in r.output  # the command rebuilding it
 
 
 def test_a_twin_of_the_wrong_size_is_refused_with_its_command(tmp_path):
+    """E.g. a twin of the first format (two bytes a placement, no longer read)."""
     from solver.tables import store
 
     build_apdb("3x3", HALVES, None, tmp_path, progress=False)
     attrs = {"kind": "zero-aware-pdb", "shape": "3x3", "goal": goal_board(SHAPE3).flat()}
     with store.atomic_h5(tmp_path / "zpdb-3x3-4-4.h5", {**attrs, "partition": "4-4"}) as f:
         for i, tiles in enumerate(((1, 2, 3, 4), (5, 6, 7, 8))):
-            store.write_table(f, f"pattern_{i}", np.zeros(3024, np.uint8), tiles=np.array(tiles))
+            store.write_table(f, f"pattern_{i}", np.zeros(6048, np.uint8), tiles=np.array(tiles))
     with pytest.raises(store.DatabaseCorrupt) as info:
         api.solve("8 6 7 2 5 4 3 0 1", partition=HALVES, zero_aware=True, data_dir=tmp_path)
-    assert "6048 uint8 entries" in str(info.value)
+    assert "3024 uint8 entries" in str(info.value)
     assert "--partition 4-4 --zero-aware" in info.value.fix and "--force" in info.value.fix

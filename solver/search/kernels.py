@@ -59,6 +59,7 @@ from numba import njit, types  # noqa: E402
 from numba.extending import overload  # noqa: E402
 
 from ..core.board import BLANK  # noqa: E402
+from ..core.regions import VALUE_MASK, class_value  # noqa: E402
 from .plans import Frames, Lines, Moves  # noqa: F401,E402 - the kernels' argument types
 from .prefetch import prefetch, prefetch_at, read_at  # noqa: E402
 
@@ -74,7 +75,7 @@ NO_CUT = -1  # S_CUT when the walk is not splitting
 
 # Fields of the k-th child of the node at depth d, ``kid[d, k]``: move id, the pruning
 # machine's state, the largest h of its lookups so far, then per lookup f its pattern's rank
-# (:func:`_stored`: of an eager two-class table the index 2 * rank + class) and value and the
+# (:func:`_stored`: of an eager two-class table 2 * rank + class) and value and the
 # lookup's sum (fields FRAME_BASE + 3f, + 1, + 2).  ``kid[d, i, C_SEL]`` is
 # another list: the children within the bound, in the order they are to be entered.
 C_MOVE, C_SEL, C_FSM, C_BEST = range(4)
@@ -182,21 +183,10 @@ def _hint_typed(first, deltas, tab, r):
     return lambda first, deltas, tab, r: prefetch_at(first, deltas[tab], r)
 
 
-def _slot(r, zero):
-    """Where placement ``r``'s entries start: ``r``, or ``2 * r`` in a two-class table."""
-
-
-@overload(_slot, inline="always")
-def _slot_typed(r, zero):
-    if isinstance(zero, types.NoneType):
-        return lambda r, zero: r
-    return lambda r, zero: 2 * r
-
-
 def _blank_class(zero, masks, f, p, m, blank):
-    """Which of a two-class table's entries lookup f reads for its pattern p after move m
-    (the blank now on board cell ``blank``): 0 with the blank in the main region of the
-    pattern's free cells, 1 elsewhere; always 0 for other tables."""
+    """Which of a two-class table's distances lookup f reads for its pattern p after move m
+    (the blank now on board cell ``blank``): 0 (MAIN) with the blank in the main region of
+    the pattern's free cells, 1 (OTHER) elsewhere; always 0 for other tables."""
 
 
 @overload(_blank_class, inline="always")
@@ -232,8 +222,8 @@ def _eager(zero) -> bool:
 
 def _stored(r, zero, masks, f, p, m, blank):
     """What a child keeps of lookup f's placement ``r`` of its pattern p after move m (the
-    blank now on board cell ``blank``): ``r``, or with an eager two-class table the index of
-    its class's entry, ``2 * r + class``."""
+    blank now on board cell ``blank``): ``r``, or with an eager two-class table the placement
+    and its class, ``2 * r + class``."""
 
 
 @overload(_stored, inline="always")
@@ -256,25 +246,31 @@ def _placement_typed(kept, zero):
 
 def _entry(first, deltas, tab, kept, zero, masks, f, p, m, blank):
     """Lookup f's value for a child's :func:`_stored` ``kept`` (its pattern p, after move m,
-    the blank on board cell ``blank``): the table's entry; of a lazy two-class table both
-    entries of the placement, and where they differ the blank's class decides."""
+    the blank on board cell ``blank``): the table's entry; of a two-class table (one packed
+    byte a placement: :func:`solver.core.regions.pack_classes`) the distance of the blank's
+    class, looked for on larger boards only where the placement's two classes differ."""
 
 
 @overload(_entry, inline="always")
 def _entry_typed(first, deltas, tab, kept, zero, masks, f, p, m, blank):
-    if isinstance(zero, types.NoneType) or _eager(zero):
+    if isinstance(zero, types.NoneType):
         return lambda first, deltas, tab, kept, zero, masks, f, p, m, blank: _read(
             first, deltas, tab, _u(kept)
         )
+    if _eager(zero):
 
-    def pair(first, deltas, tab, kept, zero, masks, f, p, m, blank):
-        a = _read(first, deltas, tab, _u(2 * kept))
-        b = _read(first, deltas, tab, _u(2 * kept + 1))
-        if a == b:
-            return a
-        return b if _blank_class(zero, masks, f, p, m, blank) else a
+        def eager(first, deltas, tab, kept, zero, masks, f, p, m, blank):
+            return class_value(_read(first, deltas, tab, _u(kept >> 1)), kept & 1)
 
-    return pair
+        return eager
+
+    def lazy(first, deltas, tab, kept, zero, masks, f, p, m, blank):
+        e = _read(first, deltas, tab, _u(kept))
+        if e <= VALUE_MASK:  # both classes at the same distance
+            return e
+        return class_value(e, _blank_class(zero, masks, f, p, m, blank))
+
+    return lazy
 
 
 def _flip(masks, f, p, m, zero):
@@ -359,8 +355,7 @@ def ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, ze
                 for fr in range(nf):
                     p = frames.pat[_u(fr), _u(t)]
                     r = _rank_after(frames, fr, tiles, t, m, ranks[_u(fr), _u(p)])
-                    # (the line of both classes' entries, before a class is looked for)
-                    _hint(first, deltas, frames.tab[_u(fr)], _u(_slot(r, zero)))
+                    _hint(first, deltas, frames.tab[_u(fr)], _u(r))
                     kept = _stored(r, zero, masks, fr, p, m, moves.nb[_u(m)])
                     kid[_u(d), _u(n), _u(FRAME_BASE + 3 * fr)] = kept
                 n += 1

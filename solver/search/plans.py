@@ -195,10 +195,11 @@ class Lines(NamedTuple):
 
 class ZeroAware(NamedTuple):
     """What the kernels need to read two-class (zero-aware) tables
-    (:mod:`pdb_builder.zero_aware`): entry ``2 * r`` of a pattern's placement r holds its
-    distance with the blank in the main region of the free cells, ``2 * r + 1`` elsewhere.
-    The kernel finds a child's class from the pattern's cell set, kept per lookup f and
-    pattern p as a mask in f's cell numbering (``Node.masks[f, p]``):
+    (:mod:`pdb_builder.zero_aware`): entry r of a pattern's placement r packs its distances
+    with the blank in the main region of the free cells and elsewhere into one byte
+    (:func:`solver.core.regions.pack_classes`).  The kernel finds a child's class from the
+    pattern's cell set, kept per lookup f and pattern p as a mask in f's cell numbering
+    (``Node.masks[f, p]``):
 
     * ``xmask[f, m]``: the two cells (f's numbering) between which move m slides its tile,
       XORed into the moved tile's mask on the way down and back on the way up;
@@ -272,7 +273,7 @@ class Plan:
     joined) and its ``lookups``: the database's additive sum, its mirrored sum with the
     reflection, and the same for every further database (the heuristic is their maximum);
     ``frames`` are the lookups stacked for the kernel.  An "lc" plan has ``lines``.
-    A plan over zero-aware tables (two entries a placement) has ``zero`` (:class:`ZeroAware`).
+    A plan over zero-aware tables (two classes a placement) has ``zero`` (:class:`ZeroAware`).
     """
 
     kind: str  # "pdb" (also Manhattan) or "lc"
@@ -346,8 +347,8 @@ class Plan:
         z = self.zero
         n = self.shape.size
         index = mask if not z.chunks else regions.set_rank(mask, n, regions.binomials(n))
-        in_main = int(z.main[z.moff[f, p] + index])
-        return int(table[2 * r + 1 - ((in_main >> int(z.bcell[f, blank])) & 1)])
+        in_main = (int(z.main[z.moff[f, p] + index]) >> int(z.bcell[f, blank])) & 1
+        return int(regions.class_value(int(table[r]), regions.OTHER - in_main))
 
     def h(self, tiles) -> int:
         """The heuristic value of the board ``tiles`` ("pdb" plans)."""
@@ -362,15 +363,14 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _joined_tables(tables: list[np.ndarray], pairs: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def _joined_tables(tables: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """One read-only uint8 array holding every pattern table, and each table's offset in it.
 
     Tables of one opened database file are joined by using the file's bytes as they were
     loaded (mapped or read: :mod:`solver.tables.loading`), without a copy; others are
-    concatenated.  ``pairs``: two-class tables, whose offsets must be even (a pair's index is
-    counted in placements)."""
+    concatenated."""
     hit = store.joined(tables)
-    if hit is not None and not (pairs and (hit[1] & 1).any()):
+    if hit is not None:
         return _readonly(hit[0]), hit[1]
     sizes = [len(t) for t in tables]
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
@@ -400,16 +400,14 @@ def combined_plan(
     """A plan whose heuristic is the maximum of several additive databases, each given as
     ``(patterns, tables)`` (see :func:`pdb_plan`), with each one's mirrored sum too when
     ``reflect`` (and the target has a diagonal reflection).  ``zero_aware``: the tables are
-    two-class ones (two entries a placement: :class:`ZeroAware`)."""
+    two-class ones (two distances a placement, packed: :class:`ZeroAware`)."""
     reflection = diagonal_reflection(target) if reflect else None
     relabel = list(reflection.relabel) if reflection is not None else None
     cells = list(reflection.symmetry.cells) if reflection is not None else None
     tables, lookups, frames = [], [], []
     for tab, (patterns, parts) in enumerate(databases):
         patterns = [tuple(sorted(int(t) for t in p)) for p in patterns]
-        table, offsets = _joined_tables(list(parts), pairs=zero_aware)
-        if zero_aware:
-            offsets = offsets // 2  # in placements: a placement's entries are 2r and 2r + 1
+        table, offsets = _joined_tables(list(parts))
         tables.append(table)
         lookups.append(Lookup(patterns, offsets, tab))
         frames.append(frame(shape, patterns))

@@ -187,9 +187,12 @@ def _additive_problems(entry: catalog.Entry, f) -> list[str]:
 
 
 def _zero_aware_problems(entry: catalog.Entry, f) -> list[str]:
-    """A zero-aware twin: two entries a placement, the goal's pair holding a 0, and -- where
-    the additive database it is the twin of is built -- every pair's minimum its entry."""
+    """A zero-aware twin: a packed byte a placement, the goal's lower distance 0, and --
+    where the additive database it is the twin of is built -- every lower distance its
+    entry (:func:`solver.core.regions.pack_classes`)."""
     import h5py
+
+    from ..core.regions import VALUE_MASK
 
     n = entry.shape.size
     problems, named, home = _patterns(entry, f)
@@ -199,20 +202,22 @@ def _zero_aware_problems(entry: catalog.Entry, f) -> list[str]:
     other = h5py.File(additive, "r") if additive.is_file() else None
     try:
         for name, tiles in named:
-            ds, size = f[name], 2 * count_placements(n, len(tiles))
+            ds, size = f[name], count_placements(n, len(tiles))
             if ds.dtype != np.uint8 or ds.ndim != 1 or ds.shape[0] != size:
                 problems.append(f"{name} is {ds.dtype} {ds.shape}, expected uint8 ({size},)")
                 continue
-            pairs = store._memmap(Path(ds.file.filename), ds)
+            packed = store._memmap(Path(ds.file.filename), ds)
             r = int(rank(np.array([home[t] for t in tiles], np.int64), n))
-            if min(int(pairs[2 * r]), int(pairs[2 * r + 1])) != 0:
+            if int(packed[r]) & VALUE_MASK != 0:
                 problems.append(f"{name} does not put its goal at 0")
-            if other is not None and name in other and other[name].shape[0] == size // 2:
+            if other is not None and name in other and other[name].shape[0] == size:
                 table = store._memmap(additive, other[name])
                 for i in range(0, table.size, _STEP):
-                    two = np.asarray(pairs[2 * i : 2 * (i + _STEP)]).reshape(-1, 2)
-                    if not np.array_equal(two.min(axis=1), table[i : i + _STEP]):
-                        problems.append(f"{name}: its pairs do not fold to {additive.name}'s table")
+                    low = np.asarray(packed[i : i + _STEP]) & VALUE_MASK
+                    if not np.array_equal(low, table[i : i + _STEP]):
+                        problems.append(
+                            f"{name}: its lower distances are not {additive.name}'s table"
+                        )
                         break
     finally:
         if other is not None:

@@ -176,8 +176,9 @@ def open_entry(entry: catalog.Entry, data_dir=None) -> AdditivePDB:
 
 def open_zero_aware(pdb: AdditivePDB, data_dir=None) -> AdditivePDB:
     """The zero-aware twin of ``pdb`` (``zpdb-...``, :mod:`pdb_builder.zero_aware`): the same
-    patterns in the same order, each table holding two entries a placement (``2 * rank`` with
-    the blank in the main region of the free cells, ``2 * rank + 1`` elsewhere).  Raises
+    patterns in the same order, each table holding a packed byte a placement (the distances
+    with the blank in the main region of the free cells and elsewhere:
+    :func:`solver.core.regions.pack_classes`).  Raises
     :class:`~solver.tables.store.DatabaseMissing` naming the command that builds it, or
     DatabaseCorrupt when its sizes, patterns or goal entries are wrong."""
     entry = catalog.parse_name(pdb.path)
@@ -204,9 +205,11 @@ def open_zero_aware(pdb: AdditivePDB, data_dir=None) -> AdditivePDB:
 
 
 def _twin_table(pdb: AdditivePDB, pt: PatternTable, table, where: str, fix: str) -> PatternTable:
-    """Pattern ``pt``'s two-class table ``table`` (None: the file has none), once it has two
-    uint8 entries a placement and a 0 in the goal placement's pair."""
-    want = 2 * pt.table.size
+    """Pattern ``pt``'s two-class table ``table`` (None: the file has none), once it has one
+    uint8 entry a placement whose lower distance is 0 at the goal placement."""
+    from ..core.regions import VALUE_MASK  # numba: only searches over twins need it
+
+    want = pt.table.size
     if table is None or table.dtype != np.uint8 or table.ndim != 1 or table.size != want:
         raise store.DatabaseCorrupt(
             f"{where} has no table of {want} uint8 entries for tiles "
@@ -217,7 +220,7 @@ def _twin_table(pdb: AdditivePDB, pt: PatternTable, table, where: str, fix: str)
     for cell, t in enumerate(pdb.goal.tiles):
         home[t] = cell
     r = int(ranking.rank(np.array([home[t] for t in pt.tiles], np.int64), len(home)))
-    if min(table[2 * r], table[2 * r + 1]) != 0:
+    if table[r] & VALUE_MASK != 0:
         raise store.DatabaseCorrupt(f"{where}: tiles {pt.tiles} not at 0 at home", fix)
     return PatternTable(pt.tiles, table)
 
