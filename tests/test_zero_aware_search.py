@@ -308,3 +308,35 @@ def test_a_twin_of_the_wrong_size_is_refused_with_its_command(tmp_path):
         api.solve("8 6 7 2 5 4 3 0 1", partition=HALVES, zero_aware=True, data_dir=tmp_path)
     assert "3024 uint8 entries" in str(info.value)
     assert "--partition 4-4 --zero-aware" in info.value.fix and "--force" in info.value.fix
+
+
+def test_a_search_over_a_twin_maps_its_additive_file_and_reads_only_the_twin(eight, monkeypatch):
+    """A batch of searches reads its tables into memory; with a twin built, the additive
+    file's bytes are never needed, so it is only mapped (not read as well); without the
+    twin (``zero_aware=False``) the additive file is read."""
+    from solver.tables import loading, store
+
+    seen = []
+    real = loading.load
+    monkeypatch.setattr(
+        loading, "load", lambda p, n, mode: seen.append((p.name[:4], mode)) or real(p, n, mode)
+    )
+    monkeypatch.setattr(loading, "SMALL_FILE", 0)
+    monkeypatch.delenv("NPUZZLE_LOAD", raising=False)
+    try:
+        for zero, want in (
+            (None, {("apdb", "map"), ("zpdb", "read")}),
+            (False, {("apdb", "read")}),
+        ):
+            store.clear_cache()
+            pattern_db.clear_cache()
+            plans.clear_cache()
+            loading.prefer("auto", batch=True, searches=True)
+            seen.clear()
+            s = api.solve("8 6 7 2 5 4 3 0 1", partition=HALVES, zero_aware=zero, data_dir=eight)
+            assert s.length == 31 and set(seen) == want, (zero, seen)
+    finally:
+        loading.prefer("auto", batch=False, searches=False)
+        store.clear_cache()
+        pattern_db.clear_cache()
+        plans.clear_cache()

@@ -539,7 +539,12 @@ def plan_for(goal: Board, opts) -> tuple[Plan, Reduction]:
         return _cached_simple_plan(shape, goal.tiles, kind), same
     try:
         pdbs, red = pattern_db.resolve_many(
-            shape, goal, opts.partition, opts.data_dir, getattr(opts, "combine", False)
+            shape,
+            goal,
+            opts.partition,
+            opts.data_dir,
+            getattr(opts, "combine", False),
+            twins=_zero_aware(opts) is not False,
         )
     except store.DatabaseMissing as e:
         if kind == "pdb" or opts.partition or str(shape) in config.REQUIRES_PDB:
@@ -570,7 +575,9 @@ def rival_plans(goal: Board, opts) -> list[tuple[Plan, Reduction]]:
     )
     if not plain:
         try:
-            found = pattern_db.resolve_rivals(goal.shape, goal, opts.data_dir)
+            found = pattern_db.resolve_rivals(
+                goal.shape, goal, opts.data_dir, twins=_zero_aware(opts) is not False
+            )
         except store.DatabaseMissing:
             found = []  # plan_for says what is missing, or falls back
         if len(found) > 1:
