@@ -129,8 +129,9 @@ def build_zero_aware(
     """Build ``zpdb-<shape>-<partition>.h5`` in ``data_dir`` (for ``goal``; default
     blank-last) and return a summary row: file, entries, mb, mean_h (the sum of the patterns'
     means over the main class, and over the additive entries: ``mean_h_additive``), seconds,
-    peak_mb, skipped.  Each table's attribute ``clipped`` counts the placements whose classes
-    differ by more than the packed byte keeps (stored lower: still a lower bound).  Skips the work when the file exists and ``force`` is false."""
+    peak_mb, skipped.  Skips the work when the file exists and ``force`` is false.  Each
+    table's attribute ``clipped`` counts the placements whose classes differ by more than
+    the packed byte keeps (stored lower: still a lower bound)."""
     shape, goal, partition, path, row, attrs = start(shape, partition, goal, data_dir, KIND)
     if path.exists() and not force:
         return {**row, "skipped": True, "mb": file_mb(path)}

@@ -240,8 +240,7 @@ def pack_classes(pairs: np.ndarray) -> tuple[np.ndarray, int]:
     the two distances in the low :data:`VALUE_BITS` bits, in the top two ``1 + class`` of
     the class whose distance is :data:`HIGHER_BY` higher (0: equal).  Returns the packed
     table and how many placements differed by another amount (kept lower: still a lower
-    bound).
-    Raises ValueError for a distance too large to pack."""
+    bound).  Raises ValueError for a distance too large to pack."""
     pairs = np.ascontiguousarray(pairs, dtype=np.uint8)
     if pairs.size % 2:
         raise ValueError("a two-class table has an even number of entries")

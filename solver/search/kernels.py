@@ -31,10 +31,11 @@ Heuristics, each updated in O(1)-ish per move because a move slides exactly one 
   partitions) in two more.  Every lookup's index is computed and prefetched for every child
   first (:mod:`solver.search.prefetch`: the cache misses overlap, as in the C reference); each
   lookup is then read only for the children the ones before did not prune.  Manhattan
-  distance is the database of one-tile patterns.  *Zero-aware* tables hold two entries a
-  placement, by the blank's region (:class:`solver.search.plans.ZeroAware`); the blank's
-  class comes from a per-lookup cell mask, found for every child as it is generated on small
-  boards and only where a placement's two entries differ on larger ones (:func:`_eager`);
+  distance is the database of one-tile patterns.  *Zero-aware* tables hold two distances a
+  placement, by the blank's region, packed into one byte
+  (:class:`solver.search.plans.ZeroAware`); the blank's class comes from a per-lookup cell
+  mask, found for every child as it is generated on small boards and only where a
+  placement's two distances differ on larger ones (:func:`_eager`);
 * **linear conflict** (:func:`ida_lc`) -- Manhattan plus two moves for every tile that must
   leave its goal row (column) to let others pass; a move re-counts only the two lines it changes.
 
@@ -212,7 +213,7 @@ def _eager(zero) -> bool:
     """Whether a kernel over the two-class tables ``zero`` (a numba type) finds the blank's
     class for every child and lookup as it generates them -- where the class is one table
     read away (boards of up to 16 cells: ``ZeroAware.chunks`` is empty) -- or only where a
-    placement's two entries differ (larger boards, where it takes a rank; most children are
+    placement's two distances differ (larger boards, where it takes a rank; most children are
     pruned before their later lookups are read, and a maximum of several databases has up
     to eight lookups a child).  Measured both ways: on the 80-move 15-puzzles eager took
     6.75-6.98 s against lazy's 8.03-8.07 s; on Korf & Felner's #37, where the race picks a
