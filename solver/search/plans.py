@@ -308,8 +308,8 @@ class Plan:
     def ranks(self, tiles) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(ranks, vals, masks)`` of the board ``tiles`` (cell -> tile), each of shape
         ``(lookups, most patterns)``: per lookup f and pattern p the table index (offset
-        included; in placements, so a two-class table's entries are ``2 * index`` and the one
-        after), its value, and for two-class tables the cell set of the pattern's tiles in f's
+        included; a two-class table has one packed entry a placement too), its value, and
+        for two-class tables the cell set of the pattern's tiles in f's
         cell numbering (bit c: cell c; 0 otherwise, and where a lookup has fewer patterns)."""
         # On Python ints: once per search, and numpy's per-element costs made it a tenth of
         # a short search's set-up.

@@ -201,7 +201,8 @@ def open_zero_aware(pdb: AdditivePDB, data_dir=None) -> AdditivePDB:
         tuple(int(t) for t in np.atleast_1d(opened.table_attrs[ds].get("tiles", ()))): table
         for ds, table in opened.tables.items()
     }
-    tables = [_twin_table(pdb, pt, by_tiles.get(pt.tiles), path.name, fix) for pt in pdb.tables]
+    home = _home_cells(pdb.goal)
+    tables = [_twin_table(pt, by_tiles.get(pt.tiles), home, path.name, fix) for pt in pdb.tables]
     twin = AdditivePDB(pdb.shape, pdb.goal, pdb.name, path, pdb.patterns, tables, pdb.reflection)
     _TWINS[key] = (pdb, twin)  # pdb kept alive: its id is part of the key
     return twin
@@ -214,9 +215,10 @@ def _twin_path(entry: catalog.Entry) -> Path:
     )
 
 
-def _twin_table(pdb: AdditivePDB, pt: PatternTable, table, where: str, fix: str) -> PatternTable:
+def _twin_table(pt: PatternTable, table, home: list[int], where: str, fix: str) -> PatternTable:
     """Pattern ``pt``'s two-class table ``table`` (None: the file has none), once it has one
-    uint8 entry a placement whose lower distance is 0 at the goal placement."""
+    uint8 entry a placement whose lower distance is 0 at the goal placement (each tile t on
+    its cell ``home[t]``)."""
     from ..core.regions import VALUE_MASK  # numba: only searches over twins need it
 
     want = pt.table.size
@@ -226,13 +228,18 @@ def _twin_table(pdb: AdditivePDB, pt: PatternTable, table, where: str, fix: str)
             f"{','.join(map(str, pt.tiles))}",
             fix,
         )
-    home = [0] * pdb.shape.size
-    for cell, t in enumerate(pdb.goal.tiles):
-        home[t] = cell
-    r = int(ranking.rank(np.array([home[t] for t in pt.tiles], np.int64), len(home)))
-    if table[r] & VALUE_MASK != 0:
+    twin = PatternTable(pt.tiles, table)
+    if twin.value(home) & VALUE_MASK != 0:
         raise store.DatabaseCorrupt(f"{where}: tiles {pt.tiles} not at 0 at home", fix)
-    return PatternTable(pt.tiles, table)
+    return twin
+
+
+def _home_cells(goal: Board) -> list[int]:
+    """``home[t]``: the cell of tile t in ``goal``."""
+    home = [0] * goal.shape.size
+    for cell, t in enumerate(goal.tiles):
+        home[t] = cell
+    return home
 
 
 def _check_partition(
@@ -253,9 +260,7 @@ def _check_partition(
         raise store.DatabaseCorrupt(
             f"{where}: its patterns are not those of partition {entry.partition_name}", fix
         )
-    home = [0] * entry.shape.size
-    for cell, t in enumerate(entry.goal.tiles):
-        home[t] = cell
+    home = _home_cells(entry.goal)
     for pt in tables:
         if pt.value(home) != 0:
             raise store.DatabaseCorrupt(
