@@ -493,7 +493,7 @@ zero_aware_option = click.option(
     default=config.DEFAULT_ZERO_AWARE,
     help="Read the zero-aware twins of the databases (`build-pdb --partition P "
     "--zero-aware`): a pattern's value also by the region of free cells the blank is in; "
-    "Korf's 100 with 7-8: 0.55 times the nodes, 0.67 times the time.  Default: where they "
+    "Korf's 100 with 7-8: 0.57 times the nodes, 0.72 times the time.  Default: where they "
     "are built; --zero-aware says when one is missing.",
 )
 reflect_option = click.option(

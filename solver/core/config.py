@@ -74,7 +74,7 @@ DEFAULT_PICK_MAX = True
 # Whether IDA* reads the zero-aware twins of its databases (zpdb-..., built with build-pdb
 # --zero-aware: two distances a placement, by the blank's region): None reads them where they are
 # built and says nothing where not (True says so).  Korf's 100 with 7-8: 27,912 -> 15,808
-# nodes a board, 0.67x the time (docs/research-table.md, section 8).
+# nodes a board, 0.72x the time (docs/research-table.md, sections 8 and 8b).
 DEFAULT_ZERO_AWARE = None
 
 
