@@ -169,26 +169,22 @@ def test_hint_and_moving_a_tile_by_hand(browser, live_server, service_dir):
     browser.find_element("id", "hint").click()
     _wait(browser, lambda d: "moves left" in _text(d, "hint-text"), "no hint appeared")
     assert "9 moves left" in _text(browser, "hint-text")
-    hinted = browser.find_element("css selector", ".tile.hinted")
-    hinted.click()  # follow the hint: one move closer
+    _click_when_uncovered(browser, ".tile.hinted")  # follow the hint: one move closer
     assert not browser.find_elements("css selector", ".tile.hinted")  # the hint is spent
     _wait(browser, lambda d: _text(d, "distance") == "9", "the distance did not update")
     after = Board.from_tiles(map(int, _tiles(browser).split()), "3x3")
     assert exact.distance(after, goal_board("3x3"), data_dir=service_dir) == 9
     assert after != board and _text(browser, "made") == "1"
     # A move away from the goal: the page asks the server again.
-    movable = browser.find_elements("css selector", ".tile.movable")
-    for tile in movable:
-        tile.click()
-        _wait(browser, lambda d: _text(d, "distance").isdigit(), "no distance after a move")
-        moved = Board.from_tiles(map(int, _tiles(browser).split()), "3x3")
-        want = exact.distance(moved, goal_board("3x3"), data_dir=service_dir)
-        _wait(
-            browser,
-            lambda d, want=want: _text(d, "distance") == str(want),
-            "the distance shown is not the table's",
-        )
-        break
+    _click_when_uncovered(browser, ".tile.movable")
+    _wait(browser, lambda d: _text(d, "distance").isdigit(), "no distance after a move")
+    moved = Board.from_tiles(map(int, _tiles(browser).split()), "3x3")
+    want = exact.distance(moved, goal_board("3x3"), data_dir=service_dir)
+    _wait(
+        browser,
+        lambda d: _text(d, "distance") == str(want),
+        "the distance shown is not the table's",
+    )
 
 
 def test_a_phone_sized_screen_needs_no_sideways_scrolling(browser, live_server):
