@@ -67,8 +67,10 @@ from .prefetch import prefetch, prefetch_at, read_at  # noqa: E402
 # What a kernel call returns.
 FOUND, ITERATION_DONE, BUDGET_SPENT, FRONTIER = 1, 2, 3, 4
 # Slots of the int64 state vector a kernel shares with its caller across calls.
-S_DEPTH, S_BLANK, S_BOUND, S_NEXT, S_GEN, S_EXP, S_ROOT, S_CUT, S_PARITY, S_ITER = range(10)
-STATE_SLOTS = 10
+S_DEPTH, S_BLANK, S_BOUND, S_NEXT, S_GEN, S_EXP, S_ROOT, S_CUT, S_PARITY, S_ITER, S_LEAST_H = range(
+    11
+)
+STATE_SLOTS = 11
 NO_PARITY = -1  # S_PARITY of a walk that stops at the end of every iteration
 NO_MOVE = 4  # "previous direction" at the search's start: nothing to avoid undoing
 INFINITE_F = 1 << 40
@@ -326,6 +328,7 @@ def ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, ze
     root = st[S_ROOT]
     cut = st[S_CUT]
     parity = st[S_PARITY]  # NO_PARITY but for a walk of whole iterations (Walk.enter says)
+    least = st[S_LEAST_H]
     gen = 0
     exp = 0
     status = ITERATION_DONE
@@ -455,6 +458,9 @@ def ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, ze
         path[_u(d)] = m
         blank = nb
         fstate[_u(d + 1)] = kid[_u(d), _u(k), C_FSM]
+        h = kid[_u(d), _u(k), C_BEST]
+        if h < least:
+            least = h
         d += 1
         if hs[_u(d), 0] == 0:  # every pattern home: the goal
             status = FOUND
@@ -467,6 +473,7 @@ def ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, ze
     st[S_BLANK] = blank
     st[S_BOUND] = bound
     st[S_NEXT] = nxt
+    st[S_LEAST_H] = least
     st[S_GEN] += gen
     st[S_EXP] += exp
     return status

@@ -4,10 +4,11 @@ share one copy of the tables (layer 3: search; :mod:`solver.search.driver` decid
 * **Threads, not processes.**  The kernels release the GIL (``nogil=True``), so N threads run
   N walks at full speed, all reading the same memory-mapped tables: nothing is copied, pickled
   or started per process.
-* **Units in search order.**  Each iteration is split into about ``UNITS_PER_JOB * jobs`` units
-  (:func:`solver.search.units.split`), which workers take in the order the serial search
-  would visit them -- so the last iteration reaches the solution's unit about as early as the
-  serial search does, and the nodes stay close to the serial count.
+* **The most promising units first.**  Each iteration is split into about
+  ``UNITS_PER_JOB * jobs`` units (:func:`solver.search.units.split`), which workers take
+  with those whose subtree came nearest the goal in the iteration before first
+  (:func:`solver.search.units.promising_first`), the rest in the order the serial search
+  would visit them: the last iteration reaches a solution's unit sooner.
 * **Work sharing at the end.**  When the queue is empty and a worker is idle, a busy worker
   hands over the untried children of the shallowest node on its path
   (:meth:`~solver.search.walk.Walk.give_away`): one huge subtree does not leave cores idle.
@@ -25,7 +26,7 @@ import time
 from collections import deque
 
 from . import kernels as K
-from .units import SLICE_NODES, WorkUnit, run_unit, split
+from .units import SLICE_NODES, WorkUnit, least_by_prefix, promising_first, run_unit, split
 from .walk import Limits, Outcome, Problem, Walk
 
 UNITS_PER_JOB = 32  # units an iteration is split into, per worker
@@ -51,6 +52,7 @@ class _Iteration:
         self.generated = 0
         self.expanded = 0
         self.units = 0
+        self.least = {}  # each unit's least h entered (by its moves), for the next iteration
 
     def take(self) -> WorkUnit | None:
         """The next unit, waiting while busy workers may still give some; None when the
@@ -82,6 +84,7 @@ class Pool:
         self.want = (units_per_job or UNITS_PER_JOB) * jobs
         self.walks = [Walk(problem) for _ in range(jobs)]
         self.depth = 1  # the frontier depth of the last split: the next one starts there
+        self.least = {}  # the last iteration's least h below each prefix (promising_first)
 
     def iteration(self, bound: int, limits: Limits, nodes_before: int = 0, tick=None) -> Outcome:
         """Search the iteration with ``bound`` on the pool's threads.  ``tick(nodes)`` is
@@ -95,7 +98,8 @@ class Pool:
         if sp.moves is not None:
             path = self.problem.path_of(sp.moves)
             return Outcome(path, sp.next_f, sp.generated, sp.expanded)
-        it = _Iteration(bound, sp.units, limits, nodes_before + sp.generated, self.jobs)
+        units = promising_first(sp.units, self.least)
+        it = _Iteration(bound, units, limits, nodes_before + sp.generated, self.jobs)
         it.next_f, it.generated, it.expanded = sp.next_f, sp.generated, sp.expanded
         threads = [
             threading.Thread(target=self._work, args=(walk, it), daemon=True) for walk in self.walks
@@ -123,6 +127,7 @@ class Pool:
         if it.error is not None:
             raise it.error
         stopped = None if it.found is not None else it.stopped
+        self.least = least_by_prefix(it.least)
         return Outcome(it.found, it.next_f, it.generated, it.expanded, stopped, it.units)
 
     def _work(self, walk: Walk, it: _Iteration) -> None:
@@ -167,6 +172,7 @@ class Pool:
             )
             with it.cond:
                 _count(it, walk, spent)
+                it.least[unit.moves] = result.least_h
                 if result.moves is not None and it.found is None:
                     it.found = self.problem.path_of(result.moves)
                 elif result.complete:

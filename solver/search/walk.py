@@ -190,7 +190,7 @@ class Walk:
         st = self.st
         go_on = go_on and not path and cut == K.NO_CUT and pb.weighting is None
         parity = pb.parity if go_on else K.NO_PARITY
-        st[:] = (g, blank, bound, K.INFINITE_F, 0, 0, g, cut, parity, 1)
+        st[:] = (g, blank, bound, K.INFINITE_F, 0, 0, g, cut, parity, 1, K.INFINITE_F)
         state = pb.machine.state_after(int(m) & 3 for m in path)
         if state == PRUNED:  # a duplicate path: its nodes are searched along another one
             return K.ITERATION_DONE
@@ -269,6 +269,12 @@ class Walk:
     def expanded(self) -> int:
         """Nodes expanded since :meth:`enter`."""
         return int(self.st[K.S_EXP])
+
+    @property
+    def least_h(self) -> int:
+        """The smallest heuristic value of a node entered since :meth:`enter` (pattern
+        databases; :data:`~solver.search.kernels.INFINITE_F` for linear conflict)."""
+        return int(self.st[K.S_LEAST_H])
 
     @property
     def iterations(self) -> int:
