@@ -144,6 +144,79 @@ def test_give_away_loses_and_repeats_nothing(pdb_dir, kind, seed, slices):
     assert min([w.next_f] + [r.next_f for r in results]) == nxt
 
 
+def least_h_entered(problem, bound: int) -> int:
+    """The least h of a node a plain depth-first iteration within ``bound`` enters below the
+    start (never undoing the last move), by the plan's own heuristic: the independent count
+    the kernel's ``least_h`` must equal (with a consistent heuristic the pruning machine only
+    drops paths whose board is entered along another one within the bound)."""
+    plan, rows, cols = problem.plan, problem.plan.shape.rows, problem.plan.shape.cols
+    tiles = list(problem.start)
+    least = K.INFINITE_F
+
+    def walk(blank: int, g: int, came_from: int) -> bool:
+        nonlocal least
+        r, c = divmod(blank, cols)
+        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            nb = nr * cols + nc
+            if not (0 <= nr < rows and 0 <= nc < cols) or nb == came_from:
+                continue
+            tiles[blank], tiles[nb] = tiles[nb], 0
+            h = plan.h(tiles)
+            if g + 1 + h <= bound:
+                least = min(least, h)
+                if h == 0 or walk(nb, g + 1, blank):
+                    return True  # the goal: the kernel stops there too
+            tiles[nb], tiles[blank] = tiles[blank], 0
+        return False
+
+    walk(problem.start.index(0), 0, -1)
+    return least
+
+
+@SETTINGS
+@given(
+    kind=st.sampled_from(["3x3 manhattan", "4x4 5-5-5 + reflection"]),
+    seed=st.integers(0, 10**6),
+    extra=st.integers(0, 2),
+)
+def test_a_walk_knows_the_least_h_it_entered(pdb_dir, kind, seed, extra):
+    shape = SHAPE4 if kind.startswith("4x4") else SHAPE3
+    board = random_walk(goal_board(shape), 24 if shape == SHAPE4 else 16, seed)
+    problem = problem_of(board, options(kind, pdb_dir))
+    if problem.root_h == 0:
+        return
+    bound = problem.first_bound() + 2 * extra
+    w = Walk(problem)
+    status = w.enter((), bound)
+    while status in (READY, K.BUDGET_SPENT):
+        status = w.run(37)  # many calls: the least carries over between them
+    assert w.least_h == least_h_entered(problem, bound)
+    assert (w.least_h == 0) == (status == K.FOUND)
+
+
+@given(
+    paths=st.lists(st.text("UDLR", min_size=1, max_size=4), unique=True, max_size=12),
+    seen=st.dictionaries(st.text("UDLR", min_size=1, max_size=5), st.integers(0, 60), max_size=12),
+)
+def test_promising_units_first_is_a_reordering_by_the_last_iteration(paths, seen):
+    todo = [units.WorkUnit(p) for p in paths]
+    least = units.least_by_prefix(seen)
+    for prefix, h in least.items():  # the least below each prefix, over every unit under it
+        assert h == min(v for m, v in seen.items() if m.startswith(prefix))
+    out = units.promising_first(todo, least)
+    assert sorted(out, key=todo.index) == todo  # the same units, each once
+    assert units.promising_first(todo, {}) == todo  # nothing known: search order
+
+    def score(u):  # its own subtree's least, else its nearest searched ancestor's
+        return next(
+            (least[u.moves[:k]] for k in range(len(u.moves), -1, -1) if u.moves[:k] in least),
+            K.INFINITE_F,
+        )
+
+    keys = [(score(u), todo.index(u)) for u in out]
+    assert keys == sorted(keys)  # nearest the goal first, ties in search order
+
+
 # --- the parallel search ---------------------------------------------------------------------
 
 
@@ -158,6 +231,20 @@ def test_parallel_length_equals_serial(pdb_dir, eager, kind, seed, jobs):
     assert par.extra["jobs"] == jobs
     if serial.nodes_generated > 2000:  # smaller trees may be searched by the split alone
         assert par.extra["work_units"] > 0
+
+
+@SETTINGS
+@given(kind=st.sampled_from(KINDS), seed=st.integers(0, 10**6))
+def test_one_thread_goes_on_in_units_with_the_serial_length(pdb_dir, monkeypatch, kind, seed):
+    board = board_for(kind, seed)
+    opts = options(kind, pdb_dir)
+    serial = api.solve(board, options=opts)
+    monkeypatch.setattr(driver, "UNITS_AFTER", 200)
+    monkeypatch.setattr(parallel, "UNITS_PER_JOB", 4)
+    in_units = api.solve(board, options=opts)  # api.solve replays every answer
+    assert in_units.length == serial.length and in_units.optimal
+    if serial.nodes_generated > 20_000:  # iterations after the first 200 nodes: in units
+        assert in_units.extra["work_units"] > 0
 
 
 def test_parallel_on_korf_instances(pdb_dir):

@@ -1,5 +1,5 @@
 """The IDA* driver: iterations with growing bounds, each searched by one walk in kernel slices
-or -- once iterations get long and ``jobs > 1`` -- by a pool of threads; limits, progress
+or -- once iterations get long -- in work units by a pool of ``jobs`` threads; limits, progress
 (layer 3: search; :mod:`solver.search.idastar` wraps it for the API).
 
 Why slices: the kernel runs without Python between nodes, so the driver calls it for a budget
@@ -30,6 +30,11 @@ FIRST_SLICE = 1 << 18
 MAX_SLICE = 1 << 26
 SLICE_SECONDS = 0.05
 PARALLEL_AFTER = 0.02  # seconds an iteration takes before the next one goes parallel
+# Nodes after which even a one-thread search takes its iterations in work units: the pool
+# takes them most promising first (solver.search.units.promising_first), which on the
+# 24-puzzle reaches the last iteration's solution several times sooner.  Below it, one
+# kernel call searches every iteration (no split, no thread: short searches pay nothing).
+UNITS_AFTER = 2_000_000
 TICK_SECONDS = 0.2  # at most this often a progress callback hears about an iteration under way
 
 
@@ -195,8 +200,9 @@ def search(
     serial, pool = _Serial(problem), None
     bound = max(problem.first_bound(), start_bound or 0)
     generated = expanded = iterations = units = 0
-    # A search that starts at a proven bound goes on with a long one: parallel at once.
+    # A search that starts at a proven bound goes on with a long one: in units at once.
     last_seconds = 0.0 if start_bound is None else PARALLEL_AFTER
+    long_search = start_bound is not None
     # A serial walk goes on to the next iterations by itself (one kernel call for a short
     # search) unless someone hears about each iteration, the iterations may go parallel or
     # the search must pause at a bound.
@@ -208,12 +214,16 @@ def search(
             break
         iterations += 1
         engine = serial
-        if jobs > 1 and last_seconds >= PARALLEL_AFTER:
+        long_search = long_search or generated >= UNITS_AFTER
+        if long_search or (jobs > 1 and last_seconds >= PARALLEL_AFTER):
             engine = pool = pool or Pool(problem, jobs)
         report.start(iterations, bound, jobs if engine is pool else 1)
         ts = time.perf_counter()
         if engine is serial:
-            out = serial.iteration(bound, limits, generated, report.tick, go_on, pause_after)
+            settle = pause_after
+            if go_on:  # come back to go on in work units (see UNITS_AFTER)
+                settle = min(settle or UNITS_AFTER, UNITS_AFTER)
+            out = serial.iteration(bound, limits, generated, report.tick, go_on, settle)
             iterations += out.iterations - 1
             bound = out.bound
         else:
