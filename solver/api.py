@@ -58,6 +58,8 @@ class SearchOptions:
     # IDA* reads the zero-aware twins of its databases (build-pdb --zero-aware): a pattern's
     # value by the blank's region too.  None: where built; True: says when one is missing
     zero_aware: bool | None = config.DEFAULT_ZERO_AWARE
+    # IDA*'s work units, most promising first (the last iteration's least h) or in search order
+    promising_first: bool = config.DEFAULT_PROMISING_FIRST
     # hears about each IDA* iteration (a solver.search.driver.Progress); not part of equality
     progress: Callable | None = field(default=None, compare=False, repr=False)
 

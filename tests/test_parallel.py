@@ -247,6 +247,26 @@ def test_one_thread_goes_on_in_units_with_the_serial_length(pdb_dir, monkeypatch
         assert in_units.extra["work_units"] > 0
 
 
+def test_the_unit_order_is_switched_and_said(pdb_dir, run_cli, eager, monkeypatch):
+    """--search-order keeps the units in search order (and a one-thread search serial);
+    the JSON's "unit_order" says which order ran, and both give the optimal length."""
+    import json
+
+    seen = []
+    take = units.promising_first
+    monkeypatch.setattr(
+        parallel, "promising_first", lambda u, least: seen.append(1) or take(u, least)
+    )
+    args = ["solve", HARD, "--goal", "blank-first", "--partition", "5-5-5"]
+    args += ["--data-dir", pdb_dir, "--json", "-j", "2"]
+    ordered = json.loads(run_cli(args).output)
+    assert ordered["unit_order"] == "promising first" and ordered["work_units"] > 0 and seen
+    seen.clear()
+    plain = json.loads(run_cli(args + ["--search-order"]).output)
+    assert plain["unit_order"] == "search order" and plain["work_units"] > 0 and not seen
+    assert ordered["length"] == plain["length"] == 57
+
+
 def test_parallel_on_korf_instances(pdb_dir):
     """Real parallel runs (default policy) on hard enough 4x4 boards: Korf's first three."""
     from test_idastar import korf_instances

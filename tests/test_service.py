@@ -30,6 +30,7 @@ from solver.service.limits import Settings  # noqa: E402
 GOAL_3X3 = goal_board("3x3")
 FAR_3X3 = "8 6 7/2 5 4/3 0 1"  # 31 moves, the most an 8-puzzle needs
 KORF_1 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # 57 moves to blank-first
+HARD_80 = "15 11 8 12 14 10 9 13 2 6 1 4 3 7 5 0"  # 80 moves to blank-first: minutes by Manhattan
 EASY_4X4 = "1 2 3 4/5 6 7 8/9 10 0 11/13 14 15 12"  # RD: 2 moves (blank-last)
 
 
@@ -199,6 +200,11 @@ def test_the_search_enhancements_are_switched_over_http(client):
         runs[depth] = rec
     assert runs[2]["pruning"] == "undo" and runs[8]["pruning"].startswith("fsm 8")
     assert runs[2]["length"] == runs[8]["length"]
+    # The work units' order (section 9 of the research table) is switched the same way.
+    assert runs[8]["unit_order"] == "promising first"
+    status, rec = post(client, "/solve", {"board": board, "promising_first": False})
+    assert status == 200 and rec["unit_order"] == "search order"
+    assert rec["length"] == runs[8]["length"]
     # Deeper machines than the shipped ones would be made by a BFS of many gigabytes: refused.
     assert_error(*post(client, "/solve", {"board": board, "fsm": 15}), 400, "fsm")
     # Zero-aware twins: asked for where none is built, the answer is the same and says so.
@@ -387,7 +393,7 @@ def test_the_time_cap_holds_for_a_whole_batch(service_dir, tmp_path_factory):
         post(c, "/solve", {"board": EASY_4X4})  # the worker is up
         t0 = time.monotonic()
         status, body = post(
-            c, "/solve", {"boards": [KORF_1] * 4, "goal": "blank-first", "heuristic": "manhattan"}
+            c, "/solve", {"boards": [HARD_80] * 4, "goal": "blank-first", "heuristic": "manhattan"}
         )
         assert time.monotonic() - t0 < 4  # not 4 x 1 s
         assert status == 200 and [r["status"] for r in body["results"]] == ["limit"] * 4

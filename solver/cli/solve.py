@@ -47,7 +47,10 @@ def _stats(sol: Solution) -> str:
     if sol.iterations:
         parts.append(f"{sol.iterations} iterations")
     if sol.extra.get("work_units"):
-        parts.append(f"{sol.extra['work_units']:,} work units on {sol.extra['jobs']} threads")
+        order = sol.extra.get("unit_order", "search order")
+        parts.append(
+            f"{sol.extra['work_units']:,} work units on {sol.extra['jobs']} threads ({order})"
+        )
     if sol.extra.get("bound"):
         parts.append(
             f"at most {sol.extra['bound']:g} x optimal (optimal length >= {sol.lower_bound})"
@@ -200,6 +203,7 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
 @common.pick_option
 @common.pick_max_option
 @common.zero_aware_option
+@common.promising_first_option
 @common.depth_limit_option
 @common.cycle_check_option
 @common.limit_options
@@ -252,6 +256,7 @@ def solve(
     pick,
     pick_max,
     zero_aware,
+    promising_first,
     depth_limit,
     cycle_check,
     timeout,
@@ -293,6 +298,7 @@ def solve(
         pick=pick,
         pick_max=pick_max,
         zero_aware=zero_aware,
+        promising_first=promising_first,
         depth_limit=depth_limit,
         cycle_check=cycle_check,
         timeout=timeout,

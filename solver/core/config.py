@@ -76,6 +76,12 @@ DEFAULT_PICK_MAX = True
 # built and says nothing where not (True says so).  Korf's 100 with 7-8: 27,912 -> 15,808
 # nodes a board, 0.72x the time (docs/research-table.md, sections 8 and 8b).
 DEFAULT_ZERO_AWARE = None
+# Whether IDA*'s long iterations take their work units most promising first: those whose
+# subtree came nearest the goal (the least h entered) in the iteration before
+# (solver.search.units.promising_first).  On: Korf & Felner's 14 easiest 24-puzzles on 2
+# threads 3.9 G nodes instead of 11.05 G (docs/research-table.md, section 9); off: units in
+# search order, and a one-thread search never splits its iterations.
+DEFAULT_PROMISING_FIRST = True
 
 
 def env_flag(name: str, default: bool) -> bool:

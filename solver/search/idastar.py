@@ -74,6 +74,7 @@ def solve(start: Board, goal: Board, opts) -> Solution:
         jobs=max(1, getattr(opts, "jobs", 1) or 1),
         progress=getattr(opts, "progress", None),
         fsm_depth=getattr(opts, "fsm", None),
+        promising_first=getattr(opts, "promising_first", True),
     )
     entrants = rival_plans(goal, opts) if weighting is None else [plan_for(goal, opts)]
     race_said = None
@@ -94,6 +95,7 @@ def solve(start: Board, goal: Board, opts) -> Solution:
         "search_seconds": round(res.seconds, 6),
         "jobs": res.jobs,
         "work_units": res.work_units,
+        "unit_order": "promising first" if limits["promising_first"] else "search order",
         "pruning": res.pruning,
     }
     # What the search read (every entrant's tables, for a race), for --json and -v.

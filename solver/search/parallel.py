@@ -78,12 +78,19 @@ class _Iteration:
 class Pool:
     """``jobs`` walks that search the iterations of one problem together."""
 
-    def __init__(self, problem: Problem, jobs: int, units_per_job: int | None = None):
+    def __init__(
+        self,
+        problem: Problem,
+        jobs: int,
+        units_per_job: int | None = None,
+        promising_first: bool = True,
+    ):
         self.problem = problem
         self.jobs = jobs
         self.want = (units_per_job or UNITS_PER_JOB) * jobs
         self.walks = [Walk(problem) for _ in range(jobs)]
         self.depth = 1  # the frontier depth of the last split: the next one starts there
+        self.promising_first = promising_first
         self.least = {}  # the last iteration's least h below each prefix (promising_first)
 
     def iteration(self, bound: int, limits: Limits, nodes_before: int = 0, tick=None) -> Outcome:
@@ -98,7 +105,7 @@ class Pool:
         if sp.moves is not None:
             path = self.problem.path_of(sp.moves)
             return Outcome(path, sp.next_f, sp.generated, sp.expanded)
-        units = promising_first(sp.units, self.least)
+        units = promising_first(sp.units, self.least) if self.promising_first else sp.units
         it = _Iteration(bound, units, limits, nodes_before + sp.generated, self.jobs)
         it.next_f, it.generated, it.expanded = sp.next_f, sp.generated, sp.expanded
         threads = [

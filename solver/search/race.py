@@ -117,13 +117,14 @@ def solve(
     jobs: int = 1,
     progress=None,
     fsm_depth: int | None = None,
+    promising_first: bool = True,
 ) -> tuple[SearchResult, int, Race | None]:
     """Search with the entrant a race picks: ``(result, winner's index, race)``; the race is
     None when the leader finished (or hit a limit) before one was needed.  Limits count the
     whole search, race included."""
     t0 = time.perf_counter()
     deadline = None if timeout is None else t0 + timeout
-    common = dict(fsm_depth=fsm_depth)
+    common = dict(fsm_depth=fsm_depth, promising_first=promising_first)
     lead = search(
         entrants[0].plan,
         entrants[0].tiles,

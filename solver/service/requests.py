@@ -145,6 +145,12 @@ class SolveRequest(HintRequest):
         description="With 'pick', race the maxima of the databases too, each one's nodes "
         "weighted by its cost per node.",
     )
+    promising_first: bool | None = Field(
+        None,
+        description="Take IDA*'s work units whose subtree came nearest the goal in the "
+        "iteration before first (default), or (false) in search order; the answer's "
+        "'unit_order' says which.",
+    )
     zero_aware: bool | None = Field(
         None,
         description="Read the zero-aware twins of the databases where they are built "

@@ -88,6 +88,7 @@ def _solve(board, p: dict, s: Settings) -> dict:
             "pick",
             "pick_max",
             "zero_aware",
+            "promising_first",
         ),
     )
 
