@@ -177,13 +177,15 @@ def search(
     stop_bound: int | None = None,
     pause_after: int | None = None,
     promising_first: bool = True,
+    nodes_before: int = 0,
 ) -> SearchResult:
     """Run IDA* from ``tiles`` (cell -> tile) to ``plan.target``: optimal, or within
     ``weighting``'s factor of optimal.  ``jobs`` threads share iterations that are long enough;
     ``progress(Progress)`` hears about each iteration; ``fsm_depth`` chooses the
     duplicate-pruning machine (:mod:`solver.search.fsm`); ``promising_first`` the order of
     the work units (:func:`solver.search.units.promising_first`, else search order; only
-    then does a one-thread search go on in units after :data:`UNITS_AFTER`).  Stops at ``timeout`` seconds or
+    then does a one-thread search go on in units after :data:`UNITS_AFTER` nodes, counting
+    the ``nodes_before`` of a search this one continues: the race's).  Stops at ``timeout`` seconds or
     ``max_nodes`` generated nodes (``SearchResult.stopped`` says which).
 
     For a race of databases (:mod:`solver.search.race`), an optimal search may start at
@@ -203,10 +205,10 @@ def search(
     serial, pool = _Serial(problem), None
     bound = max(problem.first_bound(), start_bound or 0)
     generated = expanded = iterations = units = 0
-    # A search that starts at a proven bound goes on with a long one: in units at once.
+    # A search that starts at a proven bound goes on with a long one: parallel at once.
     last_seconds = 0.0 if start_bound is None else PARALLEL_AFTER
-    long_search = start_bound is not None
-    units_after = UNITS_AFTER if promising_first else K.INFINITE_F
+    # A long search goes on in work units (UNITS_AFTER), taken most promising first.
+    units_after = UNITS_AFTER - nodes_before if promising_first else K.INFINITE_F
     # A serial walk goes on to the next iterations by itself (one kernel call for a short
     # search) unless someone hears about each iteration, the iterations may go parallel or
     # the search must pause at a bound.
@@ -218,16 +220,13 @@ def search(
             break
         iterations += 1
         engine = serial
-        long_search = long_search or generated >= units_after
-        if (long_search and (promising_first or jobs > 1)) or (
-            jobs > 1 and last_seconds >= PARALLEL_AFTER
-        ):
+        if generated >= units_after or (jobs > 1 and last_seconds >= PARALLEL_AFTER):
             engine = pool = pool or Pool(problem, jobs, promising_first=promising_first)
         report.start(iterations, bound, jobs if engine is pool else 1)
         ts = time.perf_counter()
         if engine is serial:
             settle = pause_after
-            if go_on and promising_first:  # come back to go on in work units (UNITS_AFTER)
+            if go_on and promising_first:  # come back to go on in work units
                 settle = min(settle or units_after, units_after)
             out = serial.iteration(bound, limits, generated, report.tick, go_on, settle)
             iterations += out.iterations - 1

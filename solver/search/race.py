@@ -160,6 +160,7 @@ def solve(
         jobs=jobs,
         progress=_carried(progress, lead.iterations, spent, t0),
         start_bound=start,
+        nodes_before=spent,
         **common,
     )
     return _total(rest, results, t0, lead.iterations), race.winner, race
