@@ -185,8 +185,8 @@ def search(
     duplicate-pruning machine (:mod:`solver.search.fsm`); ``promising_first`` the order of
     the work units (:func:`solver.search.units.promising_first`, else search order; only
     then does a one-thread search go on in units after :data:`UNITS_AFTER` nodes, counting
-    the ``nodes_before`` of a search this one continues: the race's).  Stops at ``timeout`` seconds or
-    ``max_nodes`` generated nodes (``SearchResult.stopped`` says which).
+    the ``nodes_before`` of a search this one continues: the race's).  Stops at ``timeout``
+    seconds or ``max_nodes`` generated nodes (``SearchResult.stopped`` says which).
 
     For a race of databases (:mod:`solver.search.race`), an optimal search may start at
     ``start_bound`` (a length already proven not to be beaten; its iterations are taken to be

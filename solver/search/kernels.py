@@ -67,9 +67,8 @@ from .prefetch import prefetch, prefetch_at, read_at  # noqa: E402
 # What a kernel call returns.
 FOUND, ITERATION_DONE, BUDGET_SPENT, FRONTIER = 1, 2, 3, 4
 # Slots of the int64 state vector a kernel shares with its caller across calls.
-S_DEPTH, S_BLANK, S_BOUND, S_NEXT, S_GEN, S_EXP, S_ROOT, S_CUT, S_PARITY, S_ITER, S_LEAST_H = range(
-    11
-)
+S_DEPTH, S_BLANK, S_BOUND, S_NEXT, S_GEN, S_EXP, S_ROOT, S_CUT, S_PARITY, S_ITER = range(10)
+S_LEAST_H = 10  # the least h of a node entered since the walk was placed (units.promising_first)
 STATE_SLOTS = 11
 NO_PARITY = -1  # S_PARITY of a walk that stops at the end of every iteration
 NO_MOVE = 4  # "previous direction" at the search's start: nothing to avoid undoing
