@@ -113,6 +113,38 @@ def test_units_search_exactly_the_serial_tree(pdb_dir, kind, seed, depth, extra)
 @given(
     kind=st.sampled_from(KINDS),
     seed=st.integers(0, 10**6),
+    pick=st.integers(0, 10**6),
+    deeper=st.integers(1, 3),
+)
+def test_the_pieces_of_a_unit_are_the_unit(pdb_dir, kind, seed, pick, deeper):
+    """A unit cut into pieces (split below it, as the pool cuts its most promising unit):
+    the cut and the pieces search exactly the unit's subtree."""
+    problem = problem_of(board_for(kind, seed), options(kind, pdb_dir))
+    if problem.root_h == 0:
+        return
+    bound = problem.first_bound() + 4
+    sp = units.split(problem, bound, want=1, depth=2)
+    if not sp.units:
+        return
+    unit = sp.units[pick % len(sp.units)]
+    whole = units.run_unit(problem, unit, bound)
+    cut = units.split(problem, bound, want=1, depth=unit.g + deeper, below=unit)
+    pieces = [units.run_unit(problem, u, bound) for u in cut.units]
+    assert all(u.moves.startswith(unit.moves) for u in cut.units)
+    found = [r.moves for r in pieces if r.moves] + ([cut.moves] if cut.moves else [])
+    if whole.moves is not None:
+        assert found and all(m.startswith(unit.moves) and len(m) <= bound for m in found)
+        return
+    assert not found
+    assert cut.generated + sum(r.generated for r in pieces) == whole.generated
+    assert cut.expanded + sum(r.expanded for r in pieces) == whole.expanded
+    assert min([cut.next_f] + [r.next_f for r in pieces]) == whole.next_f
+
+
+@SETTINGS
+@given(
+    kind=st.sampled_from(KINDS),
+    seed=st.integers(0, 10**6),
     slices=st.lists(st.integers(1, 400), min_size=1, max_size=6),
 )
 def test_give_away_loses_and_repeats_nothing(pdb_dir, kind, seed, slices):

@@ -8,7 +8,8 @@ share one copy of the tables (layer 3: search; :mod:`solver.search.driver` decid
   ``UNITS_PER_JOB * jobs`` units (:func:`solver.search.units.split`), which workers take
   with those whose subtree came nearest the goal in the iteration before first
   (:func:`solver.search.units.promising_first`), the rest in the order the serial search
-  would visit them: the last iteration reaches a solution's unit sooner.
+  would visit them: the last iteration reaches a solution's unit sooner.  The first of
+  them is cut into pieces that every thread searches at once.
 * **Work sharing at the end.**  When the queue is empty and a worker is idle, a busy worker
   hands over the untried children of the shallowest node on its path
   (:meth:`~solver.search.walk.Walk.give_away`): one huge subtree does not leave cores idle.
@@ -30,6 +31,9 @@ from .units import SLICE_NODES, WorkUnit, least_by_prefix, promising_first, run_
 from .walk import Limits, Outcome, Problem, Walk
 
 UNITS_PER_JOB = 32  # units an iteration is split into, per worker
+# Pieces per thread of the most promising unit (Pool._shared): on 2 threads Korf & Taylor #8
+# 52-54 s -> 29-30 s, #4 45-47 s -> 31-34 s; #1 and Korf & Felner #5, #37 lose 3-4 s each.
+SHARED_PIECES = 4
 JOIN_SECONDS = 0.05  # how often the coordinating thread looks at the clock and the caps
 
 
@@ -102,12 +106,20 @@ class Pool:
             # The next iteration's tree is bigger: start from this depth, or one above it
             # when this one gave many more units than wanted.
             self.depth = max(1, sp.depth - (len(sp.units) >= 4 * self.want))
-        if sp.moves is not None:
-            path = self.problem.path_of(sp.moves)
-            return Outcome(path, sp.next_f, sp.generated, sp.expanded)
-        units = promising_first(sp.units, self.least) if self.promising_first else sp.units
-        it = _Iteration(bound, units, limits, nodes_before + sp.generated, self.jobs)
-        it.next_f, it.generated, it.expanded = sp.next_f, sp.generated, sp.expanded
+        units, tops = sp.units, [sp]
+        if self.promising_first and self.least:
+            units = promising_first(units, self.least)
+            if units and self.jobs > 1:
+                top = self._shared(units[0], bound)
+                tops.append(top)
+                units = top.units + units[1:]
+        next_f = min(t.next_f for t in tops)
+        generated, expanded = sum(t.generated for t in tops), sum(t.expanded for t in tops)
+        found = next((t.moves for t in tops if t.moves is not None), None)
+        if found is not None:
+            return Outcome(self.problem.path_of(found), next_f, generated, expanded)
+        it = _Iteration(bound, units, limits, nodes_before, self.jobs)
+        it.next_f, it.generated, it.expanded = next_f, generated, expanded
         threads = [
             threading.Thread(target=self._work, args=(walk, it), daemon=True) for walk in self.walks
         ]
@@ -136,6 +148,18 @@ class Pool:
         stopped = None if it.found is not None else it.stopped
         self.least = least_by_prefix(it.least)
         return Outcome(it.found, it.next_f, it.generated, it.expanded, stopped, it.units)
+
+    def _shared(self, unit: WorkUnit, bound: int):
+        """The most promising ``unit`` cut into about ``SHARED_PIECES * jobs`` pieces, in search
+        order, for every thread to search at once (a :class:`~solver.search.units.Split`).
+
+        Why: the unit nearest the goal often holds the solution and can be large (Korf &
+        Taylor #8: 990 M nodes in it before its solution), and one thread alone would search
+        it while the others search units that hold none.  Taken in search order, the pieces
+        keep the unit's own order of children (smallest h first); ordered again by their
+        least h they lost more than they won (docs/research-table.md, section 9)."""
+        want = SHARED_PIECES * self.jobs
+        return split(self.problem, bound, want, unit.g + 1, self.walks[0], below=unit)
 
     def _work(self, walk: Walk, it: _Iteration) -> None:
         """A worker thread: take units until the iteration is over; anything it raises stops

@@ -103,17 +103,23 @@ def prepare(start: Board, goal: Board, opts) -> tuple[Problem, Reduction]:
 
 
 def split(
-    problem: Problem, bound: int, want: int = 64, depth: int = 1, walk: Walk | None = None
+    problem: Problem,
+    bound: int,
+    want: int = 64,
+    depth: int = 1,
+    walk: Walk | None = None,
+    below: WorkUnit | None = None,
 ) -> Split:
     """Cut the iteration with ``bound`` into at least ``want`` units (when the tree has
     them): the nodes within the bound at the shallowest depth (from ``depth`` on) that has
-    that many."""
+    that many.  With ``below``, cut that unit's subtree instead (``depth`` past its own)."""
     walk = walk or Walk(problem)
     limit = max(1, problem.depth_limit(bound))
+    root = () if below is None else problem.path_of(below.moves)
     generated = expanded = 0
     while True:
         paths = []
-        status = walk.enter((), bound, cut=depth)
+        status = walk.enter(root, bound, cut=depth)
         while status in (READY, K.FRONTIER, K.BUDGET_SPENT):
             if status == K.FRONTIER:
                 paths.append(walk.path)
