@@ -29,7 +29,10 @@ from .weights import Weighting
 FIRST_SLICE = 1 << 18
 MAX_SLICE = 1 << 26
 SLICE_SECONDS = 0.05
-PARALLEL_AFTER = 0.02  # seconds an iteration takes before the next one goes parallel
+# Seconds an iteration takes before the next one goes parallel.  5 ms: with the twins the
+# 80-move 15-puzzles are searches of 0.2-0.8 s, and on 2 threads they ran 1.78-1.91x (four
+# runs, best of 3 each) against 1.70-1.82x with 20 ms (scripts/bench_parallel.py).
+PARALLEL_AFTER = 0.005
 # Nodes after which even a one-thread search takes its iterations in work units: the pool
 # takes them most promising first (solver.search.units.promising_first), which on the
 # 24-puzzle reaches the last iteration's solution several times sooner.  Below it, one
