@@ -210,8 +210,10 @@ def search(
     generated = expanded = iterations = units = 0
     # A search that starts at a proven bound goes on with a long one: parallel at once.
     last_seconds = 0.0 if start_bound is None else PARALLEL_AFTER
-    # A long search goes on in work units (UNITS_AFTER), taken most promising first.
-    units_after = UNITS_AFTER - nodes_before if promising_first else K.INFINITE_F
+    # A long search goes on in work units (UNITS_AFTER), taken most promising first.  Not one
+    # that stops at a bound (a race's rival): it searches whole iterations, in any order alike.
+    ordered = promising_first and stop_bound is None
+    units_after = UNITS_AFTER - nodes_before if ordered else K.INFINITE_F
     # A serial walk goes on to the next iterations by itself (one kernel call for a short
     # search) unless someone hears about each iteration, the iterations may go parallel or
     # the search must pause at a bound.
@@ -229,8 +231,8 @@ def search(
         ts = time.perf_counter()
         if engine is serial:
             settle = pause_after
-            if go_on and promising_first:  # come back to go on in work units
-                settle = min(settle or units_after, units_after)
+            if go_on and ordered:  # come back to go on in work units
+                settle = units_after if settle is None else min(settle, units_after)
             out = serial.iteration(bound, limits, generated, report.tick, go_on, settle)
             iterations += out.iterations - 1
             bound = out.bound
