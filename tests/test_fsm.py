@@ -238,3 +238,35 @@ def test_every_pruning_depth_is_optimal_on_boards_without_a_database(shape):
                     sol = api.solve(start, goal, options=opts)
                     assert sol.length == best, (shape, goal, heuristic, depth)
                     assert start.apply(sol.moves).tiles == goal.tiles
+
+
+@pytest.mark.parametrize("shape", ["3x5", "4x5", "2x8", "4x6"])
+def test_the_work_units_order_is_optimal_on_boards_without_a_database(shape, monkeypatch):
+    """The same boards and goals searched in work units from their first iterations on, one
+    and two threads, units most promising first (the first one shared) and in search order:
+    A*'s length every time, and the moves replay."""
+    from solver.search import driver, parallel
+
+    monkeypatch.setattr(driver, "UNITS_AFTER", 300)
+    monkeypatch.setattr(driver, "PARALLEL_AFTER", 0.0)
+    monkeypatch.setattr(parallel, "UNITS_PER_JOB", 4)
+    shape = Shape.parse(shape)
+    rng = random.Random(len(str(shape)) * 103 + shape.size)
+    goals = [goal_board(shape), goal_board(shape, "blank-first"), _random_board(shape, rng, 300)]
+    in_units = 0
+    for goal in goals:
+        start = goal
+        for _ in range(100):
+            start = start.move(rng.choice(start.legal_moves()))
+        best = api.solve(start, goal, algorithm="astar", heuristic="linear-conflict").length
+        for heuristic in ("manhattan", "linear-conflict"):
+            for jobs in (1, 2):
+                for ordered in (True, False):
+                    opts = api.SearchOptions(
+                        algorithm="idastar", heuristic=heuristic, jobs=jobs, promising_first=ordered
+                    )
+                    sol = api.solve(start, goal, options=opts)
+                    assert sol.length == best, (shape, goal, heuristic, jobs, ordered)
+                    assert start.apply(sol.moves).tiles == goal.tiles
+                    in_units += sol.extra["work_units"] > 0
+    assert in_units  # the units' path was taken, not only the serial one
