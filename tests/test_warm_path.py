@@ -191,6 +191,57 @@ def test_a_batch_with_bad_lines_is_answered_as_here(
     assert out.count(b"\n") == BATCH.count("\n") + 1 and status != 0
 
 
+# One board (or for generate, a small request) per forwarded command, for the flags' tests.
+FLAG_QUESTIONS = {
+    "solve": ["solve", FOUR],
+    "distance": ["distance", FOUR],
+    "hint": ["hint", FOUR],
+    "heuristic": ["heuristic", FOUR],
+    "check": ["check", FOUR],
+    "generate": ["generate", "--count", "3", "--seed", "5"],
+}
+
+
+def _flag_words() -> list[tuple[str, str]]:
+    """``(command, words)`` for every on/off flag of every forwarded command: each spelling
+    of it on, each spelling of it off, and the flag left out.  Read from the commands
+    themselves, so a flag added later is tested too."""
+    import click
+
+    from solver.cli import main
+
+    out = []
+    for name in FLAG_QUESTIONS:
+        for p in main.get_command(None, name).params:
+            if isinstance(p, click.Option) and p.is_flag and p.name != "help":
+                out += [(name, word) for word in [*p.opts, *p.secondary_opts, ""]]
+    return sorted(set(out))
+
+
+@pytest.mark.parametrize("command,word", _flag_words(), ids=lambda x: x or "(none)")
+def test_every_flag_on_and_off_is_answered_as_here(
+    run_cli, live_server, service_dir, command, word
+):
+    """The server reads the very words typed: a flag left off stays off, one set stays set,
+    whatever click's version makes of a flag's default."""
+    args = [*FLAG_QUESTIONS[command], *([word] if word else [])]
+    _same(run_cli, live_server, service_dir, args)
+
+
+@pytest.mark.parametrize("word", ["--json", "--tiles", "--fast", "--no-reflect", "--show", ""])
+def test_a_batchs_flags_are_answered_as_here(run_cli, live_server, service_dir, word):
+    args = ["solve", "-", *([word] if word else [])]
+    _same(run_cli, live_server, service_dir, args, input=BATCH.encode("latin-1"))
+
+
+def test_the_server_refuses_words_that_name_a_server_or_a_cluster(live_server):
+    from solver.cli import wire
+
+    for words in (["--scheduler", "tcp://127.0.0.1:1", FOUR], ["--server=http://x:1", FOUR]):
+        with pytest.raises(wire.Unreachable, match="options the server does not take"):
+            wire.Channel(live_server.url).ask({"command": "solve", "argv": words})
+
+
 def test_a_long_batch_with_a_header_goes_in_pieces(run_cli, live_server, service_dir):
     """A CSV header in the first piece names the columns of every later one; the answers
     keep the input order however many pieces are under way."""

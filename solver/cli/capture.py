@@ -1,8 +1,9 @@
 """Run an ``npuzzle`` command for a client, in a thread, and keep what it prints (layer 7: cli).
 
-The warm path (``--server URL``, :mod:`.remote`) sends a command's name and parsed options to
-a running ``npuzzle serve``, which runs the very command here -- the same parsing, the same
-answers, the same messages and exit status -- with its stdout and stderr kept for the reply.
+The warm path (``--server URL``, :mod:`.remote` and :mod:`.quick`) sends a command's name and
+its words as typed to a running ``npuzzle serve``, which runs the very command here -- the same
+parsing, the same answers, the same messages and exit status -- with its stdout and stderr kept
+for the reply.
 Several run at once in threads of the server's process (the search kernels release the GIL),
 so ``sys.stdout`` and ``sys.stderr`` are replaced, once, by stand-ins that write to the
 running thread's own buffers (and to the real streams in any other thread).
@@ -19,28 +20,10 @@ import threading
 import click
 
 from . import common, pieces
-from .wire import ANSWER_HERE, CLIENT_ONLY, FORWARDED
+from .wire import ANSWER_HERE, FORWARDED
 
-
-def arguments(command: click.Command, params: dict) -> list[str]:
-    """The command line that gives ``command`` the option values ``params`` (its parsed
-    parameters; the ones left out or at their default are not written)."""
-    args, board = [], ()
-    for p in command.params:
-        if p.name not in params:
-            continue
-        value = params[p.name]
-        if isinstance(p, click.Argument):
-            board = tuple(value or ())
-            continue
-        if value is None or value == p.default:
-            continue
-        name = max(p.opts, key=len)  # the long spelling
-        if p.is_flag:
-            args.append(name if value else (p.secondary_opts or [name])[0])
-        else:
-            args.append(f"{name}={value}")
-    return [*args, "--", *board]
+# Options, by parameter name, and the word that makes each one answer here.
+HERE = {"server": ANSWER_HERE, "scheduler": "--scheduler="}
 
 
 class _ThreadStream:
@@ -90,34 +73,39 @@ def _install() -> None:
 
 
 def params_of(name: str, argv: list[str]) -> dict | None:
-    """The parsed options of ``npuzzle NAME ARGV`` (the command line as a client typed it:
-    :mod:`.quick`), without the client's own (``--server``, ``--scheduler``); None when the
-    words do not parse -- :func:`run` with ``argv`` then says why, as the command would."""
+    """The parsed options of ``npuzzle NAME ARGV`` (the words a client sent, as typed); None
+    when the words do not parse -- :func:`run` with ``argv`` then says why, as the command
+    would.  Only a value the words give is set for ``server`` and ``scheduler``."""
     from . import main
 
     _install()
     command = main.get_command(None, name)
     _LOCAL.stdout = _LOCAL.stderr = io.StringIO()  # nothing is said while parsing
     try:
-        ctx = command.make_context(name, list(argv))
+        ctx = command.make_context(name, [*_answer_here(command), *argv])
     except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
         return None
     finally:
         _LOCAL.stdout = _LOCAL.stderr = None
-    return {k: v for k, v in ctx.params.items() if k not in CLIENT_ONLY}
+    return ctx.params
 
 
-def run(
-    name: str, params: dict | None, piece: pieces.Piece | None = None, argv=None
-) -> tuple[int, bytes, str]:
-    """Run ``npuzzle NAME`` with ``params`` (or, with ``params`` None, the words ``argv``; and
-    for a batch ``piece`` as its input) in this thread: ``(exit status, stdout, stderr)``."""
+def _answer_here(command: click.Command) -> list[str]:
+    """The words that make ``command`` answer on this machine, whatever the environment
+    says: without them a ``$NPUZZLE_SERVER`` (the server's own, or a client's answering a
+    piece itself) would send the command to a server again, and a
+    ``$DASK_SCHEDULER_ADDRESS`` to a cluster.  The words after them may still say otherwise;
+    the server refuses those (:mod:`solver.service.cli_runs`)."""
+    names = {p.name for p in command.params}
+    return [word for key, word in HERE.items() if key in names]
+
+
+def run(name: str, argv: list[str], piece: pieces.Piece | None = None) -> tuple[int, bytes, str]:
+    """Run ``npuzzle NAME ARGV`` (for a batch, with ``piece`` as its input) in this thread:
+    ``(exit status, stdout, stderr)``."""
     from . import main
 
     _install()
-    command = main.get_command(None, name)
-    if params is not None:
-        argv = arguments(command, params)
     out, err = io.BytesIO(), io.BytesIO()
     # stdout as Python writes it to a pipe; stderr with backslashes for what is not UTF-8.
     _LOCAL.stdout = io.TextIOWrapper(out, "utf-8", "strict", newline="\n", write_through=True)
@@ -125,14 +113,11 @@ def run(
         err, "utf-8", "backslashreplace", newline="\n", write_through=True
     )
     common._SAID.clear()  # each run says its notes
+    here = _answer_here(main.get_command(None, name))
     try:
         with pieces.answering(piece):
-            # What runs here runs here: without ANSWER_HERE a `$NPUZZLE_SERVER` in the
-            # environment (the server's, or a client's answering a piece itself) would send
-            # the command to a server again -- a client's batch then read the stdin it had
-            # already read, and answered nothing.
             status = main._status(
-                [name, ANSWER_HERE, *argv],
+                [name, *here, *argv],
                 "npuzzle",
                 {"standalone_mode": False},
                 "npuzzle",
@@ -144,4 +129,4 @@ def run(
         _LOCAL.stdout = _LOCAL.stderr = None
 
 
-__all__ = ["FORWARDED", "arguments", "params_of", "run"]
+__all__ = ["FORWARDED", "params_of", "run"]

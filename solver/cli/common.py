@@ -269,6 +269,9 @@ def say(line: str) -> None:
         pass
 
 
+TYPED_WORDS = "npuzzle.typed_words"  # a key of click's Context.meta: the words after `npuzzle`
+
+
 class Group(OneLineUsage, click.Group):
     """The npuzzle group, with one-line usage errors and commands imported only when run:
     ``lazy`` maps a command's name to its module (in :mod:`solver.cli`) and the opening of its
@@ -276,6 +279,14 @@ class Group(OneLineUsage, click.Group):
     dependencies."""
 
     lazy: dict = {}
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        # The words as typed, kept for the warm path (solver.cli.remote), which sends them to
+        # the server as they are rather than rebuilt from the parsed values.
+        words = list(args)
+        ctx = super().make_context(info_name, args, parent=parent, **extra)
+        ctx.meta[TYPED_WORDS] = words
+        return ctx
 
     def list_commands(self, ctx):
         return sorted(set(self.commands) | set(self.lazy))
@@ -370,9 +381,13 @@ POSITIVE_SECONDS = SecondsType(positive=True)
 
 def usable_jobs(requested: int | None) -> int:
     """The processes to use for ``--jobs``: the request capped at the cores this process may
-    use (a larger request is said once on stderr), the cores when not given."""
+    use (a larger request is said once on stderr), the cores when not given; one for a piece
+    of a client's batch, which a server answers beside other pieces on its threads."""
     from ..workloads.batch import default_jobs
+    from . import pieces
 
+    if pieces.current() is not None:
+        return 1
     cores = default_jobs()
     if requested is None:
         return cores

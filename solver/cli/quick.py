@@ -60,33 +60,24 @@ def answer(args: list[str]) -> tuple[int | None, list[str]]:
 
 def _forwardable(args: list[str]) -> tuple[str, str, list[str]] | None:
     """``(command, server URL, the words to send)`` for a one-board question to a server, or
-    None.  The words are the command's own, without ``--server`` and with ``--data-dir``
-    made absolute (the server's working directory is not ours)."""
+    None (:func:`.wire.words_for_server` says which words are sent)."""
     if not args or args[0] not in wire.FORWARDED or os.environ.get(wire.ENV_SCHEDULER):
         return None
-    url, rest, words = os.environ.get(wire.ENV_SERVER), [], iter(args[1:])
-    for word in words:
-        if word == "--":
-            boards = list(words)
-            if "-" in boards:
-                return None
-            rest += [word, *boards]
-            break
+    options = args[1:]
+    if "--" in options:
+        if "-" in options[options.index("--") + 1 :]:
+            return None  # a batch
+        options = options[: options.index("--")]
+    for word in options:
         if word == "-" or word in HELP or word.startswith("--scheduler"):
             return None
         if word.startswith("-") and not word.startswith("--") and "h" in word:
             return None  # -h among short flags written together
-        option, eq, value = word.partition("=")
-        if option in ("--server", "--data-dir"):
-            if not eq:
-                value = next(words, None)
-                if value is None:
-                    return None  # click says what is missing
-            if option == "--server":
-                url = value
-                continue
-            word = f"--data-dir={os.path.abspath(value)}" if value.strip() else word
-        rest.append(word)
+    found = wire.words_for_server(args[1:])
+    if found is None:
+        return None
+    url, rest = found
+    url = os.environ.get(wire.ENV_SERVER) if url is None else url
     return (args[0], url, rest) if url else None
 
 

@@ -32,14 +32,21 @@ Imports: the standard library, click, :mod:`.common`, :mod:`.wire`; for a batch 
 from __future__ import annotations
 
 import functools
-import os
 import sys
 import threading
 
 import click
 
 from . import common
-from .wire import CLIENT_ONLY, ENV_SERVER, EXIT_ELSEWHERE, NOTE, Channel, TooLong, Unreachable
+from .wire import (
+    ENV_SERVER,
+    EXIT_ELSEWHERE,
+    NOTE,
+    Channel,
+    TooLong,
+    Unreachable,
+    words_for_server,
+)
 
 PIECE_BYTES = 56 * 1024  # a piece's lines: under the server's 64 KiB request limit
 FIRST_LINES = 8  # lines in the first pieces of a batch, until the answers say how fast
@@ -65,8 +72,9 @@ def forwarded(command):
     @functools.wraps(command)
     def wrapper(*args, server=None, **params):
         if server and not params.get("scheduler"):
-            name = click.get_current_context().command.name
-            code = Client(server).answer(name, params)
+            ctx = click.get_current_context()
+            batch = common.is_stdin(params.get("board") or ())
+            code = Client(server).answer(ctx.command.name, typed_words(ctx), batch)
             if code is not None:
                 sys.exit(code)
         return command(*args, **params)
@@ -74,17 +82,13 @@ def forwarded(command):
     return wrapper
 
 
-def client_params(params: dict) -> dict:
-    """``params`` as the client sends them: its own choices left out, a data directory made
-    absolute (the server's working directory is not the client's), a board as a list."""
-    out = {k: v for k, v in params.items() if k not in CLIENT_ONLY}
-    if out.get("data_dir") is not None:
-        out["data_dir"] = os.path.abspath(out["data_dir"])
-    if "board" in out:
-        out["board"] = list(out["board"])
-        if common.is_stdin(params["board"]) and "jobs" in out:
-            out["jobs"] = 1  # the server answers a batch's pieces on its threads, not processes
-    return out
+def typed_words(ctx: click.Context) -> list[str]:
+    """The words the user gave the running command (after its name), as a server is sent
+    them (:func:`.wire.words_for_server`)."""
+    words = ctx.meta[common.TYPED_WORDS]
+    found = words_for_server(words[words.index(ctx.info_name) + 1 :])
+    assert found is not None, "click parsed these words, so each option has its value"
+    return found[1]
 
 
 class Client:
@@ -102,14 +106,14 @@ class Client:
 
     # -- a command --
 
-    def answer(self, name: str, params: dict) -> int | None:
-        """Print the server's answer to ``npuzzle NAME`` with ``params`` and return its exit
-        status; None (after one line on stderr) when the command should answer here."""
-        sent = client_params(params)
-        if common.is_stdin(params.get("board") or ()):
-            return self._batch(name, sent, params)
+    def answer(self, name: str, words: list[str], batch: bool = False) -> int | None:
+        """Print the server's answer to ``npuzzle NAME WORDS`` (a ``batch`` reads its boards
+        from stdin) and return its exit status; None (after one line on stderr) when the
+        command should answer here."""
+        if batch:
+            return self._batch(name, words)
         try:
-            status, stdout, stderr, note = self._ask(name, sent, None)
+            status, stdout, stderr, note = self._ask(name, words, None)
         except Unreachable as e:
             common.notice(f"{e}; answering here")
             return None
@@ -119,7 +123,7 @@ class Client:
         self._print(stdout, stderr, note)
         return status
 
-    def _batch(self, name: str, sent: dict, params: dict) -> int:
+    def _batch(self, name: str, words: list[str]) -> int:
         import queue
 
         from ..workloads import lines
@@ -132,7 +136,7 @@ class Client:
         outcome = {"status": common.EXIT_OK, "stop": False, "error": None}
         threads = [threading.Thread(target=self._write, args=(answers, room, outcome))]
         threads += [
-            threading.Thread(target=self._asker, args=(tasks, name, sent, params, size))
+            threading.Thread(target=self._asker, args=(tasks, name, words, size))
             for _ in range(IN_FLIGHT)
         ]
         for t in threads:
@@ -155,21 +159,21 @@ class Client:
             raise outcome["error"]
         return outcome["status"]
 
-    def _asker(self, tasks, name, sent, params, size) -> None:
+    def _asker(self, tasks, name, words, size) -> None:
         """Ask for the pieces' answers, one at a time, on this thread's connection."""
         for piece, answer in iter(tasks.get, None):
             try:
-                answer.set(self._piece_answer(name, sent, params, piece, size))
+                answer.set(self._piece_answer(name, words, piece, size))
             except BaseException as e:  # noqa: BLE001 - given to the writer, raised in order
                 answer.set(e)
 
-    def _piece_answer(self, name, sent, params, piece, size):
+    def _piece_answer(self, name, words, piece, size):
         import time
 
         if self.down is None:
             t0 = time.perf_counter()
             try:
-                status, stdout, stderr, note = self._ask(name, sent, piece)
+                status, stdout, stderr, note = self._ask(name, words, piece)
                 if status != EXIT_ELSEWHERE:
                     size.learn(piece.size, time.perf_counter() - t0)
                     return status, stdout, stderr, note
@@ -180,8 +184,7 @@ class Client:
                 self._give_up(str(e))
         from . import capture  # loads numpy and numba: only when the server could not answer
 
-        local = {k: v for k, v in params.items() if k not in CLIENT_ONLY}
-        return (*capture.run(name, local, piece), None)
+        return (*capture.run(name, words, piece), None)
 
     def _give_up(self, why: str) -> None:
         with self._said:
@@ -228,8 +231,8 @@ class Client:
 
     # -- HTTP --
 
-    def _ask(self, name: str, sent: dict, piece) -> tuple[int, bytes, str, str | None]:
-        question = {"command": name, "params": sent}
+    def _ask(self, name: str, words: list[str], piece) -> tuple[int, bytes, str, str | None]:
+        question = {"command": name, "argv": words}
         if piece is None:
             return self.channel.ask(question)
         question["piece"] = piece.as_json()

@@ -26,8 +26,10 @@ scheduler_option = click.option(
     metavar="ADDRESS",
     envvar=ENV_SCHEDULER,
     default=None,
+    # '' (as `--scheduler ''` or an empty variable) means this machine, as None does.
+    callback=lambda ctx, param, value: value.strip() or None if value else None,
     help="Solve on a Dask cluster: the address of its scheduler (tcp://host:8786; default "
-    "$DASK_SCHEDULER_ADDRESS).  Each worker needs npuzzle and the databases (a shared "
+    "$DASK_SCHEDULER_ADDRESS; --scheduler '' solves on this machine).  Each worker needs npuzzle and the databases (a shared "
     "--data-dir, or build-pdb on each machine); the cluster's workers, not this machine's "
     "cores, then do the searching.  "
     "Needs pip install 'npuzzle[cluster]'.",

@@ -28,6 +28,35 @@ ENV_SCHEDULER = "DASK_SCHEDULER_ADDRESS"  # Dask's own variable: --scheduler win
 ANSWER_HERE = "--server="
 
 
+def words_for_server(words: list[str]) -> tuple[str | None, list[str]] | None:
+    """``(URL, words)`` for a command's words (after its name) as a server is sent them: the
+    URL ``--server`` names (None without one), and the words without ``--server`` and with
+    ``--data-dir`` made absolute (the server's working directory is not the client's).  None
+    when ``--server`` or ``--data-dir`` lacks its value: click says so, as a usage error.
+
+    The words go as they were typed, not rebuilt from parsed values: the server parses them
+    with the very options of the command, so it can never read a different question."""
+    import os
+
+    url, rest, it = None, [], iter(words)
+    for word in it:
+        if word == "--":  # what follows are boards, never options
+            rest += [word, *it]
+            break
+        option, eq, value = word.partition("=")
+        if option in ("--server", "--data-dir"):
+            if not eq:
+                value = next(it, None)
+                if value is None:
+                    return None
+            if option == "--server":
+                url = value
+                continue
+            word = f"--data-dir={os.path.abspath(value)}" if value.strip() else word
+        rest.append(word)
+    return url, rest
+
+
 class Unreachable(Exception):
     """No answer from the server: the command answers here (the message says why)."""
 
@@ -208,6 +237,7 @@ __all__ = [
     "Unreachable",
     "TooLong",
     "address",
+    "words_for_server",
     "ANSWER_HERE",
     "ENV_SCHEDULER",
     "ENV_SERVER",

@@ -1,11 +1,13 @@
 """``POST /run``: the command line's warm path (layer 7: service).
 
 ``npuzzle solve ... --server URL`` (or ``$NPUZZLE_SERVER``) sends the command's name and its
-parsed options here, with a piece of its stdin for a batch (:mod:`solver.cli.pieces`); the
-server runs that very command (:func:`solver.cli.capture.run`) with the kernels already loaded
-and the tables already mapped, and answers what it printed and its exit status.  So the
-client prints exactly what the command prints on its own machine, at the cost of a request
-instead of a start of Python, numpy and numba.
+words as the user typed them here, with a piece of its stdin for a batch
+(:mod:`solver.cli.pieces`); the server parses the words with the command's own options and
+runs that very command (:func:`solver.cli.capture.run`) with the kernels already loaded and
+the tables already mapped, and answers what it printed and its exit status.  So the client
+prints exactly what the command prints on its own machine, at the cost of a request instead
+of a start of Python, numpy and numba.  The words are never rebuilt from parsed values: the
+server reads the question the user typed, whatever the version of click on either side.
 
 The commands run in ``workers`` threads of the server process, not in the search processes:
 the search kernels release the GIL, and a thread needs no copy of the question's state.  The
@@ -15,12 +17,12 @@ refused with a message that names the cap and how to raise it.  A client whose d
 directory is not the server's is refused too (it answers on its own machine): the server
 reads only its own databases.
 
-The body is one line of JSON (``command``, ``params``, and for a batch ``piece``: where its
-lines start), a newline and the piece's lines as they are; the answer is one line of JSON
-(``status``, ``stderr``, ``note``), a newline, and the command's stdout as it is.  For one
-board a client may send the command line as typed instead of ``params`` (``argv``, a list of
-words: :mod:`solver.cli.quick`, which answers before click is imported); the server parses
-it with the command's options, and a line that does not parse is run as it is, to say why.
+The body is one line of JSON (``command``, ``argv``: the words after the command's name, and
+for a batch ``piece``: where its lines start), a newline and the piece's lines as they are;
+the answer is one line of JSON (``status``, ``stderr``, ``note``), a newline, and the
+command's stdout as it is.  Words that do not parse are run as they are, to say why.  The
+server's own choices -- its caps on a search the client left unbounded, its data directory --
+are option words put before the client's, which never set them.
 
 Imports: fastapi/starlette, :mod:`solver.cli.capture`, :mod:`solver.cli.pieces`,
 :mod:`solver.tables.store` and this package.
@@ -52,69 +54,68 @@ class BadRun(ValueError):
     """A body that is not a forwarded command (a 400)."""
 
 
-def read_run(body: bytes) -> tuple[str, dict | list, pieces.Piece | None]:
-    """``(command, params, piece)`` from a request body -- ``params`` a dict of parsed
-    options, or the list of words of a command line as typed (:mod:`solver.cli.quick`);
-    :class:`BadRun` for anything else."""
+def read_run(body: bytes) -> tuple[str, list[str], pieces.Piece | None]:
+    """``(command, words, piece)`` from a request body: the command's words as the client
+    typed them (:func:`solver.cli.wire.words_for_server`) and, for a batch, the piece of its
+    input to answer; :class:`BadRun` for anything else."""
     head, _, data = body.partition(b"\n")
     try:
         question = json.loads(head)
-        name, piece = question["command"], question.get("piece")
-        params = question["argv"] if "argv" in question else question["params"]
-        if "argv" in question and (
-            piece is not None or not all(isinstance(w, str) for w in params)
-        ):
-            raise BadRun("argv is a list of words, for one board")
-        if name not in wire.FORWARDED or not isinstance(params, dict | list):
+        name, argv, piece = question["command"], question["argv"], question.get("piece")
+        if name not in wire.FORWARDED:
             raise BadRun(f"not a command this server runs: {name!r}")
-        if isinstance(params, list):
-            return name, params, None
-        if set(params) & set(wire.CLIENT_ONLY):  # no server asks another, or a cluster
-            raise BadRun(
-                f"options the server does not take: {sorted(set(params) & set(wire.CLIENT_ONLY))}"
-            )
-        return name, params, None if piece is None else pieces.Piece.from_json(piece, data)
+        if not isinstance(argv, list) or not all(isinstance(w, str) for w in argv):
+            raise BadRun("argv is a list of words")
+        return name, argv, None if piece is None else pieces.Piece.from_json(piece, data)
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         if isinstance(e, BadRun):
             raise
         raise BadRun(f"the body is not a forwarded npuzzle command ({e})") from None
 
 
-def capped(name: str, params: dict, settings: Settings) -> tuple[dict, str | None, str | None]:
-    """``(params, refusal, note)``: the options with the server's caps applied.  A question
-    asking for more than a cap is refused (``refusal`` says which cap and how to raise it);
-    a search the client left unbounded gets the cap, and ``note`` says so in case it stops
-    the search."""
-    lim, out = settings.limits, dict(params)
-    teaching = out.get("algorithm") in TEACHING_ALGORITHMS
+def client_only(params: dict) -> BadRun | None:
+    """Why the server does not run a command whose words name a server or a cluster (no
+    server asks another, nor a cluster), or None."""
+    asked = sorted(k for k in wire.CLIENT_ONLY if params.get(k))
+    return BadRun(f"options the server does not take: {asked}") if asked else None
+
+
+def capped(name: str, params: dict, settings: Settings) -> tuple[list[str], str | None, str | None]:
+    """``(words, refusal, note)``: the server's caps on the question whose parsed options are
+    ``params``.  A question asking for more than a cap is refused (``refusal`` says which cap
+    and how to raise it); a search the client left unbounded gets the cap, as the option
+    words to add to the client's (``words``), and ``note`` says so in case it stops the
+    search."""
+    lim = settings.limits
+    teaching = params.get("algorithm") in TEACHING_ALGORITHMS
     caps = []  # (option, cap, its unit, the serve option that raises it)
     if name in TIMED:
         caps.append(("timeout", lim.max_seconds, "s", "--max-seconds"))
     if name in NODE_CAPPED:
         nodes = lim.max_teaching_nodes if teaching else lim.max_nodes
         caps.append(("max_nodes", nodes, "nodes", None if teaching else "--max-nodes"))
-    applied, raised_by = [], []
+    words, applied, raised_by = [], [], []
     for key, cap, unit, serve_option in caps:
-        asked = out.get(key)
+        asked = params.get(key)
         option = "--" + key.replace("_", "-")
         if asked is not None and asked > cap:
             raise_it = f", start the server with `npuzzle serve {serve_option} {_n(asked)}`"
             return (
-                out,
+                words,
                 f"this server caps a search at {_n(cap)} {unit}, and {option} asks for "
                 f"{_n(asked)} {unit}: ask for less{raise_it if serve_option else ''}, or answer "
                 f"on this machine with --server ''",
                 None,
             )
         if asked is None:
-            out[key] = cap
+            words.append(f"{option}={cap}")
             applied.append(f"{_n(cap)} {unit}")
             raised_by += [f"{serve_option} N"] if serve_option else []
     if not applied:
-        return out, None, None
+        return words, None, None
     how = f"`npuzzle serve {' '.join(raised_by)}` raises it; " if raised_by else ""
     return (
-        out,
+        words,
         None,
         f"this server caps a search at {' and '.join(applied)} ({how}--server '' answers on "
         f"this machine, without a cap)",
@@ -143,29 +144,32 @@ def add_routes(app, settings: Settings) -> None:
     @app.post("/run", include_in_schema=False)
     async def run(request: Request):
         try:
-            name, params, piece = read_run(await request.body())
+            name, argv, piece = read_run(await request.body())
         except BadRun as e:
             return JSONResponse({"error": str(e)}, status_code=400)
-        if isinstance(params, list):  # a command line as typed: parsed here
-            argv, params = params, capture.params_of(name, params)
-            if params is None:  # it does not parse: the command says why, as it would
-                status, stdout, stderr = await runner.run(name, None, None, argv)
-                return _reply(status, stderr, stdout)
+        params = capture.params_of(name, argv)
+        if params is None:  # the words do not parse: the command says why, as it would
+            status, stdout, stderr = await runner.run(name, argv, None)
+            return _reply(status, stderr, stdout)
+        refused = client_only(params)
+        if refused:
+            return JSONResponse({"error": str(refused)}, status_code=400)
         mine = params.get("data_dir")
         if mine is not None and not runner.same_data_dir(mine):
             return _reply(
                 EXIT_ELSEWHERE,
                 f"this server reads the databases in {runner.data_dir}, not {mine}",
             )
-        params, refusal, note = capped(name, params, settings)
+        added, refusal, note = capped(name, params, settings)
         if refusal:
             return _reply(EXIT_LIMIT, f"npuzzle: limit: {refusal}\n")
         if mine is None and settings.data_dir is not None:
-            params["data_dir"] = settings.data_dir
+            added.append(f"--data-dir={settings.data_dir}")
         busy = runner.busy()
         if busy:
             return JSONResponse(busy, status_code=503, headers={"Retry-After": "1"})
-        status, stdout, stderr = await runner.run(name, params, piece)
+        # The server's words go first: the client's never set them (it left them unset).
+        status, stdout, stderr = await runner.run(name, [*added, *argv], piece)
         return _reply(status, stderr, stdout, note if _stopped_by_a_limit(status, stdout) else None)
 
 
@@ -196,17 +200,17 @@ class _Runner:
             "retry_after": 1,
         }
 
-    async def run(self, name: str, params: dict | None, piece, argv=None) -> tuple:
+    async def run(self, name: str, argv: list[str], piece) -> tuple:
         self.pending += 1
         try:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._threads, self._run, name, params, piece, argv)
+            return await loop.run_in_executor(self._threads, self._run, name, argv, piece)
         finally:
             self.pending -= 1
 
-    def _run(self, name, params, piece, argv):
+    def _run(self, name, argv, piece):
         self._warm_up()
-        return capture.run(name, params, piece, argv)
+        return capture.run(name, argv, piece)
 
     def _warm_up(self) -> None:
         # The search kernels, loaded from numba's cache once, before the first command runs
@@ -219,4 +223,4 @@ class _Runner:
                 self._warmed = True
 
 
-__all__ = ["add_routes", "capped", "read_run", "CONTENT_TYPE"]
+__all__ = ["add_routes", "capped", "client_only", "read_run", "CONTENT_TYPE"]
