@@ -2,7 +2,7 @@
 
 ``build_apdb(shape, partition, goal, data_dir)`` runs :func:`pdb_builder.pattern_bfs.bfs_pattern`
 for each pattern and writes ONE file, ``apdb-<shape>-<partition>[-<goal tag>].h5``, through
-:func:`solver.store.atomic_h5` (a temporary name renamed into place when complete, so an
+:func:`solver.tables.store.atomic_h5` (a temporary name renamed into place when complete, so an
 interrupted or killed build leaves the previous file intact).  Root attributes: ``kind =
 "additive-pdb"``, ``shape``, ``goal`` (the goal's tiles, flat), ``partition`` (its name) and
 ``patterns`` (its tiles, ``1,2,3/4,5,...``); one uint8 dataset per pattern (``pattern_0``, ...)
@@ -99,7 +99,7 @@ def build_apdb(
     memory of this process), skipped, and per-pattern details under ``patterns``.
 
     Skips the work (``skipped=True``) when the file exists and ``force`` is false.  Raises
-    :class:`solver.store.DataDirError` when the directory cannot be written.
+    :class:`solver.tables.store.DataDirError` when the directory cannot be written.
     """
     shape, goal, partition, path, row, attrs = start(shape, partition, goal, data_dir)
     if path.exists() and not force:

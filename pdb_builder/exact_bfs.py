@@ -2,7 +2,7 @@
 
 The search runs *backwards* from the goal: every move is reversible, so the BFS layer of a
 state is its optimal distance to the goal.  States are indexed by the rank of the full
-permutation (``solver.ranking``), which needs ``N!`` entries; the half of them that has the
+permutation (``solver.core.ranking``), which needs ``N!`` entries; the half of them that has the
 wrong parity is never reached and keeps the :data:`UNREACHABLE` sentinel.
 
 Imports: numpy, numba, the solver's board/ranking core.

@@ -2,7 +2,7 @@
 
 One additive pattern database = one table over the placements of the pattern's k tiles (the
 cells they stand on, in sorted tile order), indexed by the k-permutation rank of
-:func:`solver.ranking.rank` (``n!/(n-k)!`` entries, uint8).  The entry is the fewest moves **of
+:func:`solver.core.ranking.rank` (``n!/(n-k)!`` entries, uint8).  The entry is the fewest moves **of
 the pattern's own tiles** that bring them home, the other tiles being indistinguishable and
 moving for free.  Only such tables may be summed over a partition: every real move slides one
 tile, so it is charged to at most one table.  (A table counting every move would be charged by
@@ -220,7 +220,7 @@ def trace_ranks(shape: Shape | str, k: int) -> tuple[np.ndarray, np.ndarray]:
     ``shape``: return ``cells`` (row p = the placement the kernels treat as rank p) and
     ``moves`` (entry ``[p, 4*i + direction]`` = the rank they compute after tile i moves in
     direction U, D, L, R; -1 when the move is impossible).  Tests compare both with
-    :func:`solver.ranking.rank`."""
+    :func:`solver.core.ranking.rank`."""
     shape = Shape.parse(shape)
     g = geometry(shape, k)
     total = ranking.count_placements(shape.size, k)

@@ -15,7 +15,7 @@ tiles ("decoded" tiles vs "inner" tiles; ``bs`` placements, consecutive ranks). 
    inner tiles.
 
 Rank digit j of a placement is tile j's cell less the number of earlier tiles on lower cells
-(:func:`solver.ranking.rank`); rank = sum(digit_j * weights[j]).
+(:func:`solver.core.ranking.rank`); rank = sum(digit_j * weights[j]).
 
 All helpers are ``inline="always"``: numba reference-counts every array passed to a function it
 calls, an atomic increment and decrement per call, which in these loops costs more than the

@@ -28,7 +28,7 @@ every busy placement into its target cells with the rank it leads to
 * :func:`pull_layer`: unreached states look for a frontier neighbour and write only their own
   word.  The frontier codes they read are not changed by anyone during the layer.
 * :func:`trace_moves`: the same decoding and candidate code for every move of every placement,
-  recorded for the tests (which compare them with :func:`solver.ranking.rank`).
+  recorded for the tests (which compare them with :func:`solver.core.ranking.rank`).
 * :func:`count_regions`: how many states there are, so that the driver knows how many are
   still unreached (it pulls once they are few).
 

@@ -8,7 +8,7 @@
    (walks that never undo their last move): a table always, a PNG when matplotlib is
    installed.
 
-Every position is solved optimally (``solver.batch.solve_stream``: IDA* with the pattern
+Every position is solved optimally (``solver.workloads.batch.solve_stream``: IDA* with the pattern
 databases on 4x4, ``--jobs`` processes).  ``--shape 3x3`` runs the same experiment on the
 8-puzzle, where the exact tables answer instantly — a quick check of the script itself.
 

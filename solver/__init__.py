@@ -29,37 +29,15 @@ _LAZY = {
     "DatabaseMissing": ("tables.store", "DatabaseMissing"),
 }
 
-# The first release's flat modules, now in their layers: ``from solver import exact`` and
-# ``solver.exact.distances(...)`` keep working.
-_MOVED = {
-    "board": "core.board",
-    "ranking": "core.ranking",
-    "jit": "core.ranking_jit",
-    "symmetry": "core.symmetry",
-    "solution": "core.solution",
-    "store": "tables.store",
-    "exact": "tables.exact",
-    "idastar": "search.idastar",
-    "idastar_plans": "search.plans",
-    "blind": "search.blind",
-    "search_policies": "search.policies",
-    "batch": "workloads.batch",
-    "generate": "workloads.generate",
-    "distributions": "workloads.distributions",
-}
-
 __all__ = sorted(_LAZY)
 
 
 def __getattr__(name):
-    if name in _LAZY or name in _MOVED:
+    if name in _LAZY:
         import importlib
 
-        if name in _MOVED:
-            value = importlib.import_module(f"{__name__}.{_MOVED[name]}")
-        else:
-            module, attr = _LAZY[name]
-            value = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'solver' has no attribute {name!r}")

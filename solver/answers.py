@@ -246,19 +246,6 @@ def iter_generate_records(
     )
 
 
-def walk_records(shape, count: int = 1, *, goal=None, **kw) -> list[dict]:
-    """:func:`generate_records` for boards too large to shuffle and solve (5x5 and up):
-    random walks to the distance asked for, each solved optimally, within ``timeout``
-    seconds (the keyword arguments of :func:`solver.workloads.generate.iter_walk_rows`)."""
-    from .workloads import generate as gen
-
-    shape_ = Shape.parse(shape)
-    goal_b = goal_board(shape_, goal)
-    return list(
-        _generate_records(shape_, goal_b, gen.iter_walk_rows(shape_, count, goal=goal_b, **kw))
-    )
-
-
 def _generate_records(shape: Shape, goal: Board, rows):
     # The record names the method that made the position, which may not be the one asked
     # for (a rare 4x4 level is searched by random walks, not shuffles).
@@ -325,7 +312,6 @@ __all__ = [
     "solve_record",
     "hint_record",
     "generate_records",
-    "walk_records",
     "error_record",
     "solvability_record",
     "describe",

@@ -121,8 +121,8 @@ def solve(board, goal=None, *, shape=None, options: SearchOptions | None = None,
     """Solve ``board`` towards ``goal`` (default: blank last); optimal unless the algorithm
     is a non-optimal one (dfs, dls, fast).  Keyword arguments are :class:`SearchOptions` fields.
 
-    Raises :class:`Unsolvable`, :class:`~solver.board.BoardError`,
-    :class:`~solver.store.DatabaseError` or :class:`~solver.solution.SearchLimitReached`.
+    Raises :class:`Unsolvable`, :class:`~solver.core.board.BoardError`,
+    :class:`~solver.tables.store.DatabaseError` or :class:`~solver.core.solution.SearchLimitReached`.
     """
     opts = replace(options or SearchOptions(), **kw)
     start, goal_b = read_problem(board, goal, shape)

@@ -1,4 +1,4 @@
-"""The teaching searches (solver.blind) and `npuzzle compare`.
+"""The teaching searches (solver.search.blind) and `npuzzle compare`.
 
 Optimal lengths are checked against the independent reference BFS of ``tests/naive_bfs.py``:
 one BFS from the 3x3 goal over plain tile tuples, run once per session.

@@ -250,7 +250,7 @@ def test_stats_plots_the_lengths(run_cli, tables_dir, tmp_path, monkeypatch):
     target = tmp_path / "lengths.png"
     r = run_cli(
         ["stats", "-", "--plot", target, "--data-dir", tables_dir],
-        input="31\n1 moves: R\nunsolvable\n8 6 7 2 5 4 3 0 1\n",
+        input="31\n1 move: R\nunsolvable\n8 6 7 2 5 4 3 0 1\n",
     )
     assert r.exit_code == 0 and "3 answers, 1 without a length" in r.stdout
     counts = ax.bar.call_args[0][1]

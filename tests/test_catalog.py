@@ -254,12 +254,12 @@ def test_the_fallback_note_says_what_can_be_built(run_cli, tmp_path):
     small = run_cli(
         ["solve", "1 2 3 4 5 6 7 8 9 10 0 11", "--shape", "3x4", "--data-dir", tmp_path]
     )
-    assert small.exit_code == 0 and small.stdout == "1 moves: R\n", small.output
+    assert small.exit_code == 0 and small.stdout == "1 move: R\n", small.output
     assert "build-pdb --shape 3x4 --partition 1,2,3,4,5,6,7/8,9,10,11" in small.stderr
     assert "for instant exact answers: build-pdb --shape 3x4 --data-dir" in small.stderr
     big = "1 2 3 4 5 6/7 8 9 10 11 12/13 14 15 16 17 18/19 20 21 22 23 24/25 26 27 28 29 30/31 32 33 34 0 35"
     large = run_cli(["solve", big, "--data-dir", tmp_path])
-    assert large.exit_code == 0 and large.stdout == "1 moves: R\n", large.output
+    assert large.exit_code == 0 and large.stdout == "1 move: R\n", large.output
     assert "up to 31 cells" in large.stderr and "build-pdb" not in large.stderr
 
 

@@ -2,7 +2,7 @@
 
 The reference is the independent breadth-first search of ``tests/naive_bfs.py``, used to split
 every arrangement of a small board into the classes that can reach each other.  The parity rule
-(:func:`solver.board.solvability`) must say "solvable" exactly when start and goal fall in the
+(:func:`solver.core.board.solvability`) must say "solvable" exactly when start and goal fall in the
 same class — for every goal, including goals with the blank in the middle.
 """
 

@@ -107,7 +107,7 @@ def test_solve_json_has_the_promised_fields(run_cli, exact_dir):
 
 def test_solve_show_and_tiles(run_cli, exact_dir):
     r = run_cli(["solve", "1 2 3/4 0 5", "--show", "--tiles", "--data-dir", exact_dir])
-    assert r.stdout.rstrip().endswith("1 moves: 5")
+    assert r.stdout.rstrip().endswith("1 move: 5")
     assert "1. R (tile 5)" in r.stdout
     r = run_cli(["solve", "1 2 3/4 5 0", "--data-dir", exact_dir])
     assert "already at the goal" in r.stdout

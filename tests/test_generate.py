@@ -14,6 +14,7 @@ from conftest import assert_one_line_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from solver.api import solve
 from solver.core.board import Board, Shape, goal_board, is_solvable
 from solver.tables import exact
 from solver.workloads.distributions import distance_counts
@@ -134,13 +135,27 @@ def test_impossible_requests(exact_dir, kwargs, message):
     [
         ["--shape", "5x5"],
         ["--shape", "10x10", "--method", "walk"],  # the default walk is as good as random
-        ["--shape", "5x5", "--method", "walk", "--length", "30", "--distance", "20"],
     ],
 )
 def test_positions_out_of_reach_are_refused_at_once(run_cli, tmp_path, args):
     r = run_cli(["generate", *args, "--data-dir", tmp_path])
     assert_one_line_error(r, 2)
     assert "--method walk --length" in r.stderr and r.stdout == ""
+
+
+@pytest.mark.parametrize("method", [[], ["--method", "walk"], ["--method", "shuffle"]])
+def test_a_5x5_distance_is_reached_by_walks_whatever_the_method(run_cli, tmp_path, method):
+    """Shuffled 5x5 positions take hours each to solve: walks lengthened until their end is
+    at the distance take a moment, with the method asked for or not (as the service does)."""
+    r = run_cli(
+        ["generate", "--shape", "5x5", "--distance", "16", "--count", "2", "--seed", "3"]
+        + [*method, "--json", "--data-dir", tmp_path]
+    )
+    assert r.exit_code == 0, r.output
+    for rec in map(json.loads, r.stdout.splitlines()):
+        assert rec["distance"] == 16 and rec["method"] == "walk"
+        board = Board.parse(rec["board"], "5x5")
+        assert solve(board, goal_board("5x5"), data_dir=tmp_path).length == 16
 
 
 def test_short_walks_on_big_boards_come_with_their_distance(run_cli, tmp_path):

@@ -1,4 +1,4 @@
-"""IDA* (solver.idastar) and batch solving (solver.batch).
+"""IDA* (solver.search.idastar) and batch solving (solver.workloads.batch).
 
 Truth comes from an independent breadth-first search (tests/naive_bfs.py) on 3x3 and from the
 published lengths of Korf's instances on 4x4.  The incremental rank updates are checked by a

@@ -183,13 +183,14 @@ def test_every_module_has_a_layer():
     assert orphans == []
 
 
-def test_the_first_releases_module_names_still_import():
+def test_every_public_name_imports_from_solver_and_nothing_else_pretends_to():
     import importlib
 
     import solver
 
-    for old, new in solver._MOVED.items():
-        assert getattr(solver, old) is importlib.import_module(f"solver.{new}"), old
-    from solver import exact  # as the first release's README showed
-
-    assert exact.distances is solver.distances
+    for name in solver.__all__:
+        assert getattr(solver, name) is not None, name
+    with pytest.raises(AttributeError):
+        solver.exact  # noqa: B018 - the flat module names of 0.0 are gone, not half-there
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("solver.exact")

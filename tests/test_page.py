@@ -287,6 +287,79 @@ def test_a_distance_too_far_for_the_time_cap_is_said_in_the_pages_words(browser,
     assert "--" not in _text(browser, "status") and len(_tiles(browser).split()) == 6
 
 
+def _type_board(browser, text: str) -> None:
+    field = browser.find_element("id", "board-text")
+    field.clear()
+    field.send_keys(text)
+    browser.find_element("id", "use-board").click()
+
+
+def _status_kind(browser) -> str:
+    """What the status line is: error, info or ok (its class)."""
+    classes = browser.find_element("id", "status").get_attribute("class").split()
+    return next(k for k in ("error", "info", "ok") if k in classes)
+
+
+def test_solving_an_unsolvable_board_says_why_once_as_an_error(browser, live_server):
+    _open(browser, live_server)
+    _type_board(browser, "1 2 3/4 5 6/8 7 0")
+    _wait(browser, lambda d: _text(d, "distance") == "unsolvable", "the distance did not say so")
+    browser.find_element("id", "solve").click()
+    _wait(browser, lambda d: _text(d, "status").startswith("unsolvable: "), "no reason given")
+    assert "unsolvable: unsolvable" not in _text(browser, "status")
+    assert _status_kind(browser) == "error"
+
+
+def test_a_long_solve_shows_its_seconds_and_stop_cancels_it(browser, live_server):
+    """An optimal 5x5 solve without its database takes far longer than anyone waits: the
+    page counts the seconds as an info line (not an error), and Stop ends it -- the server
+    drops the search, as it does for any client that hangs up."""
+    from serving import call
+
+    def cancelled() -> int:
+        return call(live_server.url + "/health", timeout=5)[1]["searches"]["cancelled"]
+
+    _open(browser, live_server)
+    _select_shape(browser, "5x5")
+    _wait(browser, lambda d: len(_tiles(d).split()) == 25, "the board is not 5x5")
+    browser.find_element("id", "random").click()
+    _wait(browser, lambda d: "fast, not optimal" in _text(d, "status"), "Random gave nothing")
+    # The page's short search for the distance is over: the solve gets the server's worker.
+    _wait(browser, lambda d: _text(d, "distance") not in ("…", "–"), "no distance shown", 60)
+    before = cancelled()
+    browser.find_element("id", "solve").click()
+    _wait(browser, lambda d: "s (Stop cancels)" in _text(d, "status"), "no seconds shown")
+    assert _status_kind(browser) == "info" and _text(browser, "solve") == "Stop"
+    browser.find_element("id", "solve").click()
+    _wait(browser, lambda d: _text(d, "status").startswith("stopped"), "Stop did nothing")
+    assert _text(browser, "solve") == "Solve" and _text(browser, "moves") == ""
+    _wait(browser, lambda d: cancelled() > before, "the server still searches")
+
+
+def test_a_rejected_board_clears_the_solution_on_screen(browser, live_server):
+    from selenium.webdriver.support.ui import Select
+
+    _open(browser, live_server)
+    _generate(browser, 8)
+    Select(browser.find_element("id", "speed")).select_by_value("700")
+    browser.find_element("id", "solve").click()
+    _wait(browser, lambda d: len(_text(d, "moves")) == 8, "no solution shown")
+    assert _status_kind(browser) == "ok"
+    _type_board(browser, "1 2 3/4 5 6/7 7 0")
+    _wait(browser, lambda d: "twice" in _text(d, "status"), "the board was not rejected")
+    assert _text(browser, "moves") == "" and _status_kind(browser) == "error"
+
+
+def test_the_distance_box_follows_the_shape_of_a_typed_board(browser, live_server):
+    _open(browser, live_server)
+    _type_board(browser, "1 2 3/4 0 5")
+    _wait(browser, lambda d: len(_tiles(d).split()) == 6, "the board is not 2x3")
+    difficulty = browser.find_element("id", "difficulty")
+    assert difficulty.get_attribute("value") == "12"  # the 2x3 default, not the 3x3 one
+    _select_shape(browser, "4x4")
+    _wait(browser, lambda d: difficulty.get_attribute("value") == "40", "not the 4x4 default")
+
+
 def test_the_favicon_is_served(live_server):
     status, body = _get(live_server.url + "/favicon.ico")
     assert status == 200 and body.startswith(b"<svg")

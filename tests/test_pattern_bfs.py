@@ -1,4 +1,4 @@
-"""The pattern BFS kernel: its ranks agree with solver.ranking, its tables with a naive 0-1 BFS."""
+"""The pattern BFS kernel: its ranks agree with solver.core.ranking, its tables with a naive 0-1 BFS."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from solver.core.board import Board, Shape, goal_board
 
 
 def expected_table(shape: Shape, goal: Board, tiles) -> np.ndarray:
-    """The naive table laid out by solver.ranking.rank (255 where unreachable)."""
+    """The naive table laid out by solver.core.ranking.rank (255 where unreachable)."""
     table = np.full(ranking.count_placements(shape.size, len(tiles)), UNREACHED, np.uint8)
     for cells, d in pattern_table(goal.tiles, shape.rows, shape.cols, tiles).items():
         table[ranking.rank(np.array(cells), shape.size)] = d
@@ -46,7 +46,7 @@ def expected_table(shape: Shape, goal: Board, tiles) -> np.ndarray:
 )
 def test_kernel_ranks_agree_with_solver_ranking(shape, k):
     """The sweep's own decoding of placements and its incremental rank after every move are
-    exactly solver.ranking.rank (the index the heuristics look up)."""
+    exactly solver.core.ranking.rank (the index the heuristics look up)."""
     s = Shape.parse(shape)
     cells, moves = trace_ranks(s, k)
     total = ranking.count_placements(s.size, k)

@@ -173,6 +173,34 @@ def test_a_flood_is_refused_at_once_with_retry_after(started):
     assert health(server)["searches"]["refused"] == len(refused)
 
 
+# Four 4x4 boards one or two moves from the goal: searches of microseconds, each its own question.
+QUICK_4X4 = [
+    "1 2 3 4/5 6 7 8/9 10 11 12/13 14 0 15",
+    "1 2 3 4/5 6 7 8/9 10 11 0/13 14 15 12",
+    "1 2 3 4/5 6 7 8/9 10 0 11/13 14 15 12",
+    "1 2 3 4/5 6 7 0/9 10 11 8/13 14 15 12",
+]
+
+
+def test_a_burst_of_hard_searches_after_quick_ones_waits_no_longer_than_max_wait(started):
+    """Quick searches teach the server that a search takes microseconds, so a burst of hard
+    ones is queued whole; each then waits for a worker at most --max-wait, and one still
+    waiting gets 503 with Retry-After, never a late 200."""
+    max_wait = 4.0
+    server = started("--max-seconds", "3", "--max-wait", str(max_wait))
+    for board in QUICK_4X4:
+        assert call(server.url + "/solve", {"board": board, "heuristic": "manhattan"})[0] == 200
+    burst = at_once(server.url + "/solve", [hard(n) for n in HARDEST[:10]])
+    accepted = [a for a in burst if a[1] == 200]
+    refused = [a for a in burst if a[1] == 503]
+    # 10 searches of 3 s on 2 workers is 15 s of work: past 4 s of waiting some are refused.
+    assert len(accepted) + len(refused) == 10 and accepted and refused, [a[1] for a in burst]
+    for seconds, _, body, retry in refused:
+        assert body["error"].startswith("busy:") and int(retry) >= 1 and body["retry_after"]
+        assert seconds < max_wait + WAIT / 2, seconds  # refused when the wait ran out
+    assert all(a[2]["status"] == "limit" for a in accepted)  # each ran into its 3 s cap
+
+
 def test_sigterm_during_a_search_answers_and_exits_promptly(started):
     server = started("--max-seconds", "30")
     out: list = [None]

@@ -5,7 +5,7 @@ The group (:data:`main`) lives in :mod:`.common` and is imported when first used
 click (:mod:`.quick`).  Each command lives in its own module and registers itself
 on the group when it is imported -- which happens only when the command runs (or its help is
 shown), so one command never pays for another's imports.  :data:`COMMANDS` names them, with
-the opening of each one's help for ``npuzzle --help`` (a test checks it against the command).
+the summary of each that ``npuzzle --help`` shows.
 Signal handling comes first, before any heavy import, so Ctrl-C during start-up is one line
 too (:mod:`solver.core.interrupts`).
 """
@@ -18,37 +18,16 @@ from ..core import interrupts
 
 interrupts.install_if_program("npuzzle")
 
-# name -> (module, the first sentence of the command's help)
+# name -> (module, the command's summary in `npuzzle --help`: whole on an 80-column screen)
 COMMANDS = {
-    "check": ("check", "Say whether BOARD can reach the goal, and show why (the parity rule)."),
-    "compare": (
-        "compare",
-        "Run several algorithms on one board and print their statistics side by side.",
-    ),
+    "check": ("check", "Say whether BOARD can reach the goal, and why."),
+    "compare": ("compare", "Run several algorithms on one board, side by side."),
     "distance": ("distance", "Print the optimal number of moves from BOARD to the goal."),
-    "generate": (
-        "generate",
-        "Print COUNT random positions that can reach the goal, each with its optimal distance.",
-    ),
-    "heuristic": (
-        "heuristic",
-        "Print the best lower bound on BOARD's distance to the goal that is built, as solve "
-        "chooses it: the exact table's distance where one is built for the shape (2x3, 3x3, "
-        "...), else the additive pattern database (the max of the sum of the pattern tables "
-        "and the same sum for the board mirrored across the diagonal), else linear conflict.  "
-        "A note on stderr names the estimate when it is not a pattern database; --partition "
-        "asks for that database and no other.",
-    ),
-    "hint": (
-        "hint",
-        "Print the next move of an optimal solution: the blank's direction and the tile it slides.",
-    ),
-    "solve": ("solve", "Print an optimal solution: the blank's moves (U D L R) and their number."),
-    "serve": (
-        "serve",
-        "Serve the npuzzle questions as JSON over HTTP, and a page at / where "
-        "you can type or generate a board and watch its optimal solution slide.",
-    ),
+    "generate": ("generate", "Print random positions, each with its optimal distance."),
+    "heuristic": ("heuristic", "Print the best lower bound on BOARD's distance."),
+    "hint": ("hint", "Print the next move of an optimal solution."),
+    "serve": ("serve", "Answer the questions over HTTP, with a page to solve on."),
+    "solve": ("solve", "Print an optimal solution: the blank's moves (U D L R)."),
     "stats": ("stats", "Count the positions at each optimal distance from the goal."),
 }
 

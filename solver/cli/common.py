@@ -299,13 +299,8 @@ class Group(OneLineUsage, click.Group):
         return self.commands.get(name)
 
     def format_commands(self, ctx, formatter):
-        limit = formatter.width - 6 - max(map(len, self.list_commands(ctx)))
-        rows = []
-        for name in self.list_commands(ctx):
-            if name in self.commands:
-                rows.append((name, self.commands[name].get_short_help_str(limit)))
-            else:
-                rows.append((name, click.utils.make_default_short_help(self.lazy[name][1], limit)))
+        # Each command's summary from ``lazy``, loaded or not: one text, never cut short.
+        rows = [(name, self.lazy[name][1]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

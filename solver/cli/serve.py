@@ -64,8 +64,9 @@ GRACEFUL_SECONDS = 3
     type=common.POSITIVE_SECONDS,
     default=30.0,
     show_default=True,
-    help="A search whose expected wait for a free worker is longer is refused at once "
-    "(503 with Retry-After) instead of queued.",
+    help="The longest a search waits for a free worker: one whose expected wait is longer is "
+    "refused at once (503 with Retry-After) instead of queued, and one queued all the same "
+    "gets that 503 when the wait runs out.",
 )
 @click.option(
     "--cache",

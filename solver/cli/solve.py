@@ -27,7 +27,12 @@ def _human(sol: Solution, tiles: bool) -> str:
         return "0 moves: already at the goal"
     bound = sol.extra.get("bound") if sol.optimal is False else None
     within = f" (at most {bound:g} x optimal)" if bound else ""
-    return f"{sol.length} moves{within}: {_moves_text(sol, tiles)}"
+    return f"{_count(sol.length)}{within}: {_moves_text(sol, tiles)}"
+
+
+def _count(length: int) -> str:
+    """``1 move``, ``31 moves``."""
+    return f"{length} move{'' if length == 1 else 's'}"
 
 
 def _stats(sol: Solution) -> str:
@@ -141,7 +146,7 @@ def _bulk(opts: api.SearchOptions, tiles: bool):
             out.texts = [
                 None
                 if w is None
-                else (f"{len(w)} moves: {w}" if w else "0 moves: already at the goal")
+                else (f"{_count(len(w))}: {w}" if w else "0 moves: already at the goal")
                 for w in walks
             ]
         return out

@@ -7,9 +7,11 @@ answer reads as text and as JSON, and optionally how to answer a whole :class:`G
 at once (``bulk``).  Both ways give the same bytes, line for line (the ``seconds`` a JSON
 answer reports is a measurement and differs); ``NPUZZLE_BULK=0`` turns the bulk way off.
 
-Per line: a blank line, a ``#`` comment or a header gets an empty line; a line that cannot be
-answered gets ``error: ...`` (``unsolvable`` for an unsolvable start) or, with ``--json``, its
-error record -- and the batch goes on, whatever the line held.  Only a missing or damaged
+Per line: a blank line, a ``#`` comment or a header gets an empty line in text, so that the
+answers stay line for line with the input, and nothing in JSON, where every line is a record
+and each names its input ``line``; a line that cannot be answered gets ``error: ...``
+(``unsolvable`` for an unsolvable start) or, with ``--json``, its error record -- and the batch
+goes on, whatever the line held.  Only a missing or damaged
 database ends the batch (exit 3): it would fail every line.
 
 Imports: click, numpy, :mod:`solver.workloads` and :mod:`.common`.
@@ -18,6 +20,7 @@ Imports: click, numpy, :mod:`solver.workloads` and :mod:`.common`.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -88,6 +91,8 @@ def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
     ``chunks``, or the piece of a batch this thread answers for a client: :mod:`.pieces`) on
     ``out`` (default stdout); return the exit status."""
     out = out if out is not None else sys.stdout.buffer
+    if batch.as_json:
+        out = _RecordsOnly(out)
     loading.prefer(batch=True, searches=batch.searches)  # many lookups ahead: see loading
     heap.keep_freed_memory()  # each chunk reuses the last one's pages (solver.core.heap)
     reader = lines.Reader()
@@ -107,6 +112,22 @@ def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
         _answer_chunk(batch, chunk, reader, use_bulk and reader.started, out)
     out.flush()
     return batch.worst
+
+
+class _RecordsOnly:
+    """``out`` without the empty lines that stand for lines that ask nothing: JSON output is
+    JSON lines, every one of them.  Each write is of whole lines."""
+
+    EMPTY = re.compile(rb"^\n", re.M)
+
+    def __init__(self, out):
+        self.out = out
+
+    def write(self, data: bytes) -> None:
+        self.out.write(self.EMPTY.sub(b"", data))
+
+    def flush(self) -> None:
+        self.out.flush()
 
 
 class _RawLines:

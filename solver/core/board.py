@@ -431,8 +431,10 @@ def goal_board(shape: Shape | str, goal=None) -> Board:
         raise BoardError(
             f"unknown goal '{_clip(goal)}': use one of {', '.join(GOAL_PRESETS)} or a board"
         )
-    board = parse_board(goal, shape)
-    return board
+    try:
+        return parse_board(goal, shape)
+    except BoardError as e:
+        raise BoardError(f"the goal: {e}") from None
 
 
 def parse_moves(text: str) -> str:

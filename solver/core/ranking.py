@@ -10,7 +10,7 @@ board read as a sequence of n tiles).  Its rank is its index in lexicographic or
 The rank is a mixed-radix number: digit i is the number of *unused* values below ``seq[i]``,
 in radix ``n - i``.  The scalar functions below are plain Python on integer arrays so that
 exact-table lookups run without numba; ``pdb_builder`` and the search kernels compile the very
-same functions with ``numba.njit`` (see :mod:`solver.jit`), so there is one definition of each
+same functions with ``numba.njit`` (see :mod:`solver.core.ranking_jit`), so there is one definition of each
 hash.  ``rank_many`` / ``unrank_many`` are the vectorised numpy twins.
 
 Imports: numpy only.

@@ -1,6 +1,6 @@
 """numba-compiled twins of the ranking functions, for the builder and the search kernels.
 
-The definitions live, once, as plain Python in :mod:`solver.ranking`; this module compiles
+The definitions live, once, as plain Python in :mod:`solver.core.ranking`; this module compiles
 them.  Importing it imports numba, so exact-table lookups never import it.
 """
 

@@ -1,7 +1,7 @@
 """What every solver returns: a :class:`Solution` with its statistics, and the search errors.
 
 Shared by the exact-table walk, IDA*, A* and the blind searches, so the CLI prints them all the
-same way.  Imports: :mod:`solver.board` only.
+same way.  Imports: :mod:`solver.core.board` only.
 """
 
 from __future__ import annotations

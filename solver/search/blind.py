@@ -24,12 +24,12 @@ astar      f = g + h   visited (re-opened     none
 Each run counts what a teacher wants to compare: nodes generated and expanded, the largest
 frontier, the states held in memory at the peak, the deepest node, seconds.  ``opts.max_nodes``
 (nodes generated) and ``opts.timeout`` (seconds) stop a run by raising
-:class:`~solver.solution.SearchLimitReached` with those statistics.
+:class:`~solver.core.solution.SearchLimitReached` with those statistics.
 
-The policies and the packed states they work on live in :mod:`solver.search_policies`.
+The policies and the packed states they work on live in :mod:`solver.search.policies`.
 
-Imports: :mod:`solver.board`, :mod:`solver.solution`, :mod:`solver.search_policies`; :mod:`solver.heuristics` (A*) and
-:mod:`solver.exact` (is a DFS answer optimal?) lazily, when a run needs them.
+Imports: :mod:`solver.core.board`, :mod:`solver.core.solution`, :mod:`solver.search.policies`; :mod:`solver.heuristics` (A*) and
+:mod:`solver.tables.exact` (is a DFS answer optimal?) lazily, when a run needs them.
 """
 
 from __future__ import annotations

@@ -381,7 +381,7 @@ def pdb_plan(
     shape: Shape, target: Board, patterns, tables, *, reflect: bool, name: str, database: str | None
 ) -> Plan:
     """A plan for additive tables ``tables[i]`` over ``patterns[i]`` (tuples of tiles),
-    indexed by :func:`solver.ranking.rank` of the pattern tiles' cells in sorted tile order."""
+    indexed by :func:`solver.core.ranking.rank` of the pattern tiles' cells in sorted tile order."""
     return combined_plan(
         shape, target, [(patterns, tables)], reflect=reflect, name=name, database=database
     )

@@ -8,9 +8,9 @@
 
 States are packed into one int (``bits`` per cell, cell 0 in the low bits) with the blank's
 cell carried beside it, so a move is two shifts and an add, and a visited set is a set of ints.
-:func:`solver.blind.search` runs any frontier with any cycle check.
+:func:`solver.search.blind.search` runs any frontier with any cycle check.
 
-Imports: :mod:`solver.board` only.
+Imports: :mod:`solver.core.board` only.
 """
 
 from __future__ import annotations

@@ -33,9 +33,10 @@ class Limits:
     max_generate_searched: int = 10  # ... on a board whose positions must be solved (4x4)
     max_pending: int = 64  # searches running or waiting for a worker before 503 "busy"
     grace_seconds: float = 15.0  # past max_seconds, a worker that has not answered is ended
-    max_wait_seconds: float = 120.0  # for a free worker (a first start compiles the kernels)
+    max_wait_seconds: float = 120.0  # for a free worker before any is ready (they compile)
     # A search whose expected wait for a worker is longer is refused at once (503 with
-    # Retry-After) rather than queued: a client learns now, not after a minute, to come back.
+    # Retry-After) rather than queued: a client learns now, not after a minute, to come back;
+    # and one queued all the same gets that 503 once it has waited this long.
     max_expected_wait: float = 30.0
     cancel_seconds: float = 5.0  # for a worker to drop a search whose client hung up
     cache_entries: int = 1024  # recent answers kept (a hint service is asked the same again)

@@ -23,8 +23,10 @@ Abuse it must survive:
   does not answer within ``cancel_seconds`` is ended and replaced;
 * a flood: a request whose expected wait for a worker -- the requests waiting ahead of it and
   one more, shared by the workers, times the recent searches' mean duration (the cap, before
-  any has run) -- is over ``max_expected_wait`` gets a 503 with ``retry_after`` at once, and so does any request
-  beyond ``max_pending``;
+  any has run) -- is over ``max_expected_wait`` gets a 503 with ``retry_after`` at once, and so
+  does any request beyond ``max_pending``.  The estimate can be wrong (a burst of hard
+  searches after quick ones): a request still waiting for a worker after
+  ``max_expected_wait`` gets the same 503 then, so none waits longer;
 * shutting down (:meth:`SearchPool.abort`, on SIGTERM or Ctrl-C): the workers are ended and
   every request in flight is answered 503 at once, so the server closes its connections and
   exits promptly instead of waiting out uvicorn's grace period.
@@ -243,6 +245,14 @@ class SearchPool:
         typical = limits.max_seconds if self.mean_seconds is None else self.mean_seconds
         return (self.waiting + 1) / max(1, self.settings.workers) * typical
 
+    def longest_wait(self) -> float:
+        """How long a request waits for a worker before it gets a 503: ``max_expected_wait``
+        (``--max-wait``), whatever the estimate said when it was queued -- searches that
+        were quick until now say little of the ones ahead of it; before any worker is ready,
+        ``max_wait_seconds``, since a first start may compile the kernels."""
+        limits = self.settings.limits
+        return limits.max_expected_wait if self.ready else limits.max_wait_seconds
+
     def _busy(self) -> tuple[int, dict] | None:
         """The 503 for a request that should not queue, or None."""
         limits = self.settings.limits
@@ -266,13 +276,17 @@ class SearchPool:
         if refused:
             return refused
         limits = self.settings.limits
+        deadline = self.longest_wait()
         self.waiting += 1
         try:
-            worker = await asyncio.wait_for(self._idle.get(), limits.max_wait_seconds)
+            worker = await asyncio.wait_for(self._idle.get(), deadline)
         except asyncio.TimeoutError:
+            self.refused += 1
+            retry = max(1, math.ceil(self.expected_wait()))
             return 503, {
-                "error": f"busy: no search worker became free within "
-                f"{limits.max_wait_seconds:g} s; try again later"
+                "error": f"busy: no search worker became free within {deadline:g} s; "
+                f"try again in {retry} s",
+                "retry_after": retry,
             }
         finally:
             self.waiting -= 1

@@ -232,26 +232,11 @@ def _generate(p: dict, s: Settings) -> list[dict]:
         unique=bool(p.get("unique")),
         data_dir=s.data_dir,
     )
-    if searched and shape.size > MAX_SEARCHED_CELLS and p.get("method") != "walk":
-        return _walk_to_distance(shape, p, s, wanted)
-    return answers.generate_records(
-        shape,
-        p.get("count", 1),
-        goal=p.get("goal"),
-        method=p.get("method", "shuffle"),
-        walk_length=p.get("length"),
-        timeout=s.limits.max_seconds if searched else None,
-        **wanted,
-    )
-
-
-def _walk_to_distance(shape: Shape, p: dict, s: Settings, wanted: dict) -> list[dict]:
-    """Positions of a distance on a board too large to shuffle and solve (5x5 and up): random
-    walks, each end solved optimally, within the server's time cap."""
     if (
-        wanted["distance"] is None
-        and wanted["min_distance"] is None
-        and wanted["max_distance"] is None
+        searched
+        and shape.size > MAX_SEARCHED_CELLS
+        and p.get("method") != "walk"
+        and all(wanted[k] is None for k in ("distance", "min_distance", "max_distance"))
     ):
         raise RequestError(
             f"the optimal distance of a random {shape} position takes minutes to hours to "
@@ -260,11 +245,17 @@ def _walk_to_distance(shape: Shape, p: dict, s: Settings, wanted: dict) -> list[
             f"a 'length'"
         )
     try:
-        return answers.walk_records(
-            shape, p.get("count", 1), goal=p.get("goal"), timeout=s.limits.max_seconds, **wanted
+        return answers.generate_records(
+            shape,
+            p.get("count", 1),
+            goal=p.get("goal"),
+            method=p.get("method", "shuffle"),
+            walk_length=p.get("length"),
+            timeout=s.limits.max_seconds if searched else None,
+            **wanted,
         )
     except GenerateTimeout as e:
-        if pattern_db_built(shape, s.data_dir):
+        if shape.size <= MAX_SEARCHED_CELLS or pattern_db_built(shape, s.data_dir):
             raise
         raise GenerateTimeout(
             f"{answers.one_line(e)}: this server has no pattern database for {shape}, so each "

@@ -280,7 +280,7 @@ def lookup(start: Board, goal: Board, data_dir=None) -> int | None:
 
 
 def distance(start, goal, data_dir=None) -> int:
-    """Like :func:`lookup` but raising :class:`~solver.solution.Unsolvable` when unreachable."""
+    """Like :func:`lookup` but raising :class:`~solver.core.solution.Unsolvable` when unreachable."""
     d = lookup(start, goal, data_dir)
     if d is None:
         raise Unsolvable(solvability(start, goal))

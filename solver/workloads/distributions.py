@@ -3,7 +3,7 @@
 From the exact table when the board has one (2x3, 3x3, 3x4, ...), else from a published
 reference file ``distances-<shape>.txt`` (the 4x4 counts of Korf & Schultze 2005, the 3x4,
 2x6, 2x5 and 2x4 counts of OEIS A090166, A090167, A090036, A090035; valid for every goal with
-the blank in a corner).  Used by ``npuzzle stats`` and by :mod:`solver.generate` to know how
+the blank in a corner).  Used by ``npuzzle stats`` and by :mod:`solver.workloads.generate` to know how
 rare a requested distance is.
 
 Imports: the solver core (board, store, exact).
@@ -133,7 +133,7 @@ def distance_counts(shape: Shape, goal: Board | None = None, data_dir=None) -> D
     """Number of positions at each optimal distance from ``goal``: from the exact table when
     the board has one, else from a published reference (4x4, blank in a corner).
 
-    Raises :class:`~solver.store.DatabaseMissing` when an exact table must be built first and
+    Raises :class:`~solver.tables.store.DatabaseMissing` when an exact table must be built first and
     :class:`DistributionError` when no source knows the answer.
     """
     g = goal if goal is not None else preset_goal(shape)

@@ -92,7 +92,7 @@ class GenerateTimeout(GenerateError):
 def parity_class(boards: np.ndarray, shape: Shape) -> np.ndarray:
     """The parity invariant of each row of an ``(m, N)`` array: inversions (odd width) or
     inversions + blank row from the bottom (even width), modulo 2.  Two boards reach each
-    other exactly when their classes agree (see :func:`solver.board.solvability`)."""
+    other exactly when their classes agree (see :func:`solver.core.board.solvability`)."""
     boards = np.asarray(boards)
     n = shape.size
     inv = np.zeros(len(boards), dtype=np.int64)
@@ -485,7 +485,7 @@ def generate(shape, count: int, **options) -> list[tuple[Board, int]]:
     [('6 4 7/8 5 0/3 2 1', 31), ('8 6 7/2 5 4/3 0 1', 31)]
 
     Raises :class:`GenerateError` (a ``ValueError``) for requests that cannot be met, e.g. a
-    distance beyond the largest one, and :class:`~solver.store.DatabaseMissing` when a table
+    distance beyond the largest one, and :class:`~solver.tables.store.DatabaseMissing` when a table
     or database must be built first.
     """
     return list(iter_generate(shape, count, **options))
@@ -546,6 +546,11 @@ def iter_generate_rows(
     from ..core.progress_bar import ProgressBar  # tqdm: imported only when generating
 
     has_table = uses_exact_table(shape, data_dir)
+    if target is not None and not has_table and shape.size > MAX_SEARCHED_CELLS:
+        # A shuffled 5x5 position takes hours to solve; walks lengthened until they land at
+        # the distance take seconds, whichever method was asked for.
+        yield from _walk_rows(g, count, target, timeout, seed, data_dir, unique)
+        return
     _check_solvable_in_time(shape, has_table, method, walk_length, target)
     counts = None
     if has_table:
@@ -595,36 +600,16 @@ def iter_generate_rows(
             yield Board(shape, tuple(int(t) for t in tiles)), int(d), method
 
 
-def iter_walk_rows(
-    shape: Shape,
-    count: int,
-    *,
-    timeout: float,
-    distance=None,
-    min_distance=None,
-    max_distance=None,
-    goal: Board | None = None,
-    seed=None,
-    data_dir=None,
-    unique: bool = False,
-):
-    """Positions of a chosen optimal distance on boards too large for :func:`iter_generate`'s
-    shuffles (5x5 and up): random walks from the goal, lengthened while they land too close,
-    each end solved optimally (IDA* with the strongest database built, else linear
-    conflict), all within ``timeout`` seconds (:class:`GenerateTimeout` after).  With the
-    5x5 6-6-6-6 databases, distances up to about 60 take seconds.  Yields ``(Board, distance,
-    "walk")`` like :func:`iter_generate_rows`; the request is checked on the first ``next()``.
-    ``goal`` is a :class:`Board` of ``shape`` (default: blank-last).
-    """
-    g = goal if goal is not None else preset_goal(shape)
-    target = _target(distance, min_distance, max_distance)
-    if target is None:
-        raise GenerateError("random walks to a distance need the distance (or a min/max range)")
-    if int(count) < 0:
-        raise GenerateError("the count cannot be negative")
+def _walk_rows(g: Board, count: int, target, timeout, seed, data_dir, unique):
+    """Positions at ``target`` = ``(lo, hi)`` optimal moves from ``g`` on boards too large to
+    shuffle and solve (5x5 and up): random walks from the goal, lengthened while they land
+    too close, each end solved optimally (IDA* with the strongest database built, else
+    linear conflict), all within ``timeout`` seconds (:class:`GenerateTimeout` after; None:
+    no limit).  With the 5x5 6-6-6-6 databases, distances up to about 60 take seconds.
+    Yields ``(Board, distance, "walk")`` like :func:`iter_generate_rows`."""
     rows = iter_search(
         g,
-        int(count),
+        count,
         *target,
         "walk",
         np.random.default_rng(seed),
@@ -632,7 +617,7 @@ def iter_walk_rows(
         unique=unique,
     )
     for tiles, d in rows:
-        yield Board(shape, tuple(int(t) for t in tiles)), int(d), "walk"
+        yield Board(g.shape, tuple(int(t) for t in tiles)), int(d), "walk"
 
 
 def _generate_rows(
@@ -760,7 +745,6 @@ __all__ = [
     "generate",
     "iter_generate",
     "iter_generate_rows",
-    "iter_walk_rows",
     "search",
     "iter_search",
     "shuffled",

@@ -5,7 +5,7 @@
 // and the searches.  Answers that arrive after the board has changed are dropped (`version`).
 "use strict";
 
-const DEFAULT_DISTANCE = { "2x3": 12, "3x3": 20, "4x4": 40, "5x5": 30 };
+const DEFAULT_DISTANCE = { "2x2": 4, "2x3": 12, "3x3": 20, "4x4": 40, "5x5": 30 };
 const MENU_SHAPES = ["2x3", "3x3", "4x4", "5x5"];  // offered even where nothing is built
 const BIG_CELLS = 16;           // from here on the page offers "fast, not optimal"
 const BIG_DISTANCE_SECONDS = 3; // a board this big without a table: a short search, or "at least"
@@ -25,6 +25,7 @@ const state = {
   version: 0,       // bumped whenever the board changes
   known: {},        // shape -> what the server has built for it (/databases)
   asking: new AbortController(),  // the questions about the current board
+  solving: null,    // the AbortController of the solve under way, which Stop aborts
 };
 
 // --- talking to the server -----------------------------------------------------------------
@@ -47,10 +48,20 @@ async function ask(path, body, signal) {
   return { status: response.status, data };
 }
 
-function say(text, ok = false) {
+// kind: "error" (red), "info" (what the page is doing), "ok" (an answer).
+function say(text, kind = "error") {
   const el = $("status");
   el.textContent = text || "";
-  el.classList.toggle("ok", ok);
+  for (const k of ["error", "info", "ok"]) el.classList.toggle(k, k === kind);
+}
+
+function movesText(n) {
+  return `${n} move${n === 1 ? "" : "s"}`;
+}
+
+// The Distance box's starting value for a shape: a board of middling difficulty.
+function defaultDistance(shapeText) {
+  return DEFAULT_DISTANCE[shapeText] ?? Math.round(2.2 * cellsOf(shapeText));
 }
 
 function problem() {
@@ -191,7 +202,7 @@ async function generate(withDistance) {
   if (!withDistance && !searchable(shape)) return shuffleHere(shape);
   const body = { shape, goal: $("goal").value, count: 1 };
   if (withDistance) body.distance = Number($("difficulty").value);
-  say(withDistance ? `looking for a ${shape} board ${body.distance} moves from the goal…` : "");
+  say(withDistance ? `looking for a ${shape} board ${body.distance} moves from the goal…` : "", "info");
   const { status, data } = await ask("/generate", body);
   if (status !== 200) return say(cannotGenerate(shape, body.distance, status, data));
   say("");
@@ -225,7 +236,7 @@ async function shuffleHere(shape) {
     const [a, b] = tiles.map((t, cell) => [t, cell]).filter(([t]) => t !== 0).slice(0, 2).map(([, cell]) => cell);
     [tiles[a], tiles[b]] = [tiles[b], tiles[a]];
   }
-  say(`a random ${shape} board: too far from the goal to measure here; “fast, not optimal” solves it at once`);
+  say(`a random ${shape} board: too far from the goal to measure here; “fast, not optimal” solves it at once`, "info");
   await setBoard(tiles, shape);
 }
 
@@ -236,9 +247,17 @@ async function useTypedBoard(event) {
   if (status === 400 && /cannot tell the shape/.test(data.error || "")) {
     ({ status, data } = await ask("/check", { board: text, goal: $("goal").value, shape: $("shape").value }));
   }
-  if (status !== 200) return say(data.error || `HTTP ${status}`);
+  if (status !== 200) {
+    // The board shown stays; what was said about it before (its solution) is put away, so
+    // nothing on screen seems to answer the rejected text.
+    stop();
+    state.solution = null;
+    render();
+    return say(data.error || `HTTP ${status}`);
+  }
   say("");
   ensureShapeOption(data.shape);
+  if ($("shape").value !== data.shape) $("difficulty").value = defaultDistance(data.shape);
   $("shape").value = data.shape;
   await setBoard(data.board.split(" ").map(Number), data.shape);
 }
@@ -340,22 +359,44 @@ function clickTile(tile) {
 // --- solving and playing -----------------------------------------------------------------------
 
 async function solve() {
+  if (state.solving) return state.solving.abort();  // the button reads "Stop" meanwhile
   stop();
+  state.solution = null;
+  render();
   const fast = !$("fast-option").hidden && $("fast").checked;
-  say(fast ? "solving (fast, not optimal)…" : "solving…");
+  const label = fast ? "solving (fast, not optimal)…" : "solving…";
+  say(label, "info");
   const version = state.version;
   const body = fast ? { ...problem(), fast: true } : problem();
-  const { status, data } = await ask("/solve", body, state.asking.signal);
+  const solving = (state.solving = new AbortController());
+  $("solve").textContent = "Stop";
+  const started = Date.now();
+  const ticking = setInterval(() => {
+    say(`${label} ${Math.round((Date.now() - started) / 1000)} s (Stop cancels)`, "info");
+  }, 1000);
+  let answer;
+  try {
+    answer = await ask("/solve", body, AbortSignal.any([state.asking.signal, solving.signal]));
+  } finally {
+    clearInterval(ticking);
+    state.solving = null;
+    $("solve").textContent = "Solve";
+  }
   if (version !== state.version) return;
+  if (solving.signal.aborted) return say("stopped: the server dropped the search", "info");
+  showSolved(answer.status, answer.data);
+}
+
+function showSolved(status, data) {
   if (status === 503 && data.retry_after) return say(`the server is busy: try again in ${data.retry_after} s`);
   if (status !== 200) return say(pageWords(data.error) || "the server could not solve this board");
-  if (data.solvable === false) return say(`unsolvable: ${data.reason}`);
+  if (data.solvable === false) return say(data.reason);  // "unsolvable: ..." and why
   if (data.status === "limit") {
     const quick = $("fast-option").hidden ? "" : "; tick “fast, not optimal” for a quick one";
-    return say(`the search hit the server's time limit: the shortest solution is at least ${data.lower_bound} moves${quick}`);
+    return say(`the search hit the server's time limit: the shortest solution is at least ${movesText(data.lower_bound)}${quick}`);
   }
   const what = data.optimal ? "optimal" : "fast, not optimal";
-  say(`${what}: ${data.length} moves (${data.algorithm}${data.database ? ", " + data.database : ""})`, true);
+  say(`${what}: ${movesText(data.length)} (${data.algorithm}${data.database ? ", " + data.database : ""})`, "ok");
   state.solution = { moves: data.moves, at: 0, optimal: data.optimal };
   render();
   showRemaining();
@@ -423,7 +464,7 @@ function play() {
   state.timer = setInterval(() => {
     if (!step(1)) {
       stop();
-      if (isGoal()) say(`solved in ${state.solution.moves.length} moves`, true);
+      if (isGoal()) say(`solved in ${movesText(state.solution.moves.length)}`, "ok");
     }
   }, delay);
 }
@@ -457,7 +498,7 @@ async function hint() {
   if (data.status === "limit") { text.textContent = "no hint: the search hit the server's limit"; return; }
   if (!data.move) { text.textContent = "already at the goal"; return; }
   clearHint();
-  text.textContent = `slide tile ${data.tile} (the gap goes ${BLANK_WORD[data.move]}): ${data.distance_after} moves left after it`;
+  text.textContent = `slide tile ${data.tile} (the gap goes ${BLANK_WORD[data.move]}): ${movesText(data.distance_after)} left after it`;
   const el = document.querySelector(`[data-tile="${data.tile}"]`);
   if (el) el.classList.add("hinted");
 }
@@ -496,7 +537,7 @@ async function shapeChanged() {
   // The board matches the menu at once (the goal), then a board of the default distance
   // replaces it if the server finds one.
   const shape = $("shape").value;
-  $("difficulty").value = DEFAULT_DISTANCE[shape] ?? 20;
+  $("difficulty").value = defaultDistance(shape);
   say("");
   await setBoard(await goalOf(shape), shape);
   await generate(true);
