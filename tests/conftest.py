@@ -131,3 +131,49 @@ def live_server(service_dir, tmp_path_factory):
         yield server
     finally:
         server.stop()
+
+
+class Watched:
+    """A process whose output stream is read as it comes (a thread), so a test can wait for
+    what the process says -- an event -- rather than for a clock, then act on it."""
+
+    def __init__(self, proc, stream):
+        import threading
+
+        self.proc, self._chunks, self._seen = proc, [], threading.Condition()
+        self._reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._reader.start()
+
+    def _read(self, stream) -> None:
+        for chunk in iter(lambda: stream.read1(4096), b""):
+            with self._seen:
+                self._chunks.append(chunk)
+                self._seen.notify_all()
+        with self._seen:
+            self._chunks.append(b"")  # the end
+            self._seen.notify_all()
+
+    def wait_for(self, marker: bytes, seconds: float = 600) -> None:
+        """Return once the output holds ``marker``; fail if the process ends first.  The
+        bound is only a backstop against a hung process: a slow machine never meets it."""
+        with self._seen:
+            ok = self._seen.wait_for(
+                lambda: marker in b"".join(self._chunks) or self._chunks[-1:] == [b""], seconds
+            )
+            assert ok and marker in b"".join(self._chunks), (marker, self.output())
+
+    def output(self) -> bytes:
+        """What the process has written so far (all of it once it has ended)."""
+        if self.proc.poll() is not None:
+            self._reader.join()
+        return b"".join(self._chunks)
+
+
+def watched(args: list[str], stream: str = "stderr", **popen) -> Watched:
+    """``args`` started with ``stream`` (``stdout`` or ``stderr``) read as it comes."""
+    import subprocess
+
+    pipes = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    pipes[stream] = subprocess.PIPE
+    proc = subprocess.Popen(args, **pipes, **popen)
+    return Watched(proc, getattr(proc, stream))

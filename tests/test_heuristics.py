@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -393,34 +392,27 @@ def test_unwritable_data_dir_is_a_data_dir_error(tmp_path):
         build_apdb("2x3", "3-2", None, blocker / "sub", progress=False)
 
 
-_BUILD = (
-    "from pdb_builder.build_apdb import build_apdb; import sys; "
-    "build_apdb('4x4', '6-6-3', None, sys.argv[1], force=True, progress=False)"
-)
-
-
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_an_interrupted_build_leaves_the_old_file_and_no_partial_one(tmp_path, sig):
+    """build-pdb stopped while it searches its first pattern (it says so on stderr: the
+    event waited for) keeps the previous file; Ctrl-C also leaves no temporary behind."""
+    from conftest import watched
+
     final = tmp_path / "apdb-4x4-6-6-3.h5"
     final.write_bytes(b"the previous database")
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _BUILD, str(tmp_path)], env=env, stderr=subprocess.PIPE
-    )
-    deadline = time.time() + 60
-    while not list(tmp_path.glob("*.tmp-*")) and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.02)
-    assert list(tmp_path.glob("*.tmp-*")), "the build never started writing"
-    time.sleep(0.3)  # well inside the search of the first 6-tile pattern
-    proc.send_signal(sig)
-    proc.wait(timeout=60)
-    assert proc.returncode != 0
+    args = ["--shape", "4x4", "--partition", "6-6-3", "--force", "--data-dir", str(tmp_path)]
+    code = "import sys; from pdb_builder.cli import main; sys.argv[0] = 'build-pdb'; main()"
+    run = watched([sys.executable, "-c", code, *args], env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    run.wait_for(b"pattern 1/3")
+    run.proc.send_signal(sig)
+    assert run.proc.wait(timeout=120) != 0
     assert final.read_bytes() == b"the previous database"
-    leftovers = list(tmp_path.glob("*.tmp-*"))
     if sig == signal.SIGINT:
-        assert leftovers == []  # cleaned up on the way out
-        assert b"KeyboardInterrupt" in proc.stderr.read()
-    # A new build clears the stale temporary and replaces the file.
+        assert run.proc.returncode == 130
+        assert list(tmp_path.glob("*.tmp-*")) == []  # cleaned up on the way out
+        last = run.output().decode().strip().splitlines()[-1]
+        assert last.startswith("build-pdb: ") and "interrupted" in last, last
+    # A new build clears any stale temporary and replaces the file.
     build_apdb("2x3", "3-2", None, tmp_path, progress=False)
     assert list(tmp_path.glob("*.tmp-*")) == []
 
