@@ -27,6 +27,10 @@ a kernel is.  Until something imports ``numpy.ma``, an array is typed with a sta
 for it.  ``NPUZZLE_NUMBA_BLAS=1`` lets numba import scipy as usual;
 ``NPUZZLE_NUMBA_EXTENSIONS=1`` lets it load cffi and its extensions.
 
+Not all of what it replaces is numba's public interface (:data:`ASSUMED` lists it).  Where
+the installed numba lacks any of it, numba is used as it comes -- slower to start, the same
+answers -- and a test names what changed.
+
 Imports: numba (only when called).
 """
 
@@ -46,25 +50,82 @@ _PATCHED = False
 
 
 def import_numba() -> None:
-    """Import numba (once) without scipy, and make its cache loads lean."""
+    """Import numba (once) without scipy, and make its cache loads lean -- where numba is
+    as this module expects (:func:`missing_assumptions`); numba as it comes otherwise."""
     global _PATCHED
     if "numba" not in sys.modules:
-        stub = None
-        if not _extensions() and "numba.core.entrypoints" not in sys.modules:
-            # numba's entry-point module imports importlib.metadata only to scan for
-            # extensions; a stand-in that scans nothing saves the import and the scan.
-            stub = types.ModuleType("numba.core.entrypoints")
-            stub.init_all = lambda: None
-            stub._already_initialized = True
-            sys.modules[stub.__name__] = stub
-        with _hidden(["scipy"] if _hide_scipy() else []):
-            import numba  # noqa: F401
-        if stub is not None:
-            sys.modules["numba.core"].entrypoints = stub
+        _import_without_extras()
     if not _PATCHED:
         _PATCHED = True
-        _lean_cache_loads()
-        _lean_array_typing()
+        if not missing_assumptions():
+            _lean_cache_loads()
+            _lean_array_typing()
+
+
+def _import_without_extras() -> None:
+    stub = None
+    if not _extensions() and "numba.core.entrypoints" not in sys.modules:
+        # numba's entry-point module imports importlib.metadata only to scan for extensions;
+        # a stand-in that scans nothing saves the import and the scan.
+        stub = types.ModuleType("numba.core.entrypoints")
+        stub.init_all = lambda: None
+        stub._already_initialized = True
+        sys.modules[stub.__name__] = stub
+    try:
+        with _hidden(["scipy"] if _hide_scipy() else []):
+            import numba  # noqa: F401
+    except Exception:  # noqa: BLE001 - a numba that needs more of either: import it whole
+        for name in [m for m in sys.modules if m == "numba" or m.startswith("numba.")]:
+            del sys.modules[name]
+        import numba  # noqa: F401
+
+        return
+    if stub is not None:
+        sys.modules["numba.core"].entrypoints = stub
+
+
+# The parts of numba, not all of them public, that the lean start replaces or calls, by
+# module: numba may change any of them in a release, and then the lean start steps aside.
+ASSUMED = {
+    "numba.core.caching": [
+        "Cache.load_overload",
+        "Cache._load_overload",
+        "Cache._guard_against_spurious_io_errors",
+    ],
+    "numba.core.compiler": ["CompilerBase.__init__"],
+    "numba.core.runtime": ["rtsys.initialize"],
+    "numba.core.runtime.nrtdynmod": ["compile_nrt_functions", "create_nrt_module"],
+    "numba.core.typing.typeof": ["typeof_impl.dispatch", "typeof_impl.register"],
+    "numba.core.base": ["BaseContext.refresh"],
+    "numba.core.codegen": [
+        "CPUCodegen.magic_tuple",
+        "CPUCodegen.unserialize_library",
+        "CPUCodeLibrary.enable_object_caching",
+        "CPUCodeLibrary.serialize_using_object_code",
+    ],
+}
+
+
+def missing_assumptions() -> list[str]:
+    """What of :data:`ASSUMED` the installed numba lacks (``module:name``); empty when the
+    lean start applies.  A test states that it is empty, so a numba that changed fails a
+    test rather than a search."""
+    import importlib
+
+    missing = []
+    for module, names in ASSUMED.items():
+        try:
+            found = importlib.import_module(module)
+        except ImportError:
+            missing += [f"{module}:{name}" for name in names]
+            continue
+        for name in names:
+            obj = found
+            for part in name.split("."):
+                obj = getattr(obj, part, None)
+            if obj is None:
+                missing.append(f"{module}:{name}")
+    return missing
 
 
 def load_cpu_target() -> None:
@@ -148,8 +209,6 @@ def _cached_runtime() -> None:
                 return codegen.unserialize_library(state)
         except Exception:  # noqa: BLE001 - none yet, or unreadable: compile it as numba would
             pass
-        if not hasattr(nrtdynmod, "create_nrt_module"):
-            return compile_anew(ctx)  # another numba: its own way, uncached
         ir_mod, library = nrtdynmod.create_nrt_module(ctx)  # compile_anew, keeping the object
         library.enable_object_caching()
         library.add_ir_module(ir_mod)
