@@ -203,6 +203,10 @@ def test_a_burst_of_hard_searches_after_quick_ones_waits_no_longer_than_max_wait
 
 def test_sigterm_during_a_search_answers_and_exits_promptly(started):
     server = started("--max-seconds", "30")
+    # A position searched for first: its worker has drawn a (hidden) progress bar, and must
+    # leave no lock behind for Python to warn of when the worker is ended.
+    generated = call(server.url + "/generate", {"shape": "4x4", "distance": 10})
+    assert generated[0] == 200, generated
     out: list = [None]
     client = threading.Thread(target=post_timed, args=(server.url + "/solve", hard(60), out, 0))
     client.start()

@@ -197,8 +197,6 @@ def _cached_runtime() -> None:
     import numba
     from numba.core.runtime import nrtdynmod
 
-    compile_anew = nrtdynmod.compile_nrt_functions
-
     def compile_nrt_functions(ctx):
         codegen = ctx.codegen()
         key = repr((numba.__version__, llvmlite.__version__, codegen.magic_tuple()))
@@ -209,7 +207,7 @@ def _cached_runtime() -> None:
                 return codegen.unserialize_library(state)
         except Exception:  # noqa: BLE001 - none yet, or unreadable: compile it as numba would
             pass
-        ir_mod, library = nrtdynmod.create_nrt_module(ctx)  # compile_anew, keeping the object
+        ir_mod, library = nrtdynmod.create_nrt_module(ctx)  # as numba compiles it, object kept
         library.enable_object_caching()
         library.add_ir_module(ir_mod)
         library.finalize()

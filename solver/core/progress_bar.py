@@ -18,6 +18,8 @@ Imports: tqdm.
 
 from __future__ import annotations
 
+import threading
+
 from tqdm import tqdm
 
 # How long the rate must have been measured (after the start-up described above) before the
@@ -72,3 +74,10 @@ class ProgressBar(tqdm):
 
 
 __all__ = ["ProgressBar", "ETA_AFTER_SECONDS"]
+
+
+# The bars share a thread lock, not tqdm's default one, which also creates a multiprocessing
+# lock: a named semaphore that a process ended by a kill never releases (`npuzzle serve` kills
+# its search workers at shutdown, and Python then warns of a leaked semaphore).  No two
+# processes draw bars on one terminal here: batch workers and search workers draw none.
+ProgressBar.set_lock(threading.RLock())

@@ -61,11 +61,11 @@ class IterationLog:
 
     def _status(self, text: str) -> None:
         if self.bar is None:
-            from tqdm import tqdm
+            from ..core.progress_bar import ProgressBar  # tqdm, with one lock for every bar
 
             # Some terminals report a size of 0 x 0, and tqdm then hides the line: fall back.
             size = shutil.get_terminal_size((100, 24))
-            self.bar = tqdm(
+            self.bar = ProgressBar(
                 file=self.stream,
                 bar_format="{desc}",
                 leave=False,

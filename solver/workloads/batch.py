@@ -166,9 +166,9 @@ def solve_stream(
 def _progress_bar(progress: bool):
     if not progress:
         return None
-    from tqdm import tqdm
+    from ..core.progress_bar import ProgressBar  # tqdm, with one lock for every bar
 
-    return tqdm(unit="board", desc="solving", leave=False, dynamic_ncols=True)
+    return ProgressBar(unit="board", desc="solving", leave=False, dynamic_ncols=True)
 
 
 # --- the process pool ------------------------------------------------------------------------

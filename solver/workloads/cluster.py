@@ -304,12 +304,12 @@ def solve_lines(
 
 
 def progress_bar(progress: bool):
-    """A tqdm bar on stderr counting finished boards, or None."""
+    """A progress bar on stderr counting finished boards, or None."""
     if not progress:
         return None
-    from tqdm import tqdm
+    from ..core.progress_bar import ProgressBar  # tqdm, with one lock for every bar
 
-    return tqdm(unit="board", desc="solving on the cluster", leave=False, dynamic_ncols=True)
+    return ProgressBar(unit="board", desc="solving on the cluster", leave=False, dynamic_ncols=True)
 
 
 __all__ = [
