@@ -401,8 +401,8 @@ def test_an_interrupted_build_leaves_the_old_file_and_no_partial_one(tmp_path, s
     final = tmp_path / "apdb-4x4-6-6-3.h5"
     final.write_bytes(b"the previous database")
     args = ["--shape", "4x4", "--partition", "6-6-3", "--force", "--data-dir", str(tmp_path)]
-    code = "import sys; from pdb_builder.cli import main; sys.argv[0] = 'build-pdb'; main()"
-    run = watched([sys.executable, "-c", code, *args], env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    run = watched([sys.executable, "-m", "pdb_builder", *args], env=env)
     run.wait_for(b"pattern 1/3")
     run.proc.send_signal(sig)
     assert run.proc.wait(timeout=120) != 0
@@ -411,7 +411,7 @@ def test_an_interrupted_build_leaves_the_old_file_and_no_partial_one(tmp_path, s
         assert run.proc.returncode == 130
         assert list(tmp_path.glob("*.tmp-*")) == []  # cleaned up on the way out
         last = run.output().decode().strip().splitlines()[-1]
-        assert last.startswith("build-pdb: ") and "interrupted" in last, last
+        assert last == "build-pdb: interrupted; no partial file was left behind", last
     # A new build clears any stale temporary and replaces the file.
     build_apdb("2x3", "3-2", None, tmp_path, progress=False)
     assert list(tmp_path.glob("*.tmp-*")) == []

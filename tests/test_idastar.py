@@ -204,24 +204,36 @@ def test_timeout_raises_promptly():
     assert 41 <= info.value.partial.lower_bound <= 57
 
 
-# A search of hours (Manhattan on the 15-puzzle's reversal) that says when its first
-# iteration is done: by then the kernel is loaded and the search under way.
-LONG_SEARCH = (
-    "import sys; from solver import api\n"
-    "said = lambda *a: sys.stderr.write('SEARCHING\\n') or sys.stderr.flush()\n"
-    "api.solve('1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 0', '0 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1',"
-    " algorithm='idastar', heuristic='manhattan', max_nodes=None, progress=said, jobs={jobs})\n"
-)
+# `npuzzle solve` on a search of hours (Manhattan on the 15-puzzle's reversal), saying each
+# long iteration on stderr (-v): once one is said, the kernels are loaded and the search is
+# under way.
+LONG_SOLVE = [
+    "solve",
+    "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 0",
+    "--goal",
+    "0 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1",
+    "--algorithm",
+    "idastar",
+    "--heuristic",
+    "manhattan",
+    "-v",
+]
 
 
-def test_keyboard_interrupt_ends_a_long_solve(tmp_path):
+def interrupted_solve(data_dir, *options: str) -> tuple[int, str]:
+    """``(exit status, stderr)`` of the long solve given Ctrl-C once an iteration is said."""
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    run = watched([sys.executable, "-c", LONG_SEARCH.format(jobs=1)], env=env)
-    run.wait_for(b"SEARCHING")
+    args = [sys.executable, "-m", "solver", *LONG_SOLVE, *options, "--data-dir", str(data_dir)]
+    run = watched(args, env=env)
+    run.wait_for(b"npuzzle: iteration")
     run.proc.send_signal(signal.SIGINT)
     # The search would go on for hours: ending at all is ending because of Ctrl-C.
-    assert run.proc.wait(timeout=120) != 0
-    assert b"KeyboardInterrupt" in run.output()
+    return run.proc.wait(timeout=120), run.output().decode()
+
+
+def test_ctrl_c_ends_a_long_solve_in_one_line(tmp_path):
+    status, err = interrupted_solve(tmp_path, "--jobs", "1")
+    assert status == 130 and err.strip().splitlines()[-1] == "npuzzle: interrupted", err
 
 
 def test_4x4_auto_without_database_says_how_to_build(tmp_path, monkeypatch):

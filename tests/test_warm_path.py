@@ -234,9 +234,16 @@ def test_every_flag_on_and_off_is_answered_as_here(
     _same(run_cli, live_server, service_dir, args)
 
 
-@pytest.mark.parametrize("word", ["--json", "--tiles", "--fast", "--no-reflect", "--show", ""])
-def test_a_batchs_flags_are_answered_as_here(run_cli, live_server, service_dir, word):
-    args = ["solve", "-", *([word] if word else [])]
+BATCHES = ("solve", "distance", "hint", "heuristic", "check")  # the commands that take `-`
+
+
+@pytest.mark.parametrize(
+    "command,word", [cw for cw in _flag_words() if cw[0] in BATCHES], ids=lambda x: x or "(none)"
+)
+def test_a_batchs_flags_on_and_off_are_answered_as_here(
+    run_cli, live_server, service_dir, command, word
+):
+    args = [command, "-", *([word] if word else [])]
     _same(run_cli, live_server, service_dir, args, input=BATCH.encode("latin-1"))
 
 
