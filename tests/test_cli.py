@@ -166,3 +166,11 @@ def test_real_process_has_no_traceback(exact_dir):
     p = subprocess.run(cmd, capture_output=True, text=True)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
     assert "tile 2 appears twice" in p.stderr
+
+
+@pytest.mark.parametrize("command", ["solve", "distance", "hint", "heuristic", "check"])
+@pytest.mark.parametrize("goal", ["1 2 3 4", "1 1 2 3 4 5 6 7 0"])
+def test_a_bad_goal_is_named_as_the_goal(run_cli, tables_dir, command, goal):
+    r = run_cli([command, "8 6 7 2 5 4 3 0 1", "--goal", goal, "--data-dir", tables_dir])
+    assert_one_line_error(r, 2)
+    assert "the goal: " in r.stderr, r.stderr
