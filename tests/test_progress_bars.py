@@ -105,3 +105,21 @@ def test_every_bar_with_a_total_is_a_progress_bar():
         if p.name != "progress_bar.py" and (lines := tqdm_calls_with_a_total(p))
     }
     assert plain == {}
+
+
+def test_a_signals_line_starts_below_a_bar_left_open(capfd):
+    """A signal can end a program before its bar is closed (or while it closes): the one line
+    said then starts a line of its own, not at the end of the bar's."""
+    import sys
+
+    from solver.core import interrupts
+
+    bar = ProgressBar(total=10, desc="x", file=sys.stderr)
+    bar.update(1)
+    capfd.readouterr()
+    interrupts.start_line()
+    assert capfd.readouterr().err == "\n"
+    bar.close()
+    capfd.readouterr()
+    interrupts.start_line()  # no bar open: nothing to end
+    assert capfd.readouterr().err == ""

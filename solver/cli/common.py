@@ -198,6 +198,7 @@ class OneLineUsage:
                 code = self._status(args, prog_name, extra, program)
                 interrupts.check()  # a signal whose exception a finaliser swallowed
         except interrupts.Interrupted as e:
+            interrupts.start_line()
             say(interrupts.message(e.signum))
             code = e.code
         sys.exit(code)

@@ -167,9 +167,19 @@ def leave_now(signum: int) -> None:
     for path in list(_temporaries):
         with contextlib.suppress(OSError):
             os.unlink(path)
+    start_line()
     with contextlib.suppress(OSError):
         os.write(2, (message(signum) + "\n").encode(errors="replace"))
     os._exit(128 + signum)
+
+
+def start_line() -> None:
+    """End the unfinished line of a progress bar that a signal left open on stderr, so that
+    the line said next stands on its own."""
+    bars = sys.modules.get("solver.core.progress_bar")  # never imported for this
+    if bars is not None and bars.ProgressBar.drawn:
+        with contextlib.suppress(OSError):
+            os.write(2, b"\n")
 
 
 @contextlib.contextmanager

@@ -33,10 +33,21 @@ class ProgressBar(tqdm):
     """A tqdm bar that shows its rate and time left only once the rate is measured over
     :data:`ETA_AFTER_SECONDS` past start-up (see the module's docstring)."""
 
+    # The bars drawn and not yet closed, whose line may be unfinished on stderr: a message
+    # said past them starts a line of its own (solver.core.interrupts.start_line).
+    drawn: set = set()
+
     def __init__(self, *args, **kwargs):
         self._since = None  # (time, count) of the second update: where the rate is measured from
         self._updates = 0
         super().__init__(*args, **kwargs)
+        if not self.disable:
+            ProgressBar.drawn.add(id(self))
+
+    def close(self):
+        """Close the bar as tqdm does; only then is its line finished."""
+        super().close()
+        ProgressBar.drawn.discard(id(self))
 
     def update(self, n=1):
         """Advance the bar by ``n``, remembering where the rate starts to count."""
