@@ -233,7 +233,7 @@ def interrupted_solve(data_dir, *options: str) -> tuple[int, str]:
 
 def test_ctrl_c_ends_a_long_solve_in_one_line(tmp_path):
     status, err = interrupted_solve(tmp_path, "--jobs", "1")
-    assert status == 130 and err.strip().splitlines()[-1] == "npuzzle: interrupted", err
+    assert status == 130 and err.endswith("npuzzle: interrupted\n"), err
 
 
 def test_4x4_auto_without_database_says_how_to_build(tmp_path, monkeypatch):

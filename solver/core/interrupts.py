@@ -178,6 +178,9 @@ def start_line() -> None:
     the line said next stands on its own."""
     bars = sys.modules.get("solver.core.progress_bar")  # never imported for this
     if bars is not None and bars.ProgressBar.drawn:
+        # The bar's text may still sit in sys.stderr's buffer: out first, then the newline.
+        with contextlib.suppress(Exception):  # a stream busy in the interrupted code
+            sys.stderr.flush()
         with contextlib.suppress(OSError):
             os.write(2, b"\n")
 

@@ -56,8 +56,9 @@ class IterationLog:
     def _line(self, text: str) -> None:
         if self.bar is not None:
             self.bar.write(text, file=self.stream)
-        else:
-            print(text, file=self.stream, flush=True)
+        else:  # one write: a signal cannot land between the line and its newline
+            self.stream.write(text + "\n")
+            self.stream.flush()
 
     def _status(self, text: str) -> None:
         if self.bar is None:
