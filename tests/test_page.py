@@ -110,6 +110,13 @@ def _open(browser, live_server):
     )
 
 
+def _type_board(browser, text: str) -> None:
+    field = browser.find_element("id", "board-text")
+    field.clear()
+    field.send_keys(text)
+    browser.find_element("id", "use-board").click()
+
+
 def _console_errors(driver) -> list[str]:
     """What the page's console logged at level SEVERE since the last call (failed loads: a
     404 favicon, a 503 from the server...)."""
@@ -229,10 +236,7 @@ def test_the_8_puzzle_shows_its_heuristic_with_no_error_per_move(browser, live_s
 
 def test_an_unsolvable_board_says_so(browser, live_server):
     _open(browser, live_server)
-    field = browser.find_element("id", "board-text")
-    field.clear()
-    field.send_keys("1 2 3/4 5 6/8 7 0")
-    browser.find_element("id", "use-board").click()
+    _type_board(browser, "1 2 3/4 5 6/8 7 0")
     _wait(browser, lambda d: _text(d, "distance") == "unsolvable", "the distance did not say so")
     _wait(
         browser,
@@ -285,13 +289,6 @@ def test_a_distance_too_far_for_the_time_cap_is_said_in_the_pages_words(browser,
     browser.find_element("id", "generate").click()
     _wait(browser, lambda d: "maximum" in _text(d, "status"), "no message")
     assert "--" not in _text(browser, "status") and len(_tiles(browser).split()) == 6
-
-
-def _type_board(browser, text: str) -> None:
-    field = browser.find_element("id", "board-text")
-    field.clear()
-    field.send_keys(text)
-    browser.find_element("id", "use-board").click()
 
 
 def _status_kind(browser) -> str:

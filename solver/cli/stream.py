@@ -20,7 +20,6 @@ Imports: click, numpy, :mod:`solver.workloads` and :mod:`.common`.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -91,8 +90,6 @@ def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
     ``chunks``, or the piece of a batch this thread answers for a client: :mod:`.pieces`) on
     ``out`` (default stdout); return the exit status."""
     out = out if out is not None else sys.stdout.buffer
-    if batch.as_json:
-        out = _RecordsOnly(out)
     loading.prefer(batch=True, searches=batch.searches)  # many lookups ahead: see loading
     heap.keep_freed_memory()  # each chunk reuses the last one's pages (solver.core.heap)
     reader = lines.Reader()
@@ -112,22 +109,6 @@ def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
         _answer_chunk(batch, chunk, reader, use_bulk and reader.started, out)
     out.flush()
     return batch.worst
-
-
-class _RecordsOnly:
-    """``out`` without the empty lines that stand for lines that ask nothing: JSON output is
-    JSON lines, every one of them.  Each write is of whole lines."""
-
-    EMPTY = re.compile(rb"^\n", re.M)
-
-    def __init__(self, out):
-        self.out = out
-
-    def write(self, data: bytes) -> None:
-        self.out.write(self.EMPTY.sub(b"", data))
-
-    def flush(self) -> None:
-        self.out.flush()
 
 
 class _RawLines:
@@ -162,12 +143,14 @@ def _answer_chunk(batch: Batch, chunk: lines.Chunk, reader, use_bulk: bool, out)
         slow = sorted(slow)
     else:
         slow = list(range(n))
-    fast = answers.render(n, slow)
+    fast = answers.render(n, slow, batch.as_json)
     done = 0
     one_by_one = _slow_answers(batch, reader, chunk, raw_lines, slow)
     for i in slow:
         out.write(fast.between(done, i))  # before the answer: it may end the batch (exit 3)
-        out.write(next(one_by_one).encode() + b"\n")
+        text = next(one_by_one)
+        if text or not batch.as_json:  # in JSON a line that asks nothing prints nothing
+            out.write(text.encode() + b"\n")
         done = i + 1
         if len(slow) < 64:
             out.flush()  # a few lines at a time: someone may be waiting for each
@@ -195,11 +178,12 @@ class _Answers:
     def text(self, row: int, text: str) -> None:
         self.texts[row] = text
 
-    def render(self, n: int, slow: list) -> _FastLines:
+    def render(self, n: int, slow: list, as_json: bool) -> _FastLines:
         cat = lambda parts: np.concatenate(parts) if parts else np.zeros(0, np.int64)  # noqa
         return _FastLines(
             n,
             slow,
+            as_json,
             cat(self.int_rows),
             cat(self.int_values),
             cat(self.word_rows),
@@ -213,8 +197,10 @@ class _FastLines:
     """The answers of the lines answered in bulk, rendered into one byte array; ``between(a,
     b)`` is the bytes of lines a..b-1 (the lines answered one by one are empty here)."""
 
-    def __init__(self, n, slow, at, vals, word_at, word_code, word_list, texts):
-        width = np.ones(n, dtype=np.int64)  # an empty answer is just its newline
+    def __init__(self, n, slow, as_json, at, vals, word_at, word_code, word_list, texts):
+        # An empty answer (a line that asks nothing) is just its newline in text, to keep
+        # line for line with the input, and nothing in JSON, where each record names its line.
+        width = np.full(n, 0 if as_json else 1, dtype=np.int64)
         width[np.asarray(slow, dtype=np.int64)] = 0
         digits = np.ones(at.size, dtype=np.int64)
         for p in range(1, 20):

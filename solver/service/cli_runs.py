@@ -73,11 +73,11 @@ def read_run(body: bytes) -> tuple[str, list[str], pieces.Piece | None]:
         raise BadRun(f"the body is not a forwarded npuzzle command ({e})") from None
 
 
-def client_only(params: dict) -> BadRun | None:
+def client_only(params: dict) -> str | None:
     """Why the server does not run a command whose words name a server or a cluster (no
     server asks another, nor a cluster), or None."""
     asked = sorted(k for k in wire.CLIENT_ONLY if params.get(k))
-    return BadRun(f"options the server does not take: {asked}") if asked else None
+    return f"options the server does not take: {asked}" if asked else None
 
 
 def capped(name: str, params: dict, settings: Settings) -> tuple[list[str], str | None, str | None]:
@@ -153,7 +153,7 @@ def add_routes(app, settings: Settings) -> None:
             return _reply(status, stderr, stdout)
         refused = client_only(params)
         if refused:
-            return JSONResponse({"error": str(refused)}, status_code=400)
+            return JSONResponse({"error": refused}, status_code=400)
         mine = params.get("data_dir")
         if mine is not None and not runner.same_data_dir(mine):
             return _reply(
