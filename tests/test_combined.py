@@ -119,7 +119,7 @@ def test_combine_takes_the_equally_strong_database_only_when_asked(two_cuts, run
     args = ["solve", board, "--algorithm", "idastar", "--data-dir", two_cuts, "--json"]
     alone = json.loads(run_cli(args).stdout)
     both = json.loads(run_cli([*args, "--combine"]).stdout)
-    assert " & " not in alone["heuristic_name"] and " & " in both["heuristic_name"]
+    assert " & " not in alone["heuristic"] and " & " in both["heuristic"]
     assert both["length"] == alone["length"] == 31
     assert both["nodes_generated"] <= alone["nodes_generated"]
 

@@ -171,7 +171,7 @@ def test_the_command_line_shows_the_race(three_cuts, early_race, run_cli):
     assert verbose.exit_code == 0, verbose.output
     assert "race:" in verbose.output
     answer = json.loads(run_cli(args + ["--json"]).output)
-    assert "race" in answer and answer["heuristic_name"].startswith("pdb ")
+    assert "race" in answer and answer["heuristic"].startswith("pdb ")
     plain = json.loads(run_cli(args + ["--json", "--no-pick"]).output)
     assert "race" not in plain
     # The memory the search read: all three databases for the race (their maxima read the

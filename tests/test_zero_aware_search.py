@@ -251,7 +251,7 @@ def test_the_cli_builds_and_solves_with_the_twin(tmp_path, run_cli):
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert out["length"] == 31 and out["optimal"]
-    assert out["heuristic_name"] == "pdb 4-4 zero-aware + reflection"
+    assert out["heuristic"] == "pdb 4-4 zero-aware + reflection"
     assert out["database"] == "zpdb-3x3-4-4.h5"
 
 

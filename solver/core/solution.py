@@ -100,9 +100,12 @@ class Solution:
         return out
 
     def as_dict(self) -> dict:
-        """JSON-ready fields (``solvable`` is always True here: unsolvable starts raise)."""
+        """JSON-ready fields (``solvable`` is always True here: unsolvable starts raise).
+
+        The keys mean what they mean in every other record: ``board`` is the start, ``h`` the
+        heuristic value of the start and ``heuristic`` the heuristic's name."""
         d = {
-            "start": self.start.flat(),
+            "board": self.start.flat(),
             "goal": self.goal.flat(),
             "shape": str(self.start.shape),
             "solvable": True,
@@ -111,12 +114,10 @@ class Solution:
             "moves": self.moves,
             "optimal": self.optimal,
             "algorithm": self.algorithm,
-            "heuristic": self.root_h,  # the heuristic value of the start (issue 4's field)
-            "heuristic_name": self.heuristic,
+            "heuristic": self.heuristic,
+            "h": self.root_h,
             "database": self.database,
-            "root_h": self.root_h,
             "lower_bound": self.lower_bound,
-            "nodes": self.nodes_generated,
             "nodes_generated": self.nodes_generated,
             "nodes_expanded": self.nodes_expanded,
             "iterations": self.iterations,
