@@ -21,7 +21,8 @@ With ``--cref PATH`` (the C reference solver, Korf & Felner's 2002 design: IDA* 
 additive databases with the mirrored lookup, its tables in the binary's directory) the C
 reference runs the same 15-puzzle jobs in the same run, alternating with npuzzle.  A row whose
 database is not built is left out and named under the table, with the command that builds it.
-The whole run takes about a minute with the default databases (plus 30 s for ``--build``).
+The whole run takes one to two minutes with the default databases (plus half a minute for
+``--build``).
 """
 
 from __future__ import annotations
