@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """A local two-worker Dask cluster against ``--jobs 2``, a worker killed mid-batch, and the
-per-task costs behind the throughput estimate for bigger clusters (docs/cluster.md).
+per-task costs behind the throughput estimate for bigger clusters (docs/research/cluster.md).
 
     python scripts/bench_cluster.py --data-dir DIR                  # everything (minutes)
     python scripts/bench_cluster.py --data-dir DIR --random 200 --skip-kill

@@ -144,7 +144,7 @@ def main() -> None:
     if cref is not None and not os.access(cref, os.X_OK):
         sys.exit(f"no C reference solver at {cref} (--cref names its binary)")
     # As an installed package runs: bytecode cached (a sandbox that sets PYTHONDONTWRITEBYTECODE
-    # makes every process compile npuzzle's sources again: +0.1-0.2 s; see docs/performance.md).
+    # makes every process compile npuzzle's sources again: +0.1-0.2 s; see docs/research/end-to-end.md).
     drop = ("NPUZZLE_SERVER", "PYTHONDONTWRITEBYTECODE")
     env = {k: v for k, v in os.environ.items() if k not in drop}
     korf = [line.split("\t")[1] for line in KORF.read_text().splitlines() if line[:1].isdigit()]

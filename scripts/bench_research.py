@@ -1,12 +1,13 @@
 #!/usr/bin/env python
-"""The research table: IDA*'s search enhancements switched on one by one, on Korf's 100
-(7-8 and 6-6-3), the 17 80-move 15-puzzles and, within a cap, Korf & Taylor's 24-puzzles and
-the 14 of Korf & Felner's 50 random 24-puzzles that took them under 4 G nodes (``kf24``);
+"""The research table (docs/research/search.md): IDA*'s search enhancements switched on one
+by one, on Korf's 100 (7-8 and 6-6-3), the 17 80-move 15-puzzles and, within a cap, Korf &
+Taylor's 24-puzzles and the 14 of Korf & Felner's 50 random 24-puzzles that took them under
+4 G nodes (``kf24``);
 nodes and seconds per instance beside the published counts and the C reference
 (``--cref PATH``: the C reference solver, Korf & Felner's 2002 design -- plain IDA* with 7-8 or
 6-6-3 and the reflection) run in the same process.
 
-    python scripts/bench_research.py                        # 15-puzzle rows, C side by side
+    python scripts/bench_research.py --cref PATH            # 15-puzzle rows, C side by side
     python scripts/bench_research.py --workloads korf100-78 --configs all
     python scripts/bench_research.py --workloads kt --kt 1,2,4,8 --cap 900 --jobs 2
     python scripts/bench_research.py --workloads kf24 --configs all,all+pick
