@@ -4,7 +4,7 @@ instance), bounded-suboptimal weighted IDA* (``--weight``, where the search has 
 line-by-line method (``--fast``); per instance the length found, whether it is optimal, nodes,
 seconds and the node rate, and the bound reached when a cap stopped the search.
 
-    python scripts/bench_24puzzle.py --data-dir /work/data5                  # all three modes
+    python scripts/bench_24puzzle.py --data-dir DIR                         # all three modes
     python scripts/bench_24puzzle.py --modes optimal --instances 2,8 --cap 1800 --jobs 2
     python scripts/bench_24puzzle.py --modes optimal --instances 2 --cap 1800 --threads 2
     python scripts/bench_24puzzle.py --modes fast --fast-shapes 5x5,8x8,10x10,16x16

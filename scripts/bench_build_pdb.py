@@ -14,9 +14,10 @@ build itself (search and writing), "CPU s" the whole child process (start-up and
 load included), "load" the 1-minute load average before and after: on a shared machine a load
 above the core count means the build did not have the cores to itself.
 
-The C columns come from ``/usr/bin/time -v`` reports of the C builder (``--cref-dir``, default
-/tmp/cref-data: ``build-78.time`` for 7-8, ``build-663.time`` for 6-6-3; "-" where there is
-none).  C builds the same table sizes for Korf's blank-first goal with its own tile sets (its
+The C columns come from ``/usr/bin/time -v`` reports of the C reference's builder (the C
+reference solver, Korf & Felner's 2002 design), kept in the directory of the binary that
+``--cref PATH`` names: ``build-78.time`` for 7-8, ``build-663.time`` for 6-6-3; "-" where there
+is none, or without ``--cref``.  C builds the same table sizes for Korf's blank-first goal with its own tile sets (its
 6-6-3 splits the tiles differently; its 7-8 searches as many states as ours).  The table goes
 to stdout, progress bars to stderr.
 """
@@ -110,10 +111,10 @@ def build_one(
     }
 
 
-def with_reference(row: dict, shape: str, cref_dir: Path) -> dict:
+def with_reference(row: dict, shape: str, cref: Path | None) -> dict:
     """Add the C builder's seconds and peak for the same job, and our time over C's."""
     name = C_JOBS.get((shape, row["partition"]))
-    ref = read_time_report(cref_dir / name) if name else None
+    ref = read_time_report(cref.parent / name) if name and cref is not None else None
     if ref is None or row.get("seconds") is None:
         return {**row, "c_seconds": ref and ref[0], "c_peak_mb": ref and ref[1], "ratio": None}
     return {**row, "c_seconds": ref[0], "c_peak_mb": ref[1], "ratio": row["seconds"] / ref[0]}
@@ -146,10 +147,10 @@ def main(argv=None) -> int:
     ap.add_argument("--force", action="store_true", help="rebuild files that exist")
     ap.add_argument("--repeat", type=int, default=1, help="build each partition this often")
     ap.add_argument(
-        "--cref-dir",
-        default="/tmp/cref-data",
+        "--cref",
+        default=None,
         type=Path,
-        help="where the C builder's build-*.time reports are",
+        help="the C reference solver's binary; its directory holds the build-*.time reports",
     )
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     args = ap.parse_args(argv)
@@ -168,7 +169,7 @@ def main(argv=None) -> int:
                 )
                 if row.get("skipped"):
                     row["seconds"] = row["peak_mb"] = None
-                rows.append(with_reference(row, args.shape, args.cref_dir))
+                rows.append(with_reference(row, args.shape, args.cref))
         print(
             f"shape {args.shape}, files in {directory if args.data_dir else '(temp dir)'}, "
             f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, "

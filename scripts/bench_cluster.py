@@ -1,9 +1,9 @@
 #!/usr/bin/env python
 """A local two-worker Dask cluster against ``--jobs 2``, a worker killed mid-batch, and the
-per-task costs behind the throughput estimate for bigger clusters (docs/cluster.md).
+per-task costs behind the throughput estimate for bigger clusters (docs/research/cluster.md).
 
-    python scripts/bench_cluster.py --data-dir /work/data            # everything (minutes)
-    python scripts/bench_cluster.py --data-dir /work/data --random 200 --skip-kill
+    python scripts/bench_cluster.py --data-dir DIR                  # everything (minutes)
+    python scripts/bench_cluster.py --data-dir DIR --random 200 --skip-kill
 
 1. **Costs.**  The scheduler's time per task (empty tasks, many in flight), the client's CPU
    time per answer, and the solving time per board on one core: 3x3 table walks, random
@@ -246,13 +246,19 @@ def estimate(per_board: float, sched: float, client_cpu: float, workers: int) ->
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", default=os.environ.get("NPUZZLE_DATA", "/work/data"))
+    ap.add_argument(
+        "--data-dir",
+        default=None,
+        help="the databases (default: npuzzle's own: $NPUZZLE_DATA, the checkout's data/, ...)",
+    )
     ap.add_argument("--random", type=int, default=1000, help="random 15-puzzles (default 1000)")
     ap.add_argument("--lookups", type=int, default=20_000, help="3x3 boards (default 20,000)")
     ap.add_argument("--skip-kill", action="store_true")
     args = ap.parse_args()
 
-    data = str(Path(args.data_dir).absolute())
+    from solver.tables import store
+
+    data = str(store.data_dir(args.data_dir).absolute())
     os.environ["NPUZZLE_DATA"] = data
     dask = Dask(data)
     try:

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from solver import api  # noqa: E402
 from solver.core.solution import SearchLimitReached  # noqa: E402
 
-KT24 = ROOT.parent / "shared" / "data" / "korf-taylor-24.tsv"
+KT24 = ROOT / "data" / "korf-taylor-24.txt"
 CUTS = "6-6-6-6,6-6-6-6b,6-6-6-6c,6-6-6-6d,6-6-6-6e"
 
 

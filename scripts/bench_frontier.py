@@ -5,8 +5,8 @@ nodes when the frontier is taken in another order, and the duplicates a stored f
 A*+IDA* stores the nodes of the top of the tree (A* until memory is full), drops the
 duplicates among them, and runs IDA* below each one, those of equal f smallest h first, so the
 last iteration meets a solution early.  npuzzle's IDA* already enters every node's children
-smallest h first and prunes duplicate move strings of up to 14 moves with its machine (the
-research table, section 1).  This script measures what is left to gain, per board:
+smallest h first and prunes duplicate move strings of up to 14 moves with its machine
+(docs/research/search.md, section 1).  This script measures what is left to gain, per board:
 
 * **order**: the last iteration is cut into work units at a frontier of about ``--units``
   nodes (``solver.search.units.split``); every unit is searched to the end within the last

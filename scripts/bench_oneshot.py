@@ -2,15 +2,15 @@
 """What a user waits for from the shell: one 15-puzzle cold (a fresh process) and warm
 (``--server URL``, through a running ``npuzzle serve``), Korf's 100 through the warm path, the
 C reference's whole process on the same boards, one 80-move board on 2 cores against 1, and
-the batch rates that must hold (issue 22).  Every row is whole processes, timed from here,
+the batch rates.  Every row is whole processes, timed from here,
 in one run on one machine.
 
     python scripts/bench_oneshot.py                 # the table (about two minutes on 2 cores)
     python scripts/bench_oneshot.py --runs 21 --skip-80
 
 Needs the 7-8 database in data/ (``build-pdb --shape 4x4 --partition 7-8``) and the C
-reference (``bash ../shared/cref/build.sh``; ``--cref`` names its binary, which reads its
-tables from the binary's directory).  The server is started here on a free loopback port
+reference when ``--cref PATH`` names it (the C reference solver, Korf & Felner's 2002 design,
+which reads its tables from the binary's directory; without it the C rows are left out).  The server is started here on a free loopback port
 with ``--workers 2`` and stopped at the end.
 """
 
@@ -131,15 +131,20 @@ def two_cores(env: dict, url: str) -> list:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=11, help="runs of each one-shot row (median)")
-    ap.add_argument("--cref", default="/tmp/cref-data/cref", help="the C reference's binary")
+    ap.add_argument(
+        "--cref",
+        type=Path,
+        default=None,
+        help="the C reference solver's binary (its tables beside it); without it no C rows",
+    )
     ap.add_argument("--skip-80", action="store_true", help="leave out the 80-move row")
     ap.add_argument("--batch", type=int, default=1_000_000, help="boards in the rate rows")
     a = ap.parse_args()
-    cref = Path(a.cref)
-    if not os.access(cref, os.X_OK):
-        sys.exit(f"no C reference at {cref}: bash ../shared/cref/build.sh")
+    cref = a.cref
+    if cref is not None and not os.access(cref, os.X_OK):
+        sys.exit(f"no C reference solver at {cref} (--cref names its binary)")
     # As an installed package runs: bytecode cached (a sandbox that sets PYTHONDONTWRITEBYTECODE
-    # makes every process compile npuzzle's sources again: +0.1-0.2 s; see docs/performance.md).
+    # makes every process compile npuzzle's sources again: +0.1-0.2 s; see docs/research/end-to-end.md).
     drop = ("NPUZZLE_SERVER", "PYTHONDONTWRITEBYTECODE")
     env = {k: v for k, v in os.environ.items() if k not in drop}
     korf = [line.split("\t")[1] for line in KORF.read_text().splitlines() if line[:1].isdigit()]
@@ -157,9 +162,10 @@ def main() -> None:
             imports.append(timed([sys.executable, "-c", "import numpy, numba"], env=env))
             cold.append(timed(one, env=env))
             hot.append(timed(warm, env=env))
-            c_one.append(
-                timed([cref, "solve", "78", cref.parent, "--reflect"], (BOARD + "\n").encode())
-            )
+            if cref is not None:
+                c_one.append(
+                    timed([cref, "solve", "78", cref.parent, "--reflect"], (BOARD + "\n").encode())
+                )
         imp = spread(imports)
         rows.append(("python -c 'import numpy, numba'", imp, ""))
         rows.append(
@@ -170,7 +176,8 @@ def main() -> None:
             )
         )
         rows.append(("warm one-shot `--server URL`", spread(hot), f"target {TARGETS['warm']}"))
-        rows.append(("C reference one-shot (loads 550 MB)", spread(c_one), ""))
+        if cref is not None:
+            rows.append(("C reference one-shot (loads 550 MB)", spread(c_one), ""))
         runs = max(3, a.runs // 3)
         korf_warm = [
             timed(
@@ -181,20 +188,25 @@ def main() -> None:
             for _ in range(runs)
         ]
         korf_c = [
-            timed([cref, "solve", "78", cref.parent, "--reflect"], korf_in) for _ in range(runs)
+            timed([cref, "solve", "78", cref.parent, "--reflect"], korf_in)
+            for _ in range(runs if cref is not None else 0)
         ]
         korf_cold = [
             timed([*NPUZZLE, "solve", "-", "--goal", "blank-first"], korf_in, env)
             for _ in range(runs)
         ]
+        versus = (
+            f"{statistics.median(korf_warm) / statistics.median(korf_c):.2f}x C; " if korf_c else ""
+        )
         rows.append(
             (
                 "Korf's 100 through the warm path (2 server threads)",
                 spread(korf_warm),
-                f"{statistics.median(korf_warm) / statistics.median(korf_c):.2f}x C; target {TARGETS['korf']}",
+                f"{versus}target {TARGETS['korf']}",
             )
         )
-        rows.append(("Korf's 100, C reference whole process (1 core)", spread(korf_c), ""))
+        if korf_c:
+            rows.append(("Korf's 100, C reference whole process (1 core)", spread(korf_c), ""))
         rows.append(("Korf's 100, `npuzzle solve -` cold whole process", spread(korf_cold), ""))
         if not a.skip_80:
             rows += two_cores(env, server.url)

@@ -1,15 +1,17 @@
 #!/usr/bin/env python
-"""The research table: IDA*'s search enhancements switched on one by one, on Korf's 100
-(7-8 and 6-6-3), the 17 80-move 15-puzzles and, within a cap, Korf & Taylor's 24-puzzles and
-the 14 of Korf & Felner's 50 random 24-puzzles that took them under 4 G nodes (``kf24``);
+"""The research table (docs/research/search.md): IDA*'s search enhancements switched on one
+by one, on Korf's 100 (7-8 and 6-6-3), the 17 80-move 15-puzzles and, within a cap, Korf &
+Taylor's 24-puzzles and the 14 of Korf & Felner's 50 random 24-puzzles that took them under
+4 G nodes (``kf24``);
 nodes and seconds per instance beside the published counts and the C reference
-(../shared/cref: plain IDA* with 7-8 or 6-6-3 and the reflection) run in the same process.
+(``--cref PATH``: the C reference solver, Korf & Felner's 2002 design -- plain IDA* with 7-8 or
+6-6-3 and the reflection) run in the same process.
 
-    python scripts/bench_research.py                        # 15-puzzle rows, C side by side
+    python scripts/bench_research.py --cref PATH            # 15-puzzle rows, C side by side
     python scripts/bench_research.py --workloads korf100-78 --configs all
     python scripts/bench_research.py --workloads kt --kt 1,2,4,8 --cap 900 --jobs 2
     python scripts/bench_research.py --workloads kf24 --configs all,all+pick
-    python scripts/bench_research.py --markdown docs/research-table.md   # also write the table
+    python scripts/bench_research.py --cref PATH --markdown table.md  # C beside; write the table
 
 Rows (configurations): ``plain`` (the sum of the tables only, never undoing a move),
 ``+reflection`` (the mirrored lookup too, Korf & Felner 2002: what the C reference runs), ``+fsm``
@@ -53,13 +55,13 @@ from solver.core.solution import SearchLimitReached  # noqa: E402
 from solver.search import fsm, plans  # noqa: E402
 from solver.tables import loading  # noqa: E402
 
-SHARED = ROOT.parent / "shared"
 KORF100 = ROOT / "data" / "korf100.txt"
 HARD80 = ROOT / "data" / "hardest80.txt"
-KT24 = SHARED / "data" / "korf-taylor-24.tsv"
+KT24 = ROOT / "data" / "korf-taylor-24.txt"
 KF24 = ROOT / "data" / "korf-felner-24.txt"
 KF_EASY = 4e9  # the kf24 workload: Korf & Felner's instances under this many nodes (14 of 50)
-CREF = Path(os.environ.get("CREF_DATA", "/tmp/cref-data"))
+# The C reference solver's binary (``--cref PATH``; its tables in the binary's directory).
+CREF: Path | None = None
 
 # Mean generated nodes per instance on 1,000 random 15-puzzles with 7-8 (a different set from
 # Korf's 100, whose mean is close): regular lookup only, with the reflection (Felner, Korf &
@@ -235,15 +237,15 @@ def run(work: Workload, cfg: Config, jobs: int, cap: float | None) -> Cell | Non
 
 def cref_seconds(work: Workload, runs: int) -> float | None:
     """The C reference's search seconds on ``work`` with the reflection (best of ``runs``),
-    or None where it has no such job or is not built (bash ../shared/cref/build.sh)."""
-    binary = CREF / "cref"
-    if work.cref is None or not os.access(binary, os.X_OK):
+    or None where it has no such job or ``--cref`` names none."""
+    binary = CREF
+    if binary is None or work.cref is None or not os.access(binary, os.X_OK):
         return None
     boards = "".join(t + "\n" for _, t, _ in work.rows)
     best = None
     for _ in range(runs):
         out = subprocess.run(
-            [str(binary), "solve", work.cref, str(CREF), "--reflect"],
+            [str(binary), "solve", work.cref, str(binary.parent), "--reflect"],
             input=boards,
             capture_output=True,
             text=True,
@@ -301,7 +303,15 @@ def main() -> None:
     ap.add_argument(
         "--c-runs", type=int, default=2, help="C runs (best of) just before each configuration"
     )
+    ap.add_argument(
+        "--cref",
+        type=Path,
+        default=None,
+        help="the C reference solver's binary (its tables beside it); without it no C column",
+    )
     a = ap.parse_args()
+    global CREF
+    CREF = a.cref
     loading.prefer(batch=True, searches=True)  # tables as `solve -` has them (huge pages), as C
     configs = [CONFIGS[n] for n in a.configs.split(",")]
     works = workloads(a.workloads.split(","), [int(k) for k in a.kt.split(",")])

@@ -2,7 +2,7 @@
 """Benchmark `npuzzle serve` on loopback: warm latency, throughput, latency while a hard search
 runs, and a flood of malformed requests.
 
-    python scripts/bench_serve.py [--data-dir /work/data] [--workers 2] [--hard-seconds 60]
+    python scripts/bench_serve.py [--data-dir DIR] [--workers 2] [--hard-seconds 60]
                                   [--only latency,throughput,hard,malformed]
 
 Starts the server itself (``python -m solver serve`` on a free port), prints a table with the
@@ -344,7 +344,11 @@ def load() -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", default=os.environ.get("NPUZZLE_DATA", "/work/data"))
+    ap.add_argument(
+        "--data-dir",
+        default=None,
+        help="the databases (default: npuzzle's own: $NPUZZLE_DATA, the checkout's data/, ...)",
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--requests", type=int, default=2000, help="latency samples")
     ap.add_argument("--seconds", type=float, default=10, help="throughput run length")
@@ -354,9 +358,12 @@ def main() -> None:
     args = ap.parse_args()
     which = set(args.only.split(","))
 
+    from solver.tables import store
+
+    args.data_dir = store.data_dir(args.data_dir)
     cache = tempfile.mkdtemp(prefix="npuzzle-bench-cache-")
     server = Server(
-        Path(args.data_dir),
+        args.data_dir,
         Path(cache),
         "--max-seconds",
         str(args.hard_seconds + 30),

@@ -381,3 +381,13 @@ def every_damage(
         + swaps(pristine, spares)
         + odd_files(pristine)
     )
+
+
+if __name__ == "__main__":
+    # A module of scripts/fault_injection.py: on its own it only says so (and answers --help).
+    import argparse
+
+    argparse.ArgumentParser(
+        description=__doc__.splitlines()[0] + " Run scripts/fault_injection.py instead."
+    ).parse_args()
+    raise SystemExit("a module of scripts/fault_injection.py: run that script")

@@ -155,6 +155,13 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2, help="cases run at once")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds before a hang")
     ap.add_argument("--keep", type=Path, default=None, help="work here and keep it")
+    ap.add_argument(
+        "--time-file",
+        type=Path,
+        action="append",
+        default=[],
+        help="a further database file whose trust check to time (e.g. a built apdb-4x4-7-8.h5)",
+    )
     args = ap.parse_args()
     args.flips, args.cuts, signals, pastes = (1, 0, 10, 6) if args.quick else (12, 4, 60, 24)
     rng = random.Random(args.seed)
@@ -182,7 +189,7 @@ def main() -> int:
         f"\nfix commands pasted into a shell: {pasted['fix works']} worked, "
         f"{pasted['fix fails']} failed"
     )
-    runs.print_trust_cost(pristine, work)
+    runs.print_trust_cost(pristine, work, args.time_file)
     print(f"\n{time.perf_counter() - t0:.0f} s in all; load average {os.getloadavg()[0]:.2f}")
     if args.keep is None:
         shutil.rmtree(work, ignore_errors=True)

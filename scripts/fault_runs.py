@@ -676,16 +676,15 @@ def _signalled(args, sig, delay: float, build_dir: Path | None) -> tuple[str, st
 # --- the cost of trust ------------------------------------------------------------------------
 
 
-def print_trust_cost(pristine: Path, work: Path) -> None:
+def print_trust_cost(pristine: Path, work: Path, extra: list[Path] = ()) -> None:
     """The hash of each file (first use after it changed), a one-shot command with the record
-    of verified files cold and warm, and the 7-8 database when one is at /work/data."""
+    of verified files cold and warm, and each of the ``extra`` files (``--time-file``) that
+    exists."""
     from solver.tables import store
 
     print("\ntrust check: sha256 of the file after its header, on its first use after a change")
     files = sorted(pristine.glob("*.h5"))
-    big = Path("/work/data/apdb-4x4-7-8.h5")
-    if big.is_file():
-        files.append(big)
+    files += [path for path in extra if path.is_file()]
     print(f"  {'file':<24} {'MB':>8}  {'wall ms':>8}  {'CPU ms':>8}  CPU GiB/s")
     for path in files:
         wall, cpu = [], []
@@ -744,3 +743,13 @@ def _wall(cmd, env) -> float:
 def _median(xs):
     xs = sorted(xs)
     return xs[len(xs) // 2]
+
+
+if __name__ == "__main__":
+    # A module of scripts/fault_injection.py: on its own it only says so (and answers --help).
+    import argparse
+
+    argparse.ArgumentParser(
+        description=__doc__.splitlines()[0] + " Run scripts/fault_injection.py instead."
+    ).parse_args()
+    raise SystemExit("a module of scripts/fault_injection.py: run that script")
