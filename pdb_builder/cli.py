@@ -17,9 +17,9 @@ interrupts.install_if_program("build-pdb", "; no partial file was left behind")
 
 import click  # noqa: E402
 
-from solver.cli.common import DATA_DIR, Command, fail_as  # noqa: E402
 from solver.core import config  # noqa: E402
 from solver.core.board import BoardError, Shape  # noqa: E402
+from solver.core.program import DATA_DIR, Command, fail_as  # noqa: E402
 from solver.tables import store  # noqa: E402
 
 from . import build  # noqa: E402

@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from solver.cli import common, pieces
+from solver.cli import errors
+from solver.client import pieces
 from solver.workloads import lines
 
 pytest.importorskip("fastapi")
@@ -27,7 +28,7 @@ SECONDS = re.compile(rb'("[a-z_]*seconds":)[-0-9.e]+|(?<= )[0-9.]+( s)$', re.M)
 
 def _run(run_cli, args, data_dir, server=None, input=None):
     """(exit status, stdout with the measured seconds blanked, stderr) of one command."""
-    common._SAID.clear()  # each command says its notes once, as a process of its own would
+    errors.forget_notices()  # each command says its notes once, as a process of its own would
     extra = ["--server", server] if server else []
     r = run_cli([*args, "--data-dir", data_dir, *extra], input=input)
     assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
@@ -100,7 +101,7 @@ def test_one_board_is_answered_as_here(run_cli, live_server, service_dir, args):
 
 
 # `npuzzle` as installed (solver.cli.launch), reporting at exit whether click, numpy, numba
-# or h5py was imported: the quick client (solver.cli.quick) answers one board without them.
+# or h5py was imported: the quick client (solver.client.quick) answers one board without them.
 LAUNCH = (
     "import atexit, sys\n"
     "heavy = lambda: bool({m.split('.')[0] for m in sys.modules} & "
@@ -248,7 +249,7 @@ def test_a_batchs_flags_on_and_off_are_answered_as_here(
 
 
 def test_the_server_refuses_words_that_name_a_server_or_a_cluster(live_server):
-    from solver.cli import wire
+    from solver.client import wire
 
     for words in (["--scheduler", "tcp://127.0.0.1:1", FOUR], ["--server=http://x:1", FOUR]):
         with pytest.raises(wire.Unreachable, match="options the server does not take"):
