@@ -15,7 +15,10 @@ from .core.board import Board, BoardError, Shape, goal_board, parse_board, solva
 from .core.solution import InvalidSolution, Solution, Unsolvable
 
 # The options of a search are declared once, in solver.options; these names stay here too.
-from .options import ALGORITHMS, SearchOptions
+from .options import ALGORITHMS as ALGORITHMS
+from .options import CYCLE_CHECKS as CYCLE_CHECKS
+from .options import HEURISTICS as HEURISTICS
+from .options import SearchOptions as SearchOptions
 
 
 def read_problem(board, goal=None, shape: Shape | str | None = None) -> tuple[Board, Board]:

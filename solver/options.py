@@ -64,8 +64,8 @@ class Option:
     name: str
     type: type
     default: Any
-    help: str
     tier: str = COMMON
+    help: str = ""
     flags: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
     endpoints: tuple[str, ...] = ()
@@ -96,326 +96,143 @@ class Option:
         return self.default is None
 
 
-_FSM_HELP = (
-    "IDA*'s duplicate pruning: skip every string of up to DEPTH blank moves that has a "
-    "shorter or equal twin searched anyway (a finite-state machine, Taylor & Korf); 2 only "
-    'forbids undoing the last move.  The answer\'s "pruning" names the machine used.'
-)
-
+# One entry per option, in the order a command's help lists them.  Kept compact (the formatter
+# would give each keyword a line of its own): the first line says what the option is, the
+# second where it is taken, the rest is its help.
+# fmt: off
 SPEC: tuple[Option, ...] = (
     # -- common: what a user needs --------------------------------------------------------
-    Option(
-        "goal",
-        str,
-        None,
-        "Goal: blank-last (default), blank-first, snake, spiral, or a board such as "
-        "'0 1 2/3 4 5/6 7 8'.",
-        flags=("--goal", "-g"),
-        metavar="G",
-        commands=BOARD_COMMANDS,
-        search=False,
-    ),
-    Option(
-        "shape",
-        str,
-        None,
-        "Board shape when it cannot be inferred from a flat list (6, 9, 16, 25 tiles are "
-        "2x3, 3x3, 4x4, 5x5).",
-        flags=("--shape", "-s"),
-        metavar="RxC",
-        commands=BOARD_COMMANDS,
-        search=False,
-    ),
-    Option(
-        "data_dir",
-        Path,
-        None,
-        "Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
-        "~/.local/share/npuzzle).",
-        flags=("--data-dir",),
-        commands=(*BOARD_COMMANDS, "generate", "stats", "serve"),
-    ),
-    Option(
-        "as_json",
-        bool,
-        False,
-        "Print JSON (one object per line in batch mode).",
-        flags=("--json",),
-        commands=BOARD_COMMANDS,
-        search=False,
-    ),
-    Option(
-        "show",
-        bool,
-        False,
-        "Print the board after every move.",
-        flags=("--show",),
-        commands=("solve",),
-        search=False,
-    ),
-    Option(
-        "tiles",
-        bool,
-        False,
-        "Print which tile slides at each step instead of the blank's directions.",
-        flags=("--tiles",),
-        commands=("solve",),
-        search=False,
-    ),
-    Option(
-        "algorithm",
-        str,
-        "auto",
-        "auto: the exact table where one is built (up to 12 cells), IDA* elsewhere.  fast: "
-        "a quick solution that is NOT optimal (line by line, like a person), any board up to "
-        '16x16, no database needed; the answer says "optimal": false.  bfs, dfs, dls, iddfs '
-        "and astar are the teaching searches (with statistics).",
-        flags=("--algorithm", "-a"),
-        choices=("auto", *ALGORITHMS),
-        commands=("solve",),
-        endpoints=("hint", "solve"),
-    ),
-    Option(
-        "partition",
-        str,
-        None,
-        "Which pattern database: a preset (7-8, 7-8b, 6-6-3, 5-5-5 on 4x4; 6-6-6-6, "
-        "6-6-6-6b to 6-6-6-6e on 5x5), tiles like 1,2,3,4/5,6,7,8, or A+B (up to four: "
-        "A+B+C+D) for the largest of the databases' values; default: the strongest built "
-        "for the goal.",
-        flags=("--partition", "-p"),
-        metavar="P",
-        commands=("solve", "heuristic"),
-        endpoints=("heuristic", "hint", "solve"),
-    ),
-    Option(
-        "weight",
-        float,
-        1,
-        "Accept a solution up to W times the optimal length, found much faster (weighted "
-        'IDA*; 1.5 is a good start on 5x5).  The answer then says "optimal": false and '
-        '"bound": W.',
-        flags=("--weight", "-w"),
-        low=1,
-        high=MAX_WEIGHT,
-        commands=("solve",),
-        endpoints=("solve",),
-    ),
-    Option(
-        "jobs",
-        int,
-        1,
-        "Cores to use (default, and at most: all this process may use).  One board: IDA* "
-        "shares its long iterations among J threads.  '-': J processes solve the boards.",
-        flags=("--jobs", "-j"),
-        low=1,
-        commands=("solve",),
-        cli_default=None,
-    ),
-    Option(
-        "timeout",
-        float,
-        None,
-        'Give up a search after S seconds (exit status 4, or the answer\'s "status": '
-        '"limit"), with the lower bound proven so far.',
-        flags=("--timeout",),
-        metavar="S",
-        low=0,
-        commands=("solve", "distance", "hint", "compare"),
-        endpoints=("distance", "hint", "solve"),
-    ),
-    Option(
-        "max_nodes",
-        int,
-        None,
-        "Give up a search after generating N nodes (exit status 4).",
-        flags=("--max-nodes",),
-        metavar="N",
-        low=1,
-        commands=("solve", "distance", "hint", "compare"),
-        endpoints=("distance", "hint", "solve"),
-    ),
-    Option(
-        "scheduler",
-        str,
-        None,
-        "Solve on a Dask cluster: the address of its scheduler (tcp://host:8786; default "
-        "$DASK_SCHEDULER_ADDRESS; --scheduler '' solves on this machine).  Each worker needs "
-        "npuzzle and the databases (a shared --data-dir, or build-pdb on each machine); the "
-        "cluster's workers, not this machine's cores, then do the searching.  Needs pip "
-        "install 'npuzzle[cluster]'.",
-        flags=("--scheduler",),
-        metavar="ADDRESS",
-        envvar="DASK_SCHEDULER_ADDRESS",
-        commands=("solve", "distance"),
-        search=False,
-    ),
-    Option(
-        "verbose",
-        bool,
-        False,
-        "Statistics on stderr, and the iterations of a long search even when stderr is not a "
-        "terminal.",
-        flags=("--verbose", "-v"),
-        commands=("solve",),
-        search=False,
-    ),
-    Option(
-        "server",
-        str,
-        None,
-        "Ask a running `npuzzle serve` (http://HOST:PORT; default $NPUZZLE_SERVER): the same "
-        "answers without starting numpy and numba here.  Without a server there, the command "
-        "says so and answers here; --server '' answers here.",
-        flags=("--server",),
-        metavar="URL",
-        envvar="NPUZZLE_SERVER",
-        commands=("solve", "distance", "hint", "heuristic", "check", "generate"),
-        search=False,
-    ),
+    Option("goal", str, None, flags=("--goal", "-g"), metavar="G", search=False,
+           commands=BOARD_COMMANDS,
+           help="Goal: blank-last (default), blank-first, snake, spiral, or a board such as "
+           "'0 1 2/3 4 5/6 7 8'."),
+    Option("shape", str, None, flags=("--shape", "-s"), metavar="RxC", search=False,
+           commands=BOARD_COMMANDS,
+           help="Board shape when it cannot be inferred from a flat list (6, 9, 16, 25 tiles "
+           "are 2x3, 3x3, 4x4, 5x5)."),
+    Option("data_dir", Path, None, flags=("--data-dir",),
+           commands=(*BOARD_COMMANDS, "generate", "stats", "serve"),
+           help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
+           "~/.local/share/npuzzle)."),
+    Option("as_json", bool, False, flags=("--json",), search=False,
+           commands=BOARD_COMMANDS,
+           help="Print JSON (one object per line in batch mode)."),
+    Option("show", bool, False, flags=("--show",), search=False,
+           commands=("solve",),
+           help="Print the board after every move."),
+    Option("tiles", bool, False, flags=("--tiles",), search=False,
+           commands=("solve",),
+           help="Print which tile slides at each step instead of the blank's directions."),
+    Option("algorithm", str, "auto", flags=("--algorithm", "-a"), choices=("auto", *ALGORITHMS),
+           commands=("solve",), endpoints=("hint", "solve"),
+           help="auto: the exact table where one is built (up to 12 cells), IDA* elsewhere.  "
+           "fast: a quick solution that is NOT optimal (line by line, like a person), any "
+           'board up to 16x16, no database needed; the answer says "optimal": false.  bfs, '
+           "dfs, dls, iddfs and astar are the teaching searches (with statistics)."),
+    Option("partition", str, None, flags=("--partition", "-p"), metavar="P",
+           commands=("solve", "heuristic"), endpoints=("heuristic", "hint", "solve"),
+           help="Which pattern database: a preset (7-8, 7-8b, 6-6-3, 5-5-5 on 4x4; 6-6-6-6, "
+           "6-6-6-6b to 6-6-6-6e on 5x5), tiles like 1,2,3,4/5,6,7,8, or A+B (up to four: "
+           "A+B+C+D) for the largest of the databases' values; default: the strongest built "
+           "for the goal."),
+    Option("weight", float, 1, flags=("--weight", "-w"), low=1, high=MAX_WEIGHT,
+           commands=("solve",), endpoints=("solve",),
+           help="Accept a solution up to W times the optimal length, found much faster "
+           "(weighted IDA*; 1.5 is a good start on 5x5).  The answer then says \"optimal\": "
+           'false and "bound": W.'),
+    Option("jobs", int, 1, flags=("--jobs", "-j"), low=1, cli_default=None,
+           commands=("solve",),
+           help="Cores to use (default, and at most: all this process may use).  One board: "
+           "IDA* shares its long iterations among J threads.  '-': J processes solve the "
+           "boards."),
+    Option("timeout", float, None, flags=("--timeout",), metavar="S", low=0,
+           commands=("solve", "distance", "hint", "compare"),
+           endpoints=("distance", "hint", "solve"),
+           help="Give up a search after S seconds (exit status 4, or the answer's \"status\": "
+           '"limit"), with the lower bound proven so far.'),
+    Option("max_nodes", int, None, flags=("--max-nodes",), metavar="N", low=1,
+           commands=("solve", "distance", "hint", "compare"),
+           endpoints=("distance", "hint", "solve"),
+           help="Give up a search after generating N nodes (exit status 4)."),
+    Option("scheduler", str, None, flags=("--scheduler",), metavar="ADDRESS", search=False,
+           envvar="DASK_SCHEDULER_ADDRESS", commands=("solve", "distance"),
+           help="Solve on a Dask cluster: the address of its scheduler (tcp://host:8786; "
+           "default $DASK_SCHEDULER_ADDRESS; --scheduler '' solves on this machine).  Each "
+           "worker needs npuzzle and the databases (a shared --data-dir, or build-pdb on each "
+           "machine); the cluster's workers, not this machine's cores, then do the searching.  "
+           "Needs pip install 'npuzzle[cluster]'."),
+    Option("verbose", bool, False, flags=("--verbose", "-v"), search=False,
+           commands=("solve",),
+           help="Statistics on stderr, and the iterations of a long search even when stderr "
+           "is not a terminal."),
+    Option("server", str, None, flags=("--server",), metavar="URL", search=False,
+           envvar="NPUZZLE_SERVER",
+           commands=("solve", "distance", "hint", "heuristic", "check", "generate"),
+           help="Ask a running `npuzzle serve` (http://HOST:PORT; default $NPUZZLE_SERVER): "
+           "the same answers without starting numpy and numba here.  Without a server there, "
+           "the command says so and answers here; --server '' answers here."),
     # -- research: switches of the engine, each with a good default -----------------------
-    Option(
-        "fsm",
-        int,
-        config.DEFAULT_FSM_DEPTH,
-        _FSM_HELP,
-        tier=RESEARCH,
-        flags=("--fsm",),
-        metavar="DEPTH",
-        low=MIN_FSM_DEPTH,
-        high=config.MAX_FSM_DEPTH,
-        commands=("solve",),
-        endpoints=("solve",),
-    ),
-    Option(
-        "combine",
-        bool,
-        config.DEFAULT_COMBINE,
-        "Take the largest value of up to four equally strong databases built for the goal "
-        "(7-8 and 7-8b; 6-6-6-6 and its cuts c, d, e): fewer nodes, each costing more table "
-        "reads.",
-        tier=RESEARCH,
-        flags=("--combine",),
-        off="--no-combine",
-        commands=("solve",),
-        endpoints=("solve",),
-    ),
-    Option(
-        "pick",
-        bool,
-        config.DEFAULT_PICK,
-        "Once a search is long, race the equally strong databases built for the goal (on "
-        "5x5: 6-6-6-6 and its cuts c, d, e; any custom partition) to the same bound, and go "
-        'on with the one that needed the fewest nodes; the answer\'s "race" says how it went.',
-        tier=RESEARCH,
-        flags=("--pick",),
-        off="--no-pick",
-        commands=("solve",),
-        endpoints=("solve",),
-    ),
-    Option(
-        "pick_max",
-        bool,
-        config.DEFAULT_PICK_MAX,
-        "When the databases are raced, race their maxima too (the leader with each rival, "
-        "and all of them), each one's nodes counted as many times as its table reads cost.",
-        tier=RESEARCH,
-        flags=("--pick-max",),
-        off="--no-pick-max",
-        commands=("solve",),
-        endpoints=("solve",),
-    ),
-    Option(
-        "zero_aware",
-        bool,
-        config.DEFAULT_ZERO_AWARE,
-        "Read the zero-aware twins of the databases where they are built (`build-pdb "
-        "--partition P --zero-aware`): a pattern's value also by the region of free cells "
-        "the blank is in.  --no-zero-aware (false) never reads them.",
-        tier=RESEARCH,
-        flags=("--no-zero-aware",),
-        negated=True,
-        commands=("solve",),
-        endpoints=("solve",),
-    ),
-    Option(
-        "promising_first",
-        bool,
-        config.DEFAULT_PROMISING_FIRST,
-        "IDA*'s long iterations are cut into work units: take first those whose subtree came "
-        "nearest the goal in the iteration before (the least h it entered), or take them in "
-        'search order.  Either finds a shortest solution; the answer\'s "unit_order" says '
-        "which.",
-        tier=RESEARCH,
-        flags=("--promising-first",),
-        off="--search-order",
-        commands=("solve",),
-        endpoints=("solve",),
-    ),
-    Option(
-        "reflect",
-        bool,
-        True,
-        "Only the additive sum, without the mirrored lookup.",
-        tier=RESEARCH,
-        flags=("--no-reflect",),
-        negated=True,
-        service_key="no_reflect",
-        commands=("solve", "heuristic"),
-        endpoints=("heuristic", "hint", "solve"),
-    ),
-    Option(
-        "load",
-        str,
-        None,
-        "How database files reach memory: map (nothing read until used), populate (map and "
-        "fault every page in before the search), read (copy into memory backed by huge "
-        "pages).  auto (default, or $NPUZZLE_LOAD): populate for a batch ('-'), map for one "
-        "board.",
-        tier=RESEARCH,
-        flags=("--load",),
-        choices=("auto", "map", "populate", "read"),
-        commands=("solve", "distance", "hint", "heuristic"),
-        search=False,
-    ),
+    Option("fsm", int, config.DEFAULT_FSM_DEPTH, RESEARCH, flags=("--fsm",), metavar="DEPTH",
+           low=MIN_FSM_DEPTH, high=config.MAX_FSM_DEPTH,
+           commands=("solve",), endpoints=("solve",),
+           help="IDA*'s duplicate pruning: skip every string of up to DEPTH blank moves that "
+           "has a shorter or equal twin searched anyway (a finite-state machine, Taylor & "
+           "Korf); 2 only forbids undoing the last move.  The answer's \"pruning\" names the "
+           "machine used."),
+    Option("combine", bool, config.DEFAULT_COMBINE, RESEARCH, flags=("--combine",),
+           off="--no-combine", commands=("solve",), endpoints=("solve",),
+           help="Take the largest value of up to four equally strong databases built for the "
+           "goal (7-8 and 7-8b; 6-6-6-6 and its cuts c, d, e): fewer nodes, each costing more "
+           "table reads."),
+    Option("pick", bool, config.DEFAULT_PICK, RESEARCH, flags=("--pick",),
+           off="--no-pick", commands=("solve",), endpoints=("solve",),
+           help="Once a search is long, race the equally strong databases built for the goal "
+           "(on 5x5: 6-6-6-6 and its cuts c, d, e; any custom partition) to the same bound, "
+           "and go on with the one that needed the fewest nodes; the answer's \"race\" says "
+           "how it went."),
+    Option("pick_max", bool, config.DEFAULT_PICK_MAX, RESEARCH, flags=("--pick-max",),
+           off="--no-pick-max", commands=("solve",), endpoints=("solve",),
+           help="When the databases are raced, race their maxima too (the leader with each "
+           "rival, and all of them), each one's nodes counted as many times as its table reads "
+           "cost."),
+    Option("zero_aware", bool, config.DEFAULT_ZERO_AWARE, RESEARCH, flags=("--no-zero-aware",),
+           negated=True, commands=("solve",), endpoints=("solve",),
+           help="Read the zero-aware twins of the databases where they are built (`build-pdb "
+           "--partition P --zero-aware`): a pattern's value also by the region of free cells "
+           "the blank is in.  --no-zero-aware (false) never reads them."),
+    Option("promising_first", bool, config.DEFAULT_PROMISING_FIRST, RESEARCH,
+           flags=("--promising-first",), off="--search-order",
+           commands=("solve",), endpoints=("solve",),
+           help="IDA*'s long iterations are cut into work units: take first those whose "
+           "subtree came nearest the goal in the iteration before (the least h it entered), "
+           "or take them in search order.  Either finds a shortest solution; the answer's "
+           '"unit_order" says which.'),
+    Option("reflect", bool, True, RESEARCH, flags=("--no-reflect",), negated=True,
+           service_key="no_reflect",
+           commands=("solve", "heuristic"), endpoints=("heuristic", "hint", "solve"),
+           help="Only the additive sum, without the mirrored lookup."),
+    Option("load", str, None, RESEARCH, flags=("--load",),
+           choices=("auto", "map", "populate", "read"), search=False,
+           commands=("solve", "distance", "hint", "heuristic"),
+           help="How database files reach memory: map (nothing read until used), populate "
+           "(map and fault every page in before the search), read (copy into memory backed "
+           "by huge pages).  auto (default, or $NPUZZLE_LOAD): populate for a batch ('-'), "
+           "map for one board."),
     # -- teaching: the textbook searches ------------------------------------------------
-    Option(
-        "heuristic",
-        str,
-        "auto",
-        "For idastar/astar: auto (the pattern database built for the goal, else linear "
-        "conflict), pdb, manhattan or linear-conflict.",
-        tier=TEACHING,
-        flags=("--heuristic",),
-        choices=HEURISTICS,
-        commands=("solve", "compare"),
-        endpoints=("hint", "solve"),
-    ),
-    Option(
-        "depth_limit",
-        int,
-        None,
-        "Depth limit for dls (required by it) and the last limit iddfs tries.",
-        tier=TEACHING,
-        flags=("--depth-limit",),
-        low=0,
-        commands=("solve", "compare"),
-        endpoints=("solve",),
-    ),
-    Option(
-        "cycle_check",
-        str,
-        None,
-        "For the blind searches: never return to the parent, never repeat a state on the "
-        "current path, or remember every state generated (default per algorithm: bfs/dfs/"
-        "astar visited, dls/iddfs path).",
-        tier=TEACHING,
-        flags=("--cycle-check",),
-        choices=CYCLE_CHECKS,
-        commands=("solve", "compare"),
-        endpoints=("solve",),
-    ),
+    Option("heuristic", str, "auto", TEACHING, flags=("--heuristic",), choices=HEURISTICS,
+           commands=("solve", "compare"), endpoints=("hint", "solve"),
+           help="For idastar/astar: auto (the pattern database built for the goal, else "
+           "linear conflict), pdb, manhattan or linear-conflict."),
+    Option("depth_limit", int, None, TEACHING, flags=("--depth-limit",), low=0,
+           commands=("solve", "compare"), endpoints=("solve",),
+           help="Depth limit for dls (required by it) and the last limit iddfs tries."),
+    Option("cycle_check", str, None, TEACHING, flags=("--cycle-check",), choices=CYCLE_CHECKS,
+           commands=("solve", "compare"), endpoints=("solve",),
+           help="For the blind searches: never return to the parent, never repeat a state on "
+           "the current path, or remember every state generated (default per algorithm: "
+           "bfs/dfs/astar visited, dls/iddfs path)."),
 )
+# fmt: on
 
 BY_NAME = {o.name: o for o in SPEC}
 

@@ -13,6 +13,7 @@ import click
 import pytest
 
 from solver import SearchOptions, api
+from solver import options as solver_options
 from solver.cli import main
 from solver.cli import options as cli_options
 from solver.core.board import BoardError
@@ -68,6 +69,8 @@ def test_search_options_has_every_search_option_with_its_default():
         assert fields[name].default == BY_NAME[name].default, name
     assert fields["progress"].compare is False
     assert api.SearchOptions is SearchOptions
+    for name in ("ALGORITHMS", "HEURISTICS", "CYCLE_CHECKS"):  # still importable from the API
+        assert getattr(api, name) is getattr(solver_options, name)
 
 
 def test_search_options_keeps_its_rules():

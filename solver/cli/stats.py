@@ -16,7 +16,7 @@ PLOT_HINT = "pip install 'npuzzle[plot]'"
 
 def table_lines(dc) -> list[str]:
     """The counts as aligned rows: distance, states, percentage, cumulative percentage, bar
-    (``dc`` is a :class:`DistanceCounts` or a :class:`~.lengths.Lengths`)."""
+    (``dc`` is a :class:`~solver.workloads.distributions.DistanceCounts` or a :class:`~.lengths.Lengths`)."""
     if not dc.total:
         return ["no lengths"]
     top = max(dc.counts)

@@ -3,7 +3,7 @@ numpy can read in bulk all at once and the others one by one, write the answers 
 order (layer 7: cli).
 
 A command describes itself as a :class:`Batch`: how to answer one problem (``one``), how that
-answer reads as text and as JSON, and optionally how to answer a whole :class:`Group` of boards
+answer reads as text and as JSON, and optionally how to answer a whole :class:`~solver.workloads.bulk.Group` of boards
 at once (``bulk``).  Both ways give the same bytes, line for line (the ``seconds`` a JSON
 answer reports is a measurement and differs); ``NPUZZLE_BULK=0`` turns the bulk way off.
 
@@ -88,8 +88,8 @@ class Batch:
 
 
 def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
-    """Answer every line of ``stream`` (default stdin; or the :class:`~.lines.Chunk` s of
-    ``chunks``, or the piece of a batch this thread answers for a client: :mod:`.pieces`) on
+    """Answer every line of ``stream`` (default stdin; or the :class:`~solver.workloads.lines.Chunk` s of
+    ``chunks``, or the piece of a batch this thread answers for a client: :mod:`.piece_input`) on
     ``out`` (default stdout); return the exit status."""
     out = out if out is not None else sys.stdout.buffer
     loading.prefer(batch=True, searches=batch.searches)  # many lookups ahead: see loading

@@ -2,8 +2,9 @@
 socket (layer 7: client).
 
 Used by the two clients of ``POST /run``: :mod:`.remote` (options parsed by click, batches in
-pieces) and :mod:`.quick` (one board, the command line as typed, before click is imported).  Only the standard library: ``http.client`` would import ssl and email,
-``urllib.parse`` ipaddress -- most of a warm command's start.
+pieces) and :mod:`.quick` (one board, the command line as typed, before click is imported).
+Only the standard library: ``http.client`` would import ssl and email, ``urllib.parse``
+ipaddress -- most of a warm command's start.
 
 Imports: the standard library.
 """
