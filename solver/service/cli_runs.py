@@ -25,7 +25,8 @@ server's own choices -- its caps on a search the client left unbounded, its data
 are option words put before the client's, which never set them.
 
 Imports: fastapi/starlette, :mod:`solver.cli.capture`, :mod:`solver.client` (the words and
-pieces it sends), :mod:`solver.core.program`, :mod:`solver.tables.store` and this package.
+pieces it sends), :mod:`solver.core.program`, :mod:`solver.options`, :mod:`solver.tables.store`
+and this package.
 """
 
 from __future__ import annotations
@@ -42,13 +43,16 @@ from fastapi.responses import JSONResponse, Response
 from ..cli import capture
 from ..client import pieces, wire
 from ..core.program import EXIT_LIMIT
+from ..options import BY_NAME
 from ..tables import store
 from .limits import TEACHING_ALGORITHMS, Settings
 
 CONTENT_TYPE = wire.CONTENT_TYPE
 EXIT_ELSEWHERE = wire.EXIT_ELSEWHERE  # EX_TEMPFAIL: "answer this on your own machine"
-TIMED = ("solve", "distance", "hint", "generate")  # the commands with --timeout
-NODE_CAPPED = ("solve", "distance", "hint")  # ... and with --max-nodes
+# The forwarded commands with --timeout (generate's own, for its candidates, too), and those
+# with --max-nodes.
+TIMED = (*(c for c in BY_NAME["timeout"].commands if c in wire.FORWARDED), "generate")
+NODE_CAPPED = tuple(c for c in BY_NAME["max_nodes"].commands if c in wire.FORWARDED)
 
 
 class BadRun(ValueError):
