@@ -121,6 +121,23 @@ def test_the_check_catches_an_upward_import(tmp_path, monkeypatch):
         bad.unlink()
 
 
+def test_the_check_keeps_the_client_below_the_cli_and_the_builder_below_the_search():
+    client = ROOT / "solver" / "client" / "_upward_probe.py"
+    builder = ROOT / "pdb_builder" / "_upward_probe.py"
+    client.write_text("from ..cli import errors\n")
+    builder.write_text("from solver.heuristics import manhattan\n")
+    try:
+        assert violations(client) == [
+            "solver.client._upward_probe (the client) imports solver.cli.errors"
+        ]
+        assert violations(builder) == [
+            "pdb_builder._upward_probe (layer 1) imports solver.heuristics (layer 2)"
+        ]
+    finally:
+        client.unlink()
+        builder.unlink()
+
+
 def import_graph(files: list[Path]) -> dict[str, set[str]]:
     """Module -> the project modules it imports (among ``files``), itself left out.  A
     package's ``__init__`` running before its modules is not an edge: only what a file's own

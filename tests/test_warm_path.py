@@ -220,7 +220,7 @@ def _flag_words() -> list[tuple[str, str]]:
     out = []
     for name in FLAG_QUESTIONS:
         for p in main.get_command(None, name).params:
-            if isinstance(p, click.Option) and p.is_flag and p.name != "help":
+            if isinstance(p, click.Option) and p.is_flag and p.name not in ("help", "help_all"):
                 out += [(name, word) for word in [*p.opts, *p.secondary_opts, ""]]
     return sorted(set(out))
 
@@ -246,6 +246,15 @@ def test_a_batchs_flags_on_and_off_are_answered_as_here(
 ):
     args = [command, "-", *([word] if word else [])]
     _same(run_cli, live_server, service_dir, args, input=BATCH.encode("latin-1"))
+
+
+def test_help_is_never_asked_of_a_server():
+    """``--help`` and ``--help-all`` are answered here, before any server is asked."""
+    from solver.client import quick
+
+    for word in ("-h", "--help", "--help-all", "-vh"):
+        assert quick._forwardable(["solve", FOUR, word, "--server", "http://127.0.0.1:1"]) is None
+    assert quick._forwardable(["solve", FOUR, "--server", "http://127.0.0.1:1"]) is not None
 
 
 def test_the_server_refuses_words_that_name_a_server_or_a_cluster(live_server):
