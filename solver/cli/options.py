@@ -96,7 +96,7 @@ help_all_option = click.option(
     is_eager=True,
     expose_value=False,
     callback=_show_every_tier,
-    help="Show every option, the research and teaching ones too, and exit.",
+    help="Show every option this command takes, each tier under its heading, and exit.",
 )
 
 
