@@ -17,14 +17,19 @@ interrupts.install_if_program("build-pdb", "; no partial file was left behind")
 
 import click  # noqa: E402
 
-from solver.cli.common import DATA_DIR, Command, fail_as  # noqa: E402
 from solver.core import config  # noqa: E402
 from solver.core.board import BoardError, Shape  # noqa: E402
+from solver.core.program import (  # noqa: E402
+    DATA_DIR,
+    EXIT_DATABASE,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    Command,
+    fail_as,
+)
 from solver.tables import store  # noqa: E402
 
 from . import build  # noqa: E402
-
-EXIT_USAGE, EXIT_DATABASE, EXIT_INTERRUPTED = 2, 3, 130
 
 
 def _fail(message: str, code: int) -> None:

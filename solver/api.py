@@ -9,82 +9,16 @@ from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
 
-from .core import config
 from .core.board import Board, BoardError, Shape, goal_board, parse_board, solvability
 from .core.solution import InvalidSolution, Solution, Unsolvable
 
-# name -> (module, function); 'auto' picks 'table' or 'idastar'.
-ALGORITHMS = {
-    "table": ("solver.tables.exact", "solve"),
-    "idastar": ("solver.search.idastar", "solve"),
-    "astar": ("solver.search.blind", "astar"),
-    "bfs": ("solver.search.blind", "bfs"),
-    "dfs": ("solver.search.blind", "dfs"),
-    "dls": ("solver.search.blind", "dls"),
-    "iddfs": ("solver.search.blind", "iddfs"),
-    "fast": ("solver.search.fast", "solve"),  # quick, not optimal: any board, any size
-}
-HEURISTICS = ("auto", "pdb", "manhattan", "linear-conflict")
-CYCLE_CHECKS = ("parent", "path", "visited")
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    """Everything a caller may ask of a search; each algorithm reads the fields it knows."""
-
-    algorithm: str = "auto"
-    heuristic: str = "auto"
-    partition: str | None = None
-    reflect: bool = True
-    depth_limit: int | None = None
-    cycle_check: str | None = None
-    timeout: float | None = None
-    max_nodes: int | None = None
-    data_dir: Path | None = None
-    jobs: int = 1  # threads for the long iterations of one IDA* search
-    weight: float = 1  # > 1: IDA* returns at most weight x the optimal length, faster
-    # IDA*'s duplicate pruning: the depth of its move-string machine (2: never undo a move)
-    fsm: int = config.DEFAULT_FSM_DEPTH
-    # IDA* takes the maximum of two equally strong databases built for the goal
-    combine: bool = config.DEFAULT_COMBINE
-    # IDA* races the equally strong databases built and goes on with the best (long searches)
-    pick: bool = config.DEFAULT_PICK
-    # the race also enters the maxima of its databases, weighted by their cost per node
-    pick_max: bool = config.DEFAULT_PICK_MAX
-    # IDA* reads the zero-aware twins of its databases (build-pdb --zero-aware): a pattern's
-    # value by the blank's region too.  None: where built; True: says when one is missing
-    zero_aware: bool | None = config.DEFAULT_ZERO_AWARE
-    # IDA*'s work units, most promising first (the last iteration's least h) or in search order
-    promising_first: bool = config.DEFAULT_PROMISING_FIRST
-    # hears about each IDA* iteration (a solver.search.driver.Progress); not part of equality
-    progress: Callable | None = field(default=None, compare=False, repr=False)
-
-    def __post_init__(self):
-        if self.algorithm != "auto" and self.algorithm not in ALGORITHMS:
-            raise BoardError(
-                f"unknown algorithm '{self.algorithm}': use auto, {', '.join(ALGORITHMS)}"
-            )
-        if self.heuristic not in HEURISTICS:
-            raise BoardError(f"unknown heuristic '{self.heuristic}': use {', '.join(HEURISTICS)}")
-        if self.cycle_check is not None and self.cycle_check not in CYCLE_CHECKS:
-            raise BoardError(
-                f"unknown cycle check '{self.cycle_check}': use {', '.join(CYCLE_CHECKS)}"
-            )
-        if not isinstance(self.jobs, int) or self.jobs < 1:
-            raise BoardError(f"jobs must be a whole number of at least 1, not {self.jobs!r}")
-        top = config.MAX_FSM_DEPTH
-        if isinstance(self.fsm, bool) or not isinstance(self.fsm, int) or not 0 <= self.fsm <= top:
-            raise BoardError(f"fsm depth must be a whole number from 0 to {top}, not {self.fsm!r}")
-        from .search.weights import parse_weight  # numpy only, no numba
-
-        if parse_weight(self.weight) > 1 and self.algorithm not in ("auto", "idastar", "table"):
-            raise BoardError(
-                f"--weight works with IDA* (algorithm auto or idastar), not {self.algorithm}"
-            )
+# The options of a search are declared once, in solver.options; these names stay here too.
+from .options import ALGORITHMS as ALGORITHMS
+from .options import CYCLE_CHECKS as CYCLE_CHECKS
+from .options import HEURISTICS as HEURISTICS
+from .options import SearchOptions as SearchOptions
 
 
 def read_problem(board, goal=None, shape: Shape | str | None = None) -> tuple[Board, Board]:

@@ -30,6 +30,9 @@ EXIT_TABLE = [
     (["solve", "1 2 3 4 5 6 8 7"], 2),
     (["solve", "1 2 3 4 0 5", "--algorithm", "warp"], 2),
     (["solve", "1 2 3 4 0 5", "--fsm", "15"], 2),  # deeper than the shipped machines
+    (["solve", "1 2 3 4 0 5", "--fsm", "1"], 2),  # 2 is the smallest machine: never undo
+    (["solve", "1 2 3 4 0 5", "--fast"], 2),  # gone: --algorithm fast
+    (["solve", "1 2 3 4 0 5", "--zero-aware"], 2),  # gone: the twins are read where built
 ]
 
 

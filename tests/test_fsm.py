@@ -207,15 +207,16 @@ def test_the_shipped_strings_are_the_ones_the_search_finds():
 
 
 def test_the_depth_option_is_checked():
-    with pytest.raises(api.BoardError):
-        api.SearchOptions(fsm=-1)
+    for below in (-1, 0, 1):  # 2, never undoing the last move, is the smallest machine
+        with pytest.raises(api.BoardError):
+            api.SearchOptions(fsm=below)
     with pytest.raises(api.BoardError):
         api.SearchOptions(fsm=True)
     # Every depth that may be asked for is made from the shipped strings in a fraction of a
     # second; a deeper one would run a BFS of gigabytes (5x5, depth 16: over 14 GB).
     assert config.MAX_FSM_DEPTH == fsm.SHIPPED_DEPTH
     api.SearchOptions(fsm=config.MAX_FSM_DEPTH)
-    with pytest.raises(api.BoardError, match="0 to 14"):
+    with pytest.raises(api.BoardError, match="2 to 14"):
         api.SearchOptions(fsm=config.MAX_FSM_DEPTH + 1)
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from pdb_builder.cli import main as build_main
 from solver.cli import COMMANDS, main
+from solver.cli.group import HELP_ALL
 
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 # A command named in a help text: `build-pdb`, `npuzzle solve`, or `npuzzle` alone (the group).
@@ -90,3 +91,85 @@ def test_the_check_catches_a_foreign_option():
         "'--count' in 'npuzzle distance': --scheduler: each worker needs the databases; "
         "--count is then ignored",
     ]
+
+
+def help_all_text(name: str, command: click.Command) -> str:
+    """The help as ``NAME --help-all`` prints it (every tier), without line wrapping."""
+    ctx = click.Context(command, info_name=name, terminal_width=10_000, max_content_width=10_000)
+    ctx.meta[HELP_ALL] = True
+    return command.get_help(ctx)
+
+
+@pytest.mark.parametrize("name", sorted(programs()))
+def test_every_help_all_names_only_options_its_command_takes(name):
+    commands = programs()
+    known = {n: options_of(c) for n, c in commands.items()}
+    assert foreign_options(name, help_all_text(name, commands[name]), known) == []
+
+
+def listed_options(text: str, heading: str) -> list[str]:
+    """The long option names listed under ``heading`` in a help text."""
+    block = text.split(f"\n{heading}:\n", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"^  (?:-\w, )?(--[a-z-]+)", block, re.M)
+
+
+def test_solve_help_shows_the_common_options_and_points_at_help_all():
+    """About 15 options a user needs; the research and teaching ones behind --help-all."""
+    r = subprocess.run(
+        [sys.executable, "-m", "solver", "solve", "--help"], capture_output=True, text=True
+    )
+    assert r.returncode == 0 and r.stderr == ""
+    shown = re.findall(r"^  (?:-\w, )?(--[a-z-]+)", r.stdout, re.M)
+    assert shown == [
+        "--goal", "--shape", "--data-dir", "--json", "--show", "--tiles", "--algorithm",
+        "--partition", "--weight", "--jobs", "--timeout", "--max-nodes", "--scheduler",
+        "--verbose", "--server", "--help-all", "--help",
+    ]  # fmt: skip
+    assert "\nResearch options:\n" not in r.stdout and "--fsm" not in r.stdout
+    assert r.stdout.rstrip().splitlines()[-1].endswith("npuzzle solve --help-all")
+
+
+def test_help_all_shows_every_option_under_its_tier():
+    r = subprocess.run(
+        [sys.executable, "-m", "solver", "solve", "--help-all"], capture_output=True, text=True
+    )
+    assert r.returncode == 0 and r.stderr == ""
+    text = r.stdout
+    assert listed_options(text, "Research options") == [
+        "--fsm", "--combine", "--pick", "--pick-max", "--no-zero-aware", "--promising-first",
+        "--no-reflect", "--load",
+    ]  # fmt: skip
+    assert listed_options(text, "Teaching options") == [
+        "--heuristic",
+        "--depth-limit",
+        "--cycle-check",
+    ]
+    assert "--help-all" not in text.rstrip().splitlines()[-1]
+    solve = programs()["npuzzle solve"]
+    assert set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", text)) >= options_of(solve) - {
+        "--no-combine",
+        "--no-pick",
+        "--no-pick-max",
+        "--search-order",
+    }
+
+
+@pytest.mark.parametrize(
+    "name,tiers",
+    [
+        ("distance", ["Research options"]),
+        ("hint", ["Research options"]),
+        ("heuristic", ["Research options"]),
+        ("compare", ["Teaching options"]),
+        ("check", []),
+    ],
+)
+def test_other_commands_keep_their_research_and_teaching_options_apart(name, tiers):
+    cmd = programs()[f"npuzzle {name}"]
+    ctx = click.Context(cmd, info_name=f"npuzzle {name}")
+    plain = cmd.get_help(ctx)
+    every = help_all_text(f"npuzzle {name}", cmd)
+    for heading in ("Research options", "Teaching options"):
+        assert f"\n{heading}:" not in plain
+        assert (f"\n{heading}:" in every) == (heading in tiers)
+    assert (f"npuzzle {name} --help-all" in plain) == bool(tiers)

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from solver.cli import common
+from solver.cli import errors
 from solver.core.board import goal_board, parse_board
 from solver.heuristics import linear_conflict
 from solver.tables import exact
@@ -20,7 +20,7 @@ BATCH = "8 6 7 2 5 4 3 0 1\n1 2 3 4 5 6 8 7 0\n1 2 3/4 5 6/0 7 8\n"
 @pytest.fixture(autouse=True)
 def _notes_said_afresh(monkeypatch):
     """Each note is said once per process: every test starts with none said."""
-    monkeypatch.setattr(common, "_SAID", set())
+    errors.forget_notices()
 
 
 def _json(run_cli, data_dir, *args, input=None):
@@ -30,7 +30,7 @@ def _json(run_cli, data_dir, *args, input=None):
 
 def test_the_exact_table_answers_where_it_is_built(run_cli, exact_dir, tables_dir):
     for data_dir in (exact_dir, tables_dir):  # with and without a 3x3 pattern database
-        common._SAID.clear()
+        errors.forget_notices()
         r = run_cli(["heuristic", *FAR_3X3.split(), "--data-dir", data_dir])
         assert r.exit_code == 0 and r.stdout == "31\n", (r.output, r.stderr)
         assert "exact distance" in r.stderr and "exact-3x3.h5" in r.stderr

@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from solver.cli import common, pieces
+from solver.cli import errors
+from solver.client import pieces
 from solver.workloads import lines
 
 pytest.importorskip("fastapi")
@@ -27,7 +28,7 @@ SECONDS = re.compile(rb'("[a-z_]*seconds":)[-0-9.e]+|(?<= )[0-9.]+( s)$', re.M)
 
 def _run(run_cli, args, data_dir, server=None, input=None):
     """(exit status, stdout with the measured seconds blanked, stderr) of one command."""
-    common._SAID.clear()  # each command says its notes once, as a process of its own would
+    errors.forget_notices()  # each command says its notes once, as a process of its own would
     extra = ["--server", server] if server else []
     r = run_cli([*args, "--data-dir", data_dir, *extra], input=input)
     assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
@@ -100,7 +101,7 @@ def test_one_board_is_answered_as_here(run_cli, live_server, service_dir, args):
 
 
 # `npuzzle` as installed (solver.cli.launch), reporting at exit whether click, numpy, numba
-# or h5py was imported: the quick client (solver.cli.quick) answers one board without them.
+# or h5py was imported: the quick client (solver.client.quick) answers one board without them.
 LAUNCH = (
     "import atexit, sys\n"
     "heavy = lambda: bool({m.split('.')[0] for m in sys.modules} & "
@@ -219,7 +220,7 @@ def _flag_words() -> list[tuple[str, str]]:
     out = []
     for name in FLAG_QUESTIONS:
         for p in main.get_command(None, name).params:
-            if isinstance(p, click.Option) and p.is_flag and p.name != "help":
+            if isinstance(p, click.Option) and p.is_flag and p.name not in ("help", "help_all"):
                 out += [(name, word) for word in [*p.opts, *p.secondary_opts, ""]]
     return sorted(set(out))
 
@@ -247,8 +248,17 @@ def test_a_batchs_flags_on_and_off_are_answered_as_here(
     _same(run_cli, live_server, service_dir, args, input=BATCH.encode("latin-1"))
 
 
+def test_help_is_never_asked_of_a_server():
+    """``--help`` and ``--help-all`` are answered here, before any server is asked."""
+    from solver.client import quick
+
+    for word in ("-h", "--help", "--help-all", "-vh"):
+        assert quick._forwardable(["solve", FOUR, word, "--server", "http://127.0.0.1:1"]) is None
+    assert quick._forwardable(["solve", FOUR, "--server", "http://127.0.0.1:1"]) is not None
+
+
 def test_the_server_refuses_words_that_name_a_server_or_a_cluster(live_server):
-    from solver.cli import wire
+    from solver.client import wire
 
     for words in (["--scheduler", "tcp://127.0.0.1:1", FOUR], ["--server=http://x:1", FOUR]):
         with pytest.raises(wire.Unreachable, match="options the server does not take"):

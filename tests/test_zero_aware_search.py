@@ -1,5 +1,5 @@
 """Zero-aware databases in the product: ``build-pdb --zero-aware`` writes a partition's
-two-class twin (:mod:`pdb_builder.zero_aware`) and ``--zero-aware`` searches with it.
+two-class twin (:mod:`pdb_builder.zero_aware`), which a search reads where it is built.
 
 They must be what the measuring script's independent build is, admissible, never below the
 additive database, and IDA* with them must stay optimal: on every 8-puzzle board's value,
@@ -245,7 +245,7 @@ def test_the_cli_builds_and_solves_with_the_twin(tmp_path, run_cli):
     assert (tmp_path / "zpdb-3x3-4-4.h5").exists()  # the partition's preset name
     board = "8 6 7 2 5 4 3 0 1"
     r = run_cli(
-        ["solve", board, "--algorithm", "idastar", "--partition", HALVES, "--zero-aware",
+        ["solve", board, "--algorithm", "idastar", "--partition", HALVES,
          "--json", "--data-dir", tmp_path]
     )  # fmt: skip
     assert r.exit_code == 0, r.output

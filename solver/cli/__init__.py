@@ -1,8 +1,8 @@
 """The ``npuzzle`` command: a thin click layer over the :mod:`solver` API.
 
-The group (:data:`main`) lives in :mod:`.common` and is imported when first used, so that
+The group (:data:`main`) lives in :mod:`.group` and is imported when first used, so that
 :func:`launch`, the ``npuzzle`` command, can ask a running server first without importing
-click (:mod:`.quick`).  Each command lives in its own module and registers itself
+click (:mod:`solver.client.quick`).  Each command lives in its own module and registers itself
 on the group when it is imported -- which happens only when the command runs (or its help is
 shown), so one command never pays for another's imports.  :data:`COMMANDS` names them, with
 the summary of each that ``npuzzle --help`` shows.
@@ -36,7 +36,7 @@ def __getattr__(name: str):
     # ``main``, the click group, is imported when first asked for: the warm path's quick
     # client (:func:`launch`) answers without click.
     if name == "main":
-        from .common import main_group
+        from .group import main_group
 
         main_group.lazy = COMMANDS
         return main_group
@@ -45,9 +45,10 @@ def __getattr__(name: str):
 
 def launch() -> None:
     """The ``npuzzle`` command: a one-board question to a server named by ``--server`` or
-    ``$NPUZZLE_SERVER`` is asked before click is imported (:mod:`.quick`); everything else,
+    ``$NPUZZLE_SERVER`` is asked before click is imported (:mod:`solver.client.quick`);
+    everything else,
     and anything the server did not answer, runs through click (:data:`main`)."""
-    from . import quick
+    from ..client import quick
 
     status, args = quick.answer(sys.argv[1:])
     if status is not None:

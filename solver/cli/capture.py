@@ -1,6 +1,6 @@
 """Run an ``npuzzle`` command for a client, in a thread, and keep what it prints (layer 7: cli).
 
-The warm path (``--server URL``, :mod:`.remote` and :mod:`.quick`) sends a command's name and
+The warm path's client (``--server URL``, :mod:`solver.client`) sends a command's name and
 its words as typed to a running ``npuzzle serve``, which runs the very command here -- the same
 parsing, the same answers, the same messages and exit status -- with its stdout and stderr kept
 for the reply.
@@ -8,7 +8,8 @@ Several run at once in threads of the server's process (the search kernels relea
 so ``sys.stdout`` and ``sys.stderr`` are replaced, once, by stand-ins that write to the
 running thread's own buffers (and to the real streams in any other thread).
 
-Imports: the standard library, click and :mod:`.common`, :mod:`.pieces`, :mod:`.wire`.
+Imports: the standard library, click, :mod:`.errors`, :mod:`.piece_input`,
+:mod:`solver.client.wire` and :mod:`solver.client.pieces`.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ import threading
 
 import click
 
-from . import common, pieces
-from .wire import ANSWER_HERE, FORWARDED
+from ..client.pieces import Piece
+from ..client.wire import ANSWER_HERE, FORWARDED
+from .errors import forget_notices
+from .piece_input import answering
 
 # Options, by parameter name, and the word that makes each one answer here.
 HERE = {"server": ANSWER_HERE, "scheduler": "--scheduler="}
@@ -100,7 +103,7 @@ def _answer_here(command: click.Command) -> list[str]:
     return [word for key, word in HERE.items() if key in names]
 
 
-def run(name: str, argv: list[str], piece: pieces.Piece | None = None) -> tuple[int, bytes, str]:
+def run(name: str, argv: list[str], piece: Piece | None = None) -> tuple[int, bytes, str]:
     """Run ``npuzzle NAME ARGV`` (for a batch, with ``piece`` as its input) in this thread:
     ``(exit status, stdout, stderr)``."""
     from . import main
@@ -112,10 +115,10 @@ def run(name: str, argv: list[str], piece: pieces.Piece | None = None) -> tuple[
     _LOCAL.stderr = io.TextIOWrapper(
         err, "utf-8", "backslashreplace", newline="\n", write_through=True
     )
-    common._SAID.clear()  # each run says its notes
+    forget_notices()  # each run says its notes
     here = _answer_here(main.get_command(None, name))
     try:
-        with pieces.answering(piece):
+        with answering(piece):
             status = main._status(
                 [name, *here, *argv],
                 "npuzzle",

@@ -6,8 +6,9 @@ import click
 
 from .. import answers, api
 from ..core.board import Board, Solvability, solvability
-from . import common, remote
-from .common import main_group as main
+from . import errors, io, options
+from .forwarding import forwarded
+from .group import main_group as main
 
 ORDINALS = (
     "first",
@@ -111,7 +112,7 @@ def _bulk(group, as_json: bool):
         for (si, sr), k in zip(keys.tolist(), first.tolist())
     ]
     codes = codes.reshape(-1)
-    out = BulkAnswers(codes=np.where(p.solvable, common.EXIT_OK, common.EXIT_UNSOLVABLE))
+    out = BulkAnswers(codes=np.where(p.solvable, errors.EXIT_OK, errors.EXIT_UNSOLVABLE))
     if as_json:
         out.record = lambda k: answers.solvability_record(
             Board(group.shape, tuple(group.tiles[k].tolist())), group.goal, verdicts[codes[k]]
@@ -122,11 +123,10 @@ def _bulk(group, as_json: bool):
 
 
 @main.command()
-@common.board_argument
-@common.problem_options
-@remote.server_option
-@remote.forwarded
-@common.guarded
+@io.board_argument
+@options.taken_by("check")
+@forwarded
+@errors.guarded
 def check(board, goal, shape, data_dir, as_json):
     """Say whether BOARD can reach the goal, and show why (the parity rule).
 
@@ -143,27 +143,27 @@ def check(board, goal, shape, data_dir, as_json):
       npuzzle check "1 2 3/4 5 6/8 7 0" --goal spiral
       npuzzle check - --json < boards.txt
     """
-    if common.is_stdin(board):
+    if io.is_stdin(board):
         from . import stream
 
         batch = stream.Batch(
             one=_verdict,
             text=lambda v: v[2].reason,
             record=lambda v: answers.solvability_record(*v),
-            code=lambda v: common.EXIT_OK if v[2].solvable else common.EXIT_UNSOLVABLE,
+            code=lambda v: errors.EXIT_OK if v[2].solvable else errors.EXIT_UNSOLVABLE,
             bulk=_bulk,
-            counted=(common.EXIT_UNSOLVABLE, common.EXIT_USAGE),
+            counted=(errors.EXIT_UNSOLVABLE, errors.EXIT_USAGE),
             goal=goal,
             shape=shape,
             as_json=as_json,
         )
         raise SystemExit(stream.run(batch))
-    start, goal_b = api.read_problem(common.board_text(board), goal, shape)
+    start, goal_b = api.read_problem(io.board_text(board), goal, shape)
     s = solvability(start, goal_b)
     if as_json:
-        click.echo(common.json_line(answers.solvability_record(start, goal_b, s)))
+        click.echo(io.json_line(answers.solvability_record(start, goal_b, s)))
     else:
         click.echo("solvable" if s.solvable else "unsolvable")
         for line in working(start, goal_b, s):
             click.echo(line)
-    raise SystemExit(common.EXIT_OK if s.solvable else common.EXIT_UNSOLVABLE)
+    raise SystemExit(errors.EXIT_OK if s.solvable else errors.EXIT_UNSOLVABLE)

@@ -20,8 +20,8 @@ from ..core import interrupts
 from ..core.board import BoardError
 from ..core.solution import STATUS_LIMIT, SearchLimitReached, Solution
 from ..tables.store import DatabaseError
-from . import common
-from .common import main_group as main
+from . import errors, io, options
+from .group import main_group as main
 from .live_status import LiveStatus
 
 DEFAULT_ALGORITHMS = "bfs,iddfs,astar,idastar"
@@ -139,24 +139,23 @@ def run_one(start, goal, algorithm: str, check: str | None, opts: api.SearchOpti
     try:
         sol = api.solve(start, goal, algorithm=algorithm, cycle_check=check, options=capped)
     except SearchLimitReached as e:
-        message = common.classify(e)[1]
+        message = errors.classify(e)[1]
         by_default = capped.max_nodes != opts.max_nodes
         if by_default and e.partial.nodes_generated >= capped.max_nodes:
             message += (
                 f" (compare stops a blind search at {capped.max_nodes:,} generated nodes "
                 "unless told otherwise: raise the cap with --max-nodes N)"
             )
-        return e.partial, common.EXIT_LIMIT, message
+        return e.partial, errors.EXIT_LIMIT, message
     except (DatabaseError, BoardError) as e:
-        code, message = common.classify(e)
+        code, message = errors.classify(e)
         return None, code, message
-    code = common.EXIT_LIMIT if sol.moves is None else common.EXIT_OK
+    code = errors.EXIT_LIMIT if sol.moves is None else errors.EXIT_OK
     return sol, code, None
 
 
 @main.command()
-@common.board_argument
-@common.problem_options
+@io.board_argument
 @click.option(
     "--algorithms",
     "-a",
@@ -167,24 +166,9 @@ def run_one(start, goal, algorithm: str, check: str | None, opts: api.SearchOpti
     "append :parent, :path or :visited to set one run's cycle check "
     "(e.g. dfs:path).",
 )
-@common.heuristic_option
-@common.depth_limit_option
-@common.cycle_check_option
-@common.limit_options
-@common.guarded
-def compare(
-    board,
-    goal,
-    shape,
-    data_dir,
-    as_json,
-    algorithms,
-    heuristic,
-    depth_limit,
-    cycle_check,
-    timeout,
-    max_nodes,
-):
+@options.taken_by("compare")
+@errors.guarded
+def compare(board, goal, shape, as_json, algorithms, **params):
     """Run several algorithms on one board and print their statistics side by side.
 
     Columns: solution length (limit = stopped by a cap, none = not found within the
@@ -206,17 +190,12 @@ def compare(
       npuzzle compare 1 2 3 4 5 6 0 8 7 9 10 11 13 14 15 12 -a bfs,astar,idastar \\
           --max-nodes 200000 --json
     """
-    runs = parse_runs(algorithms, cycle_check)
-    start, goal_b = api.read_problem(common.board_text(board), goal, shape)
+    runs = parse_runs(algorithms, params["cycle_check"])
+    start, goal_b = api.read_problem(io.board_text(board), goal, shape)
     api.check_solvable(start, goal_b)
-    opts = api.SearchOptions(
-        heuristic=heuristic,
-        depth_limit=depth_limit,
-        timeout=timeout,
-        max_nodes=max_nodes,
-        data_dir=data_dir,
-    )
-    worst, rows, records = common.EXIT_OK, [], []
+    # cycle_check is each run's own (parse_runs)
+    opts = options.search_options(params, cycle_check=None)
+    worst, rows, records = errors.EXIT_OK, [], []
     with LiveStatus() as status:
         _load_kernels(goal_b, runs, opts, status)
         try:
@@ -230,7 +209,7 @@ def compare(
                 if sol is not None:
                     row, record = table_row(sol), sol.as_dict()
                 else:
-                    row = unfinished_row(name, check, heuristic, "error")
+                    row = unfinished_row(name, check, opts.heuristic, "error")
                     record = {"algorithm": name, "cycle_check": check, "status": "error"}
                 if message is not None:
                     record["error"] = message
@@ -247,7 +226,7 @@ def compare(
             for j, (name, check) in enumerate(runs[len(records) :]):
                 state = INTERRUPTED if j == 0 else NOT_RUN
                 ran = seconds if j == 0 else None
-                rows.append(unfinished_row(name, check, heuristic, state, ran))
+                rows.append(unfinished_row(name, check, opts.heuristic, state, ran))
                 record = {
                     "algorithm": name,
                     "cycle_check": check,
@@ -296,7 +275,7 @@ def unfinished_row(
 def _print_comparison(start, goal, rows: list[list[str]], records: list[dict], as_json: bool):
     if as_json:
         click.echo(
-            common.json_line(
+            io.json_line(
                 {
                     "start": start.flat(),
                     "goal": goal.flat(),

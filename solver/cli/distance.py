@@ -8,9 +8,10 @@ import time
 import click
 
 from .. import answers, api
-from . import common, remote
+from . import errors, io, options
 from . import scheduler as cluster
-from .common import main_group as main
+from .forwarding import forwarded
+from .group import main_group as main
 
 
 def _bulk(opts: api.SearchOptions):
@@ -61,20 +62,16 @@ def make_batch(opts: api.SearchOptions, goal, shape, as_json: bool, many=None):
 
 def _heard(rec: dict) -> dict:
     """``rec``, its notice (a fallback heuristic...) said once on stderr."""
-    common.notice(rec.get("notice"))
+    errors.notice(rec.get("notice"))
     return rec
 
 
 @main.command()
-@common.board_argument
-@common.problem_options
-@common.limit_options
-@common.load_option
-@cluster.scheduler_option
-@remote.server_option
-@remote.forwarded
-@common.guarded
-def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes, scheduler):
+@io.board_argument
+@options.taken_by("distance")
+@forwarded
+@errors.guarded
+def distance(board, goal, shape, as_json, scheduler, **params):
     """Print the optimal number of moves from BOARD to the goal.
 
     Boards with an exact table are a lookup (any goal): 2x3, 3x3, 2x4, 2x5 by default,
@@ -90,22 +87,22 @@ def distance(board, goal, shape, data_dir, as_json, timeout, max_nodes, schedule
       npuzzle generate --count 1000 --json | npuzzle distance - --json
       npuzzle distance - --scheduler tcp://10.0.0.1:8786 < boards.txt   # on a Dask cluster
     """
-    opts = api.SearchOptions(timeout=timeout, max_nodes=max_nodes, data_dir=data_dir)
+    opts = options.search_options(params)
 
     def answer(text) -> dict:
         rec = answers.distance_record(text, goal, shape, options=opts)
-        common.notice(rec.get("notice"))
+        errors.notice(rec.get("notice"))
         return rec
 
     remote = functools.partial(answers.distance_record, options=cluster.remote_options(opts))
     with cluster.many(scheduler, remote) as many:
-        if common.is_stdin(board):
+        if io.is_stdin(board):
             from . import stream
 
             raise SystemExit(stream.run(make_batch(opts, goal, shape, as_json, many)))
         one = answer if many is None else functools.partial(_first, many, goal, shape)
-        ans = common.answer_one(one, common.board_text(board), as_json)  # cluster: one task
-    click.echo(common.json_line(ans) if as_json else str(ans["distance"]))
+        ans = io.answer_one(one, io.board_text(board), as_json)  # cluster: one task
+    click.echo(io.json_line(ans) if as_json else str(ans["distance"]))
 
 
 def _first(many, goal, shape, text: str) -> dict:

@@ -8,8 +8,9 @@ import time
 import click
 
 from .. import answers
-from . import common, remote
-from .common import main_group as main
+from . import errors, io, option_types, options
+from .forwarding import forwarded
+from .group import main_group as main
 
 FLUSH_SECONDS = 0.2  # rows written to a pipe reach it at least this often
 
@@ -72,25 +73,18 @@ FLUSH_SECONDS = 0.2  # rows written to a pipe reach it at least this often
     "--seed", type=int, default=None, help="Random seed: the same seed, the same positions."
 )
 @click.option("--unique", is_flag=True, help="Never repeat a position.")
-@click.option(
-    "--data-dir",
-    default=None,
-    type=common.DATA_DIR,
-    help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
-    "~/.local/share/npuzzle).",
-)
+@options.taken_by("generate")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
 @click.option(
     "--timeout",
-    type=common.SECONDS,
+    type=option_types.SECONDS,
     default=None,
     metavar="S",
     help="Give up solving candidates after S seconds (exit 4; boards with an exact table "
     "need no solving).",
 )
-@remote.server_option
-@remote.forwarded
-@common.guarded
+@forwarded
+@errors.guarded
 def generate(
     shape,
     count,
@@ -140,7 +134,7 @@ def generate(
     flushed = time.monotonic()
     try:
         for rec in records:  # streamed: the first lines come at once, memory stays flat
-            click.echo(common.json_line(rec) if as_json else f"{rec['rows']}\t{rec['distance']}")
+            click.echo(io.json_line(rec) if as_json else f"{rec['rows']}\t{rec['distance']}")
             if time.monotonic() - flushed > FLUSH_SECONDS:  # slow rows reach a pipe promptly
                 sys.stdout.flush()
                 flushed = time.monotonic()
@@ -148,5 +142,5 @@ def generate(
         from ..workloads.generate import GenerateTimeout  # loaded by now: no cost
 
         if isinstance(e, GenerateTimeout):  # a search limit, as --timeout is everywhere
-            common.fail(f"limit: {common.one_line(e)}", common.EXIT_LIMIT)
+            errors.fail(f"limit: {errors.one_line(e)}", errors.EXIT_LIMIT)
         raise

@@ -7,8 +7,9 @@ import time
 import click
 
 from .. import answers
-from . import common, remote
-from .common import main_group as main
+from . import errors, io, options
+from .forwarding import forwarded
+from .group import main_group as main
 
 
 def _bulk(partition, reflect: bool, data_dir):
@@ -23,7 +24,7 @@ def _bulk(partition, reflect: bool, data_dir):
 
         t0 = time.perf_counter()
         kind, notice = answers.heuristic_source(group.goal, partition, data_dir)
-        common.notice(notice)
+        errors.notice(notice)
         parity = ba.parity_many(group.tiles, group.goal)
         ok = parity.solvable
         out = BulkAnswers(unsolvable=~ok, parity=parity, ints=np.zeros(len(ok), np.int64))
@@ -104,15 +105,11 @@ def _json_records(out, group, ok, values, reflect, t0) -> None:
 
 
 @main.command()
-@common.board_argument
-@common.problem_options
-@common.partition_option
-@common.reflect_option
-@common.load_option
-@remote.server_option
-@remote.forwarded
-@common.guarded
-def heuristic(board, goal, shape, data_dir, as_json, partition, no_reflect):
+@io.board_argument
+@options.taken_by("heuristic")
+@forwarded
+@errors.guarded
+def heuristic(board, goal, shape, data_dir, as_json, partition, reflect):
     """Print the best lower bound on BOARD's distance to the goal that is built, as
     solve chooses it: the exact table's distance where one is built for the shape (2x3,
     3x3, ...), else the additive pattern database (the max of the sum of the pattern
@@ -136,23 +133,23 @@ def heuristic(board, goal, shape, data_dir, as_json, partition, no_reflect):
 
     def answer(text, goal_b=goal) -> dict:
         rec = answers.heuristic_record(
-            text, goal_b, shape, partition=partition, reflect=not no_reflect, data_dir=data_dir
+            text, goal_b, shape, partition=partition, reflect=reflect, data_dir=data_dir
         )
-        common.notice(rec.get("notice"))
+        errors.notice(rec.get("notice"))
         return rec
 
-    if common.is_stdin(board):
+    if io.is_stdin(board):
         from . import stream
 
         batch = stream.Batch(
             one=lambda start, goal_b: answer(start, goal_b),
             text=lambda rec: str(rec["h"]),
             record=lambda rec: rec,
-            bulk=_bulk(partition, not no_reflect, data_dir),
+            bulk=_bulk(partition, reflect, data_dir),
             goal=goal,
             shape=shape,
             as_json=as_json,
         )
         raise SystemExit(stream.run(batch))
-    ans = common.answer_one(answer, common.board_text(board), as_json)
-    click.echo(common.json_line(ans) if as_json else str(ans["h"]))
+    ans = io.answer_one(answer, io.board_text(board), as_json)
+    click.echo(io.json_line(ans) if as_json else str(ans["h"]))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import click
 
-from .. import answers, api
-from . import common, remote
-from .common import main_group as main
+from .. import answers
+from . import errors, io, options
+from .forwarding import forwarded
+from .group import main_group as main
 
 
 def _text(rec: dict) -> str:
@@ -18,14 +19,11 @@ def _text(rec: dict) -> str:
 
 
 @main.command()
-@common.board_argument
-@common.problem_options
-@common.limit_options
-@common.load_option
-@remote.server_option
-@remote.forwarded
-@common.guarded
-def hint(board, goal, shape, data_dir, as_json, timeout, max_nodes):
+@io.board_argument
+@options.taken_by("hint")
+@forwarded
+@errors.guarded
+def hint(board, goal, shape, as_json, **params):
     """Print the next move of an optimal solution: the blank's direction and the tile it slides.
 
     The move starts a shortest path (from the exact table up to 12 cells, by IDA* on
@@ -38,12 +36,12 @@ def hint(board, goal, shape, data_dir, as_json, timeout, max_nodes):
       npuzzle hint "1 2 3/4 0 5" --json
       npuzzle hint - < boards.txt
     """
-    opts = api.SearchOptions(timeout=timeout, max_nodes=max_nodes, data_dir=data_dir)
+    opts = options.search_options(params)
 
     def answer(text, goal_b=goal) -> dict:
         return answers.hint_record(text, goal_b, shape, options=opts)
 
-    if common.is_stdin(board):
+    if io.is_stdin(board):
         from . import stream
 
         batch = stream.Batch(
@@ -56,5 +54,5 @@ def hint(board, goal, shape, data_dir, as_json, timeout, max_nodes):
             searches=True,  # a hint beyond 12 cells is an IDA* search
         )
         raise SystemExit(stream.run(batch))
-    rec = common.answer_one(answer, common.board_text(board), as_json)
-    click.echo(common.json_line(rec) if as_json else _text(rec))
+    rec = io.answer_one(answer, io.board_text(board), as_json)
+    click.echo(io.json_line(rec) if as_json else _text(rec))

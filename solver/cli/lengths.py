@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from .. import api
 from ..workloads import lines
-from . import common
+from . import errors
 
 _COUNT = re.compile(rb"\s*([0-9]{1,9})\s*")
 _MOVES = re.compile(rb"\s*([0-9]{1,9}) moves?:")
@@ -142,5 +142,5 @@ def read_lengths(stream, goal=None, shape=None, data_dir=None) -> tuple[Lengths,
     batch = make_batch(api.SearchOptions(data_dir=data_dir), goal, shape, as_json=False)
     status = streams.run(batch, out=_Tally(lengths), chunks=questions())
     if lengths.errors:
-        status = common.EXIT_USAGE
+        status = errors.EXIT_USAGE
     return lengths, status

@@ -1,11 +1,11 @@
 """``--scheduler ADDRESS``: a command's work done by a Dask cluster (layer 7: cli).
 
-The option and the switch between here and there; the work itself is in
+The switch between here and there (the option is the specification's, :mod:`solver.options`); the work itself is in
 :mod:`solver.workloads.cluster` (batches) and :mod:`solver.workloads.cluster_search` (one hard
 board), imported only when the option is used.  Without Dask installed, or without a
 scheduler at the address, the command says so in one line and exits with status 2.
 
-Imports: click, :mod:`.common`, :mod:`.wire`, :mod:`solver.api`, :mod:`solver.workloads`.
+Imports: :mod:`.errors`, :mod:`solver.api`, :mod:`solver.workloads`.
 """
 
 from __future__ import annotations
@@ -15,25 +15,8 @@ import functools
 from dataclasses import replace
 from pathlib import Path
 
-import click
-
 from .. import api
-from . import common
-from .wire import ENV_SCHEDULER  # Dask's own variable: a cluster the user already has
-
-scheduler_option = click.option(
-    "--scheduler",
-    metavar="ADDRESS",
-    envvar=ENV_SCHEDULER,
-    default=None,
-    # '' (as `--scheduler ''` or an empty variable) means this machine, as None does.
-    callback=lambda ctx, param, value: value.strip() or None if value else None,
-    help="Solve on a Dask cluster: the address of its scheduler (tcp://host:8786; default "
-    "$DASK_SCHEDULER_ADDRESS; --scheduler '' solves on this machine).  Each worker needs npuzzle and the databases (a shared "
-    "--data-dir, or build-pdb on each machine); the cluster's workers, not this machine's "
-    "cores, then do the searching.  "
-    "Needs pip install 'npuzzle[cluster]'.",
-)
+from . import errors
 
 
 @contextlib.contextmanager
@@ -45,13 +28,13 @@ def connected(address: str):
     try:
         with cluster.connect(address) as client:
             if not cluster.worker_threads(client):
-                common.notice(
+                errors.notice(
                     f"the scheduler at {address} has no workers yet: the work waits "
                     f"for 'dask worker {address}'"
                 )
             yield client
     except cluster.ClusterError as e:
-        common.fail(f"error: {e}", common.EXIT_USAGE)
+        errors.fail(f"error: {e}", errors.EXIT_USAGE)
 
 
 def remote_options(opts: api.SearchOptions) -> api.SearchOptions:

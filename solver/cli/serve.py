@@ -14,8 +14,8 @@ import click
 
 from ..core import interrupts
 from ..workloads.batch import default_jobs
-from . import common
-from .common import main_group as main
+from . import errors, option_types, options
+from .group import main_group as main
 
 INSTALL_HINT = "the server needs its extra: pip install 'npuzzle[serve]'"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -31,13 +31,7 @@ GRACEFUL_SECONDS = 3
     "from other machines.",
 )
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option(
-    "--data-dir",
-    default=None,
-    type=common.DATA_DIR,
-    help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
-    "~/.local/share/npuzzle).",
-)
+@options.taken_by("serve")
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
@@ -47,7 +41,7 @@ GRACEFUL_SECONDS = 3
 )
 @click.option(
     "--max-seconds",
-    type=common.POSITIVE_SECONDS,
+    type=option_types.POSITIVE_SECONDS,
     default=60.0,
     show_default=True,
     help="Cap on one search's time; a client may ask for less.",
@@ -61,7 +55,7 @@ GRACEFUL_SECONDS = 3
 )
 @click.option(
     "--max-wait",
-    type=common.POSITIVE_SECONDS,
+    type=option_types.POSITIVE_SECONDS,
     default=30.0,
     show_default=True,
     help="The longest a search waits for a free worker: one whose expected wait is longer is "
@@ -76,7 +70,7 @@ GRACEFUL_SECONDS = 3
     help="Recent answers kept, so the same question again costs no search (0: none).",
 )
 @click.option("--access-log", is_flag=True, help="Log every request on stderr.")
-@common.guarded
+@errors.guarded
 def serve(host, port, data_dir, workers, max_seconds, max_nodes, max_wait, cache, access_log):
     """Serve the npuzzle questions as JSON over HTTP, and a page at / where you can
     type or generate a board and watch its optimal solution slide.
@@ -100,7 +94,7 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, max_wait, cache
         import fastapi  # noqa: F401
         import uvicorn
     except ImportError:
-        common.fail(INSTALL_HINT, common.EXIT_USAGE)
+        errors.fail(INSTALL_HINT, errors.EXIT_USAGE)
     from ..service.app import create_app
     from ..service.limits import Limits, Settings
 
@@ -117,7 +111,7 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, max_wait, cache
     )
     sock = _listen(host, port)
     if host not in LOOPBACK:
-        common.notice(f"listening on {host}: reachable from other machines")
+        errors.notice(f"listening on {host}: reachable from other machines")
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     workers_text = f"{settings.workers} search worker{'s' if settings.workers > 1 else ''}"
@@ -140,7 +134,7 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, max_wait, cache
             raise
         interrupts.handled()
     if not server.started:
-        common.fail("the server did not start (see the message above)", common.EXIT_USAGE)
+        errors.fail("the server did not start (see the message above)", errors.EXIT_USAGE)
 
 
 def _stopping_searches(server_class):
@@ -167,4 +161,4 @@ def _listen(host: str, port: int) -> socket.socket:
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
         return socket.create_server((host, port), family=family)
     except OSError as e:
-        common.fail(f"error: cannot listen on {host}:{port}: {e.strerror or e}", common.EXIT_USAGE)
+        errors.fail(f"error: cannot listen on {host}:{port}: {e.strerror or e}", errors.EXIT_USAGE)

@@ -11,9 +11,10 @@ import click
 from .. import answers, api
 from ..core.board import Board
 from ..core.solution import Solution
-from . import common, remote
+from . import errors, io, options
 from . import scheduler as cluster
-from .common import main_group as main
+from .forwarding import forwarded
+from .group import main_group as main
 
 
 def _moves_text(sol: Solution, tiles: bool) -> str:
@@ -74,30 +75,30 @@ def _show(sol: Solution) -> str:
 
 
 def _print_solution(sol: Solution, as_json, show, tiles, verbose) -> int:
-    common.notice(sol.notice)
+    errors.notice(sol.notice)
     if sol.moves is None:  # e.g. depth-limited search with too low a limit
         if as_json:
-            click.echo(common.json_line(answers.solution_record(sol)))
+            click.echo(io.json_line(answers.solution_record(sol)))
         else:
             limit = sol.extra.get("depth_limit")
             within = f" within depth limit {limit}" if limit is not None else ""
             click.echo(f"npuzzle: not found: {sol.algorithm} found no solution{within}", err=True)
-        return common.EXIT_LIMIT
+        return errors.EXIT_LIMIT
     if as_json:
-        click.echo(common.json_line(answers.solution_record(sol)))
-        return common.EXIT_OK
+        click.echo(io.json_line(answers.solution_record(sol)))
+        return errors.EXIT_OK
     if show:
         click.echo(_show(sol))
         click.echo("")
     click.echo(_human(sol, tiles))
     if verbose:
         click.echo(_stats(sol), err=True)
-    return common.EXIT_OK
+    return errors.EXIT_OK
 
 
 def _text(sol: Solution, tiles: bool) -> str:
     """The text answer of one line of a batch."""
-    common.notice(sol.notice)
+    errors.notice(sol.notice)
     if sol.moves is None:
         limit = sol.extra.get("depth_limit")
         within = f" within depth limit {limit}" if limit is not None else ""
@@ -161,11 +162,11 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
         spec = stream.Batch(
             one=lambda start, goal_b: api.solve(start, goal_b, options=opts),
             text=lambda sol: _text(sol, tiles),
-            record=lambda sol: (common.notice(sol.notice), answers.solution_record(sol))[1],
-            code=lambda sol: common.EXIT_LIMIT if sol.moves is None else common.EXIT_OK,
+            record=lambda sol: (errors.notice(sol.notice), answers.solution_record(sol))[1],
+            code=lambda sol: errors.EXIT_LIMIT if sol.moves is None else errors.EXIT_OK,
             bulk=_bulk(opts, tiles),
             many=solve_many,
-            counted=(common.EXIT_USAGE, common.EXIT_LIMIT),
+            counted=(errors.EXIT_USAGE, errors.EXIT_LIMIT),
             goal=goal,
             shape=shape,
             as_json=as_json,
@@ -175,102 +176,11 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
 
 
 @main.command()
-@common.board_argument
-@common.problem_options
-@click.option("--show", is_flag=True, help="Print the board after every move.")
-@click.option(
-    "--tiles",
-    is_flag=True,
-    help="Print which tile slides at each step instead of the blank's directions.",
-)
-@click.option(
-    "--algorithm",
-    "-a",
-    default="auto",
-    show_default=True,
-    type=click.Choice(["auto", *api.ALGORITHMS]),
-    help="auto: the exact table where one is built (up to 12 cells), IDA* "
-    "elsewhere.  bfs, dfs, dls, iddfs, astar are the teaching searches (with "
-    "statistics); fast is --fast.",
-)
-@click.option(
-    "--fast",
-    is_flag=True,
-    help="A quick solution that is NOT optimal (line by line, like a person): any "
-    "board up to 16x16 in well under a second, no database needed.  Same as "
-    '--algorithm fast; the JSON says "optimal": false, "bound": null.',
-)
-@common.heuristic_option
-@common.partition_option
-@common.reflect_option
-@common.fsm_option
-@common.combine_option
-@common.pick_option
-@common.pick_max_option
-@common.zero_aware_option
-@common.promising_first_option
-@common.depth_limit_option
-@common.cycle_check_option
-@common.limit_options
-@click.option(
-    "--weight",
-    "-w",
-    type=click.FloatRange(min=1),
-    default=1,
-    show_default=True,
-    help="Accept a solution up to W times the optimal length, found much faster "
-    "(weighted IDA*; 1.5 is a good start on 5x5).  The JSON then says "
-    '"optimal": false and "bound": W.',
-)
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Cores to use (default, and at most: all this process may use).  One "
-    "board: IDA* shares its long iterations among J threads.  '-': J "
-    "processes solve the boards.",
-)
-@cluster.scheduler_option
-@click.option(
-    "--verbose",
-    "-v",
-    is_flag=True,
-    help="Statistics on stderr, and the iterations of a long search even when "
-    "stderr is not a terminal.",
-)
-@common.load_option
-@remote.server_option
-@remote.forwarded
-@common.guarded
-def solve(
-    board,
-    goal,
-    shape,
-    data_dir,
-    as_json,
-    show,
-    tiles,
-    algorithm,
-    fast,
-    heuristic,
-    partition,
-    no_reflect,
-    fsm,
-    combine,
-    pick,
-    pick_max,
-    zero_aware,
-    promising_first,
-    depth_limit,
-    cycle_check,
-    timeout,
-    max_nodes,
-    weight,
-    jobs,
-    scheduler,
-    verbose,
-):
+@io.board_argument
+@options.taken_by("solve")
+@forwarded
+@errors.guarded
+def solve(board, goal, shape, as_json, show, tiles, jobs, scheduler, verbose, **params):
     """Print an optimal solution: the blank's moves (U D L R) and their number.
 
     Boards of up to 12 cells walk the exact table (2x3, 3x3, 2x5 by default; 3x4 and
@@ -287,43 +197,20 @@ def solve(
       npuzzle solve 15 11 13 12 14 10 8 9 7 2 5 1 3 6 4 0 --goal blank-first -w 1.2
       npuzzle solve - --json < boards.txt
       npuzzle solve - --scheduler tcp://10.0.0.1:8786 < boards.txt    # on a Dask cluster
-      npuzzle solve --fast "$(cat board-10x10.txt)"      # rows on lines: any size
+      npuzzle solve -a fast "$(cat board-10x10.txt)"     # rows on lines: any size
     """
-    if fast:
-        if algorithm not in ("auto", "fast"):
-            raise click.UsageError(f"--fast and --algorithm {algorithm} ask for two algorithms")
-        algorithm = "fast"
-    opts = api.SearchOptions(
-        algorithm=algorithm,
-        heuristic=heuristic,
-        partition=partition,
-        reflect=not no_reflect,
-        fsm=fsm,
-        combine=combine,
-        pick=pick,
-        pick_max=pick_max,
-        zero_aware=zero_aware,
-        promising_first=promising_first,
-        depth_limit=depth_limit,
-        cycle_check=cycle_check,
-        timeout=timeout,
-        max_nodes=max_nodes,
-        data_dir=data_dir,
-        weight=weight,
-    )
+    opts = options.search_options(params)
     from ..workloads import batch
 
     # On this machine --jobs is capped at its cores (said once); a Dask scheduler's workers
     # are elsewhere, and take what they are given.
-    jobs = (jobs or batch.default_jobs()) if scheduler else common.usable_jobs(jobs)
-    if common.is_stdin(board):
+    jobs = (jobs or batch.default_jobs()) if scheduler else options.usable_jobs(jobs)
+    if io.is_stdin(board):
         raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs, scheduler))
-    text = common.board_text(board)
+    text = io.board_text(board)
     with _iteration_log(verbose) as log, cluster.solver(scheduler) as solve_one:
         opts = replace(opts, jobs=jobs, progress=log)
-        sol = common.answer_one(
-            lambda t: solve_one(t, goal, shape=shape, options=opts), text, as_json
-        )
+        sol = io.answer_one(lambda t: solve_one(t, goal, shape=shape, options=opts), text, as_json)
     raise SystemExit(_print_solution(sol, as_json, show, tiles, verbose))
 
 

@@ -7,8 +7,8 @@ import click
 
 from ..core.board import goal_board
 from ..workloads.distributions import distance_counts
-from . import common
-from .common import main_group as main
+from . import errors, io, options
+from .group import main_group as main
 
 BAR_WIDTH = 50  # characters of the longest bar
 PLOT_HINT = "pip install 'npuzzle[plot]'"
@@ -16,7 +16,7 @@ PLOT_HINT = "pip install 'npuzzle[plot]'"
 
 def table_lines(dc) -> list[str]:
     """The counts as aligned rows: distance, states, percentage, cumulative percentage, bar
-    (``dc`` is a :class:`DistanceCounts` or a :class:`~.lengths.Lengths`)."""
+    (``dc`` is a :class:`~solver.workloads.distributions.DistanceCounts` or a :class:`~.lengths.Lengths`)."""
     if not dc.total:
         return ["no lengths"]
     top = max(dc.counts)
@@ -48,8 +48,8 @@ def _pyplot():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        common.fail(
-            f"--plot needs matplotlib, which is not installed: {PLOT_HINT}", common.EXIT_USAGE
+        errors.fail(
+            f"--plot needs matplotlib, which is not installed: {PLOT_HINT}", errors.EXIT_USAGE
         )
     return plt
 
@@ -94,15 +94,9 @@ def write_plot(dc, path: str, plt, title: str | None = None) -> None:
     metavar="FILE.png",
     help=f"Also write a histogram to FILE.png (needs matplotlib: {PLOT_HINT}).",
 )
-@click.option(
-    "--data-dir",
-    default=None,
-    type=common.DATA_DIR,
-    help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
-    "~/.local/share/npuzzle).",
-)
+@options.taken_by("stats")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@common.guarded
+@errors.guarded
 def stats(source, shape, goal, plot_path, data_dir, as_json):
     """Count the positions at each optimal distance from the goal.
 
@@ -130,7 +124,7 @@ def stats(source, shape, goal, plot_path, data_dir, as_json):
     g = goal_board(shape or "3x3", goal)
     dc = distance_counts(g.shape, g, data_dir)
     if as_json:
-        click.echo(common.json_line(dc.as_dict()))
+        click.echo(io.json_line(dc.as_dict()))
     else:
         click.echo(f"{dc.shape} positions by optimal distance to {dc.goal} ({dc.source})")
         for line in table_lines(dc):
@@ -147,7 +141,7 @@ def _lengths(goal, shape, data_dir, as_json, plot_path, plt) -> int:
 
     found, status = read_lengths(sys.stdin.buffer, goal, shape, data_dir)
     if as_json:
-        click.echo(common.json_line(found.as_dict()))
+        click.echo(io.json_line(found.as_dict()))
     else:
         click.echo(
             f"solution lengths read from stdin: {found.total:,} answers, "

@@ -3,7 +3,7 @@ numpy can read in bulk all at once and the others one by one, write the answers 
 order (layer 7: cli).
 
 A command describes itself as a :class:`Batch`: how to answer one problem (``one``), how that
-answer reads as text and as JSON, and optionally how to answer a whole :class:`Group` of boards
+answer reads as text and as JSON, and optionally how to answer a whole :class:`~solver.workloads.bulk.Group` of boards
 at once (``bulk``).  Both ways give the same bytes, line for line (the ``seconds`` a JSON
 answer reports is a measurement and differs); ``NPUZZLE_BULK=0`` turns the bulk way off.
 
@@ -14,7 +14,8 @@ and each names its input ``line``; a line that cannot be answered gets ``error: 
 goes on, whatever the line held.  Only a missing or damaged
 database ends the batch (exit 3): it would fail every line.
 
-Imports: click, numpy, :mod:`solver.workloads` and :mod:`.common`.
+Imports: click, numpy, :mod:`solver.workloads`, :mod:`.errors`, :mod:`.io`, :mod:`.piece_input`
+and :mod:`solver.client.pieces`.
 """
 
 from __future__ import annotations
@@ -27,13 +28,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import answers as records
+from ..client.pieces import first_with_content
 from ..core import heap
 from ..core.board import Board, Solvability
 from ..core.solution import Unsolvable
 from ..tables import loading
 from ..tables.store import DatabaseError
 from ..workloads import bulk, lines
-from . import common, pieces
+from . import errors, io, piece_input
 
 ENV_BULK = "NPUZZLE_BULK"  # 0: answer every line one by one (the reference path; for tests)
 
@@ -70,15 +72,15 @@ class Batch:
     one: Callable
     text: Callable
     record: Callable
-    code: Callable = lambda result: common.EXIT_OK
+    code: Callable = lambda result: errors.EXIT_OK
     bulk: Callable | None = None
     many: Callable | None = None
-    counted: tuple = (common.EXIT_USAGE,)
+    counted: tuple = (errors.EXIT_USAGE,)
     goal: object = None
     shape: object = None
     as_json: bool = False
     searches: bool = False  # whether a line runs a search (how tables are loaded: loading.py)
-    worst: int = field(default=common.EXIT_OK, init=False)
+    worst: int = field(default=errors.EXIT_OK, init=False)
 
     def note(self, code: int) -> None:
         if code in self.counted and code > self.worst:
@@ -86,14 +88,14 @@ class Batch:
 
 
 def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
-    """Answer every line of ``stream`` (default stdin; or the :class:`~.lines.Chunk` s of
-    ``chunks``, or the piece of a batch this thread answers for a client: :mod:`.pieces`) on
+    """Answer every line of ``stream`` (default stdin; or the :class:`~solver.workloads.lines.Chunk` s of
+    ``chunks``, or the piece of a batch this thread answers for a client: :mod:`.piece_input`) on
     ``out`` (default stdout); return the exit status."""
     out = out if out is not None else sys.stdout.buffer
     loading.prefer(batch=True, searches=batch.searches)  # many lookups ahead: see loading
     heap.keep_freed_memory()  # each chunk reuses the last one's pages (solver.core.heap)
     reader = lines.Reader()
-    piece = pieces.current() if chunks is None and stream is None else None
+    piece = piece_input.current() if chunks is None and stream is None else None
     if piece is not None:
         chunks = [piece.chunk]
         if piece.head is not None:
@@ -103,7 +105,7 @@ def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
     use_bulk = os.environ.get(ENV_BULK, "1") != "0"
     for chunk in chunks:
         if not reader.started:
-            head = pieces.first_with_content(chunk)
+            head = first_with_content(chunk)
             if head is not None:
                 reader.start(*head)
         _answer_chunk(batch, chunk, reader, use_bulk and reader.started, out)
@@ -247,7 +249,7 @@ def _render_group(
         for code in np.unique(ans.codes).tolist():
             batch.note(code)
     if bad.any():
-        batch.note(common.EXIT_UNSOLVABLE)
+        batch.note(errors.EXIT_UNSOLVABLE)
     if not batch.as_json:
         answers.words(rows[bad], np.zeros(int(bad.sum()), np.int64), ["unsolvable"])
         if ans.ints is not None:
@@ -281,7 +283,7 @@ def _render_group(
             rec = records.error_record(req.text, Unsolvable(s), "", start, g.goal)
         else:
             rec = ans.record(k)
-        answers.text(i, common.json_line(lines.merged(head, rec, req)))
+        answers.text(i, io.json_line(lines.merged(head, rec, req)))
 
 
 def _slow_answers(batch: Batch, reader, chunk, raw_lines, slow: list) -> Iterator[str]:
@@ -324,7 +326,7 @@ def _slow_answers(batch: Batch, reader, chunk, raw_lines, slow: list) -> Iterato
             continue
         batch.note(batch.code(result))
         if batch.as_json:
-            yield common.json_line(
+            yield io.json_line(
                 lines.merged(lines.answer_fields(req, line), batch.record(result), req)
             )
         else:
@@ -344,12 +346,12 @@ def _each(one):
 
 def _error(batch, line, req, exc, start, goal, text) -> str:
     code, message = line_error(exc)
-    if code == common.EXIT_DATABASE:
+    if code == errors.EXIT_DATABASE:
         raise exc
     batch.note(code)
     if batch.as_json:
         rec = records.error_record(text, exc, message, start, goal)
-        return common.json_line(lines.merged(lines.answer_fields(req, line), rec, req))
+        return io.json_line(lines.merged(lines.answer_fields(req, line), rec, req))
     return "unsolvable" if isinstance(exc, Unsolvable) else message
 
 
@@ -357,10 +359,10 @@ def line_error(exc: BaseException) -> tuple[int, str]:
     """(exit status, message) for what one line raised; anything unforeseen is still only
     that line's error."""
     try:
-        return common.classify(exc)
+        return errors.classify(exc)
     except Exception:  # noqa: BLE001 - classify re-raises what it does not know
         text = " ".join(f"{type(exc).__name__}: {exc}".split())
-        return common.EXIT_USAGE, f"error: internal error on this line ({text[:300]})"
+        return errors.EXIT_USAGE, f"error: internal error on this line ({text[:300]})"
 
 
 __all__ = ["Batch", "BulkAnswers", "run", "line_error"]

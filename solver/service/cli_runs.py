@@ -2,7 +2,7 @@
 
 ``npuzzle solve ... --server URL`` (or ``$NPUZZLE_SERVER``) sends the command's name and its
 words as the user typed them here, with a piece of its stdin for a batch
-(:mod:`solver.cli.pieces`); the server parses the words with the command's own options and
+(:mod:`solver.client.pieces`); the server parses the words with the command's own options and
 runs that very command (:func:`solver.cli.capture.run`) with the kernels already loaded and
 the tables already mapped, and answers what it printed and its exit status.  So the client
 prints exactly what the command prints on its own machine, at the cost of a request instead
@@ -24,8 +24,9 @@ command's stdout as it is.  Words that do not parse are run as they are, to say 
 server's own choices -- its caps on a search the client left unbounded, its data directory --
 are option words put before the client's, which never set them.
 
-Imports: fastapi/starlette, :mod:`solver.cli.capture`, :mod:`solver.cli.pieces`,
-:mod:`solver.tables.store` and this package.
+Imports: fastapi/starlette, :mod:`solver.cli.capture`, :mod:`solver.client` (the words and
+pieces it sends), :mod:`solver.core.program`, :mod:`solver.options`, :mod:`solver.tables.store`
+and this package.
 """
 
 from __future__ import annotations
@@ -39,15 +40,19 @@ from pathlib import Path
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
-from ..cli import capture, pieces, wire
+from ..cli import capture
+from ..client import pieces, wire
+from ..core.program import EXIT_LIMIT
+from ..options import BY_NAME
 from ..tables import store
 from .limits import TEACHING_ALGORITHMS, Settings
 
-CONTENT_TYPE = "application/x-npuzzle-run"
-EXIT_LIMIT = 4  # solver.cli.common.EXIT_LIMIT: a search limit (the cap refusals' status too)
-EXIT_ELSEWHERE = 75  # EX_TEMPFAIL: "answer this on your own machine" (see refuse_elsewhere)
-TIMED = ("solve", "distance", "hint", "generate")  # the commands with --timeout
-NODE_CAPPED = ("solve", "distance", "hint")  # ... and with --max-nodes
+CONTENT_TYPE = wire.CONTENT_TYPE
+EXIT_ELSEWHERE = wire.EXIT_ELSEWHERE  # EX_TEMPFAIL: "answer this on your own machine"
+# The forwarded commands with --timeout (generate's own, for its candidates, too), and those
+# with --max-nodes.
+TIMED = (*(c for c in BY_NAME["timeout"].commands if c in wire.FORWARDED), "generate")
+NODE_CAPPED = tuple(c for c in BY_NAME["max_nodes"].commands if c in wire.FORWARDED)
 
 
 class BadRun(ValueError):
@@ -56,7 +61,7 @@ class BadRun(ValueError):
 
 def read_run(body: bytes) -> tuple[str, list[str], pieces.Piece | None]:
     """``(command, words, piece)`` from a request body: the command's words as the client
-    typed them (:func:`solver.cli.wire.words_for_server`) and, for a batch, the piece of its
+    typed them (:func:`solver.client.wire.words_for_server`) and, for a batch, the piece of its
     input to answer; :class:`BadRun` for anything else."""
     head, _, data = body.partition(b"\n")
     try:

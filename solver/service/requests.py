@@ -2,23 +2,23 @@
 
 ``board`` (and ``goal``) take every format the CLI takes -- a string in any of its forms or a
 list of rows -- and are read by the CLI's own parser, so a bad board gets the CLI's message.
-The other fields are typed here (numbers, names from a fixed list), which is also what
-``/docs`` shows.  Unknown keys are refused: a misspelt ``max_node`` must not be ignored.
+The search options are the specification's (:mod:`solver.options`): the same names, types,
+defaults, bounds and help as on the command line, which is also what ``/docs`` shows (null
+means the default).  Unknown keys are refused: a misspelt ``max_node`` must not be ignored.
 
 A board question takes ``board`` (one answer) or ``boards`` (a list; the answers come back in
 order under ``results``, each board failing on its own like a line of ``npuzzle distance -``).
 
-Imports: pydantic, and :mod:`solver.api` for the names of algorithms and heuristics.
+Imports: pydantic, and :mod:`solver.options`.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from .. import api
-from ..core import config
+from ..options import Option, for_endpoint
 
 BOARD_HELP = (
     "A board in any format the CLI reads: flat numbers '8 6 7 2 5 4 3 0 1' or "
@@ -26,23 +26,6 @@ BOARD_HELP = (
     "the blank is 0, x, _ or '.'."
 )
 GOAL_HELP = "blank-last (default), blank-first, snake, spiral, or a board of the same shape."
-
-Algorithm = Literal[("auto", *api.ALGORITHMS)]
-Heuristic = Literal[api.HEURISTICS]
-CycleCheck = Literal[api.CYCLE_CHECKS]
-Seconds = Field(
-    None,
-    ge=0,
-    allow_inf_nan=False,
-    description="Give up a search after this many seconds (the server's cap "
-    "applies when it is lower); the answer then has status 'limit' "
-    "and the lower bound proven so far.",
-)
-Nodes = Field(
-    None,
-    ge=1,
-    description="Give up a search after generating this many nodes (capped by the server).",
-)
 
 
 class Strict(BaseModel):
@@ -71,91 +54,54 @@ class Problem(Strict):
     )
 
 
+def field_of(option: Option) -> tuple[Any, Any]:
+    """``(annotation, pydantic Field)`` of ``option`` in a request body: its type (or its
+    choices), None allowed for "the default", its bounds and its help.  An option the service
+    calls by another name holds the opposite (``no_reflect``)."""
+    kind = option.type if option.choices is None else Literal[option.choices]
+    bounds = {}
+    if option.low is not None:
+        bounds["ge"] = option.low
+    if option.high is not None:
+        bounds["le"] = option.high
+    if option.type is float:
+        bounds["allow_inf_nan"] = False
+    default = not option.default if option.service_key else option.default
+    return kind | None, Field(default, description=option.help, **bounds)
+
+
+def _request(name: str, endpoint: str, doc: str) -> type[Problem]:
+    """The request body of ``/ENDPOINT``: a :class:`Problem` and the options it takes."""
+    fields = {o.key: field_of(o) for o in for_endpoint(endpoint)}
+    return create_model(name, __base__=Problem, __doc__=doc, __module__=__name__, **fields)
+
+
+def search_fields(endpoint: str, params: dict) -> dict:
+    """The :class:`~solver.options.SearchOptions` fields a request to ``/ENDPOINT`` sets,
+    from its validated body ``params`` (a key left out, or null, keeps the default)."""
+    chosen = {}
+    for option in for_endpoint(endpoint):
+        value = params.get(option.key)
+        if value is not None:
+            chosen[option.name] = not value if option.service_key else value
+    return chosen
+
+
 class CheckRequest(Problem):
     """``/check``: solvability, with the parity working."""
 
 
-class DistanceRequest(Problem):
-    """``/distance``: the exact optimal distance."""
-
-    timeout: float | None = Seconds
-    max_nodes: int | None = Nodes
-
-
-class HeuristicRequest(Problem):
-    """``/heuristic``: the pattern-database value and its parts."""
-
-    partition: str | None = Field(
-        None, description="A preset (7-8, 6-6-3, 5-5-5 on 4x4) or tiles like 1,2,3,4/5,6,7,8."
-    )
-    no_reflect: bool = Field(
-        False, description="Only the additive sum, without the mirrored lookup."
-    )
-
-
-class HintRequest(DistanceRequest, HeuristicRequest):
-    """``/hint``: the next optimal move."""
-
-    algorithm: Algorithm = Field(
-        "auto", description="auto: the exact table on 2x3/3x3, IDA* elsewhere."
-    )
-    heuristic: Heuristic = "auto"
-
-
-class SolveRequest(HintRequest):
-    """``/solve``: an optimal solution, or a teaching search with its statistics, or a quick
-    one that is not optimal (``fast``, ``weight``)."""
-
-    depth_limit: int | None = Field(None, ge=0, description="For dls (required) and iddfs.")
-    cycle_check: CycleCheck | None = None
-    fast: bool = Field(
-        False,
-        description="A quick solution that is NOT optimal (line by line, like a person): any "
-        "board up to 16x16, no database needed; the same as algorithm 'fast'.",
-    )
-    weight: float = Field(
-        1,
-        ge=1,
-        le=100,
-        allow_inf_nan=False,
-        description="Accept a solution up to this many times the optimal length, found much "
-        "faster (weighted IDA*; 1.5 is a good start on 5x5); the answer then says "
-        "'optimal': false and 'bound'.",
-    )
-    fsm: int | None = Field(
-        None,
-        ge=0,
-        le=config.MAX_FSM_DEPTH,
-        description="IDA*'s duplicate pruning: the depth of its move-string machine (2 only "
-        "forbids undoing the last move); the answer's 'pruning' names the machine used.",
-    )
-    combine: bool | None = Field(
-        None,
-        description="The largest value of up to four equally strong databases built for the "
-        "goal (7-8 and 7-8b; 6-6-6-6 and its cuts).",
-    )
-    pick: bool | None = Field(
-        None,
-        description="Race the equally strong databases built for the goal once a search is "
-        "long, and go on with the one that needs the fewest nodes; the answer's 'race' says "
-        "how it went.",
-    )
-    pick_max: bool | None = Field(
-        None,
-        description="With 'pick', race the maxima of the databases too, each one's nodes "
-        "weighted by its cost per node.",
-    )
-    promising_first: bool | None = Field(
-        None,
-        description="Take IDA*'s work units whose subtree came nearest the goal in the "
-        "iteration before first (default), or (false) in search order; the answer's "
-        "'unit_order' says which.",
-    )
-    zero_aware: bool | None = Field(
-        None,
-        description="Read the zero-aware twins of the databases where they are built "
-        "(build-pdb --zero-aware): a pattern's value also by the blank's region.",
-    )
+DistanceRequest = _request("DistanceRequest", "distance", "``/distance``: the exact distance.")
+HeuristicRequest = _request(
+    "HeuristicRequest", "heuristic", "``/heuristic``: the pattern-database value and its parts."
+)
+HintRequest = _request("HintRequest", "hint", "``/hint``: the next optimal move.")
+SolveRequest = _request(
+    "SolveRequest",
+    "solve",
+    "``/solve``: an optimal solution, or a teaching search with its statistics, or a quick one "
+    "that is not optimal (``algorithm`` fast, ``weight``).",
+)
 
 
 class GenerateRequest(Strict):
@@ -174,6 +120,8 @@ class GenerateRequest(Strict):
 
 
 __all__ = [
+    "field_of",
+    "search_fields",
     "Problem",
     "CheckRequest",
     "DistanceRequest",

@@ -13,7 +13,8 @@ The bodies are the records of :mod:`solver.answers` -- the same fields as the CL
 :func:`answer` runs in the server process for lookups and in a worker process for searches
 (:func:`is_lookup` decides), so everything it takes and returns is plain data.
 
-Imports: :mod:`solver.answers`, :mod:`solver.api`, :mod:`solver.tables`, :mod:`solver.workloads`.
+Imports: :mod:`solver.answers`, :mod:`solver.api`, :mod:`solver.tables`, :mod:`solver.workloads`,
+and :mod:`.limits` and :mod:`.requests` of this package.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ..tables import catalog, exact
 from ..workloads.distributions import uses_exact_table
 from ..workloads.generate import MAX_SEARCHED_CELLS, GenerateTimeout
 from .limits import Settings
+from .requests import search_fields
 
 log = logging.getLogger("npuzzle.serve")
 
@@ -52,60 +54,25 @@ class RequestError(BoardError):
 # --- one board -------------------------------------------------------------------------------
 
 
-def _options(params: dict, settings: Settings, *fields: str) -> api.SearchOptions:
-    chosen = {f: params[f] for f in fields if params.get(f) is not None}
-    if "no_reflect" in chosen:
-        chosen["reflect"] = not chosen.pop("no_reflect")
-    return settings.limits.options(
-        timeout=params.get("timeout"),
-        max_nodes=params.get("max_nodes"),
-        data_dir=settings.data_dir,
-        **chosen,
-    )
-
-
-SEARCH_FIELDS = ("algorithm", "heuristic", "partition", "no_reflect")
+def _options(endpoint: str, params: dict, settings: Settings) -> api.SearchOptions:
+    """The search a request to ``/ENDPOINT`` asks for, within the server's caps."""
+    return settings.limits.options(data_dir=settings.data_dir, **search_fields(endpoint, params))
 
 
 def _distance(board, p: dict, s: Settings) -> dict:
-    return answers.distance_record(board, p.get("goal"), p.get("shape"), options=_options(p, s))
+    return answers.distance_record(
+        board, p.get("goal"), p.get("shape"), options=_options("distance", p, s)
+    )
 
 
 def _solve(board, p: dict, s: Settings) -> dict:
     return answers.solve_record(
-        board,
-        p.get("goal"),
-        p.get("shape"),
-        options=_options(
-            _fast(p),
-            s,
-            *SEARCH_FIELDS,
-            "depth_limit",
-            "cycle_check",
-            "weight",
-            "fsm",
-            "combine",
-            "pick",
-            "pick_max",
-            "zero_aware",
-            "promising_first",
-        ),
+        board, p.get("goal"), p.get("shape"), options=_options("solve", p, s)
     )
-
-
-def _fast(p: dict) -> dict:
-    """``fast: true`` is ``algorithm: fast``, as ``--fast`` is on the command line."""
-    if not p.get("fast"):
-        return p
-    if p.get("algorithm", "auto") not in ("auto", "fast"):
-        raise RequestError(f"'fast' and algorithm '{p['algorithm']}' ask for two algorithms")
-    return {**p, "algorithm": "fast"}
 
 
 def _hint(board, p: dict, s: Settings) -> dict:
-    return answers.hint_record(
-        board, p.get("goal"), p.get("shape"), options=_options(p, s, *SEARCH_FIELDS)
-    )
+    return answers.hint_record(board, p.get("goal"), p.get("shape"), options=_options("hint", p, s))
 
 
 def _heuristic(board, p: dict, s: Settings) -> dict:
@@ -295,13 +262,12 @@ def is_lookup(endpoint: str, params: dict, settings: Settings) -> bool:
     params[PARSED] = parsed
     if endpoint in ("check", "heuristic"):
         return True
-    if endpoint == "solve" and (params.get("fast") or params.get("algorithm") == "fast"):
+    if endpoint == "solve" and params.get("algorithm") == "fast":
         # Line by line, in Python: milliseconds up to 8x8; larger boards go to a worker.
         return all(b.shape.size <= FAST_LOOKUP_CELLS for b in parsed if b is not None)
-    if (
-        params.get("algorithm", "auto") not in ("auto", "table")
-        or params.get("heuristic", "auto") != "auto"
-    ):
+    if (params.get("algorithm") or "auto") not in ("auto", "table") or (
+        params.get("heuristic") or "auto"
+    ) != "auto":
         return False
     shapes = {b.shape for b in parsed if b is not None}
     return all(exact.has_table(shape, settings.data_dir) for shape in shapes)

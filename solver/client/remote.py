@@ -1,13 +1,13 @@
-"""``--server URL`` (or ``$NPUZZLE_SERVER``): a command answered by a running ``npuzzle serve``
-(layer 7: cli).
+"""A command answered by a running ``npuzzle serve`` (layer 7: client).
 
 A fresh ``npuzzle`` process spends most of a second starting Python, numpy and numba and
 mapping the tables before its first node; a running server has done all that.  With a server
-named, ``solve``, ``distance``, ``hint``, ``heuristic``, ``check`` and ``generate`` parse their
-options here as always, send them to the server's ``POST /run``
-(:mod:`solver.service.cli_runs`), which runs the very same command, and print what it printed:
-the same stdout (apart from the ``seconds`` a JSON answer measures), the same stderr, the same
-exit status.
+named (``--server URL`` or ``$NPUZZLE_SERVER``: :mod:`solver.cli.forwarding`), ``solve``,
+``distance``, ``hint``, ``heuristic``, ``check`` and ``generate`` parse their options as
+always, and :class:`Client` sends them to the server's ``POST /run``
+(:mod:`solver.service.cli_runs`), which runs the very same command, and prints what it
+printed: the same stdout (apart from the ``seconds`` a JSON answer measures), the same
+stderr, the same exit status.
 
 * **Batches** (``-``) are read in chunks as the local batch reads them and sent as pieces
   (:mod:`.pieces`) of a few lines to tens of KiB -- sized so each takes the server about
@@ -26,80 +26,39 @@ This module imports neither numpy nor numba nor h5py, nor does anything it impor
 answer is printed (a test checks): that is the point.  Only a piece answered here after all
 loads them.
 
-Imports: the standard library, click, :mod:`.common`, :mod:`.wire`; for a batch :mod:`.pieces`.
+Imports: the standard library, :mod:`solver.core.program`, :mod:`.wire`; for a batch
+:mod:`.pieces` and :mod:`solver.workloads.lines`.
 """
 
 from __future__ import annotations
 
-import functools
 import sys
 import threading
+from collections.abc import Callable
 
-import click
-
-from . import common
-from .wire import (
-    ENV_SERVER,
-    EXIT_ELSEWHERE,
-    NOTE,
-    Channel,
-    TooLong,
-    Unreachable,
-    words_for_server,
-)
+from ..core.program import EXIT_LIMIT, EXIT_OK, EXIT_UNSOLVABLE, EXIT_USAGE, fail_as, say
+from .wire import EXIT_ELSEWHERE, NOTE, Channel, TooLong, Unreachable
 
 PIECE_BYTES = 56 * 1024  # a piece's lines: under the server's 64 KiB request limit
 FIRST_LINES = 8  # lines in the first pieces of a batch, until the answers say how fast
 PIECE_SECONDS = 0.05  # what a piece should cost the server: long enough to hide a request
 IN_FLIGHT = 3  # pieces under way at once (the server answers them on its threads)
 
-server_option = click.option(
-    "--server",
-    metavar="URL",
-    envvar=ENV_SERVER,
-    default=None,
-    help="Ask a running `npuzzle serve` (http://HOST:PORT; default $NPUZZLE_SERVER): "
-    "the same answers without starting numpy and numba here.  Without a server there, "
-    "the command says so and answers here; --server '' answers here.",
-)
-
-
-def forwarded(command):
-    """The command's question goes to the server named by ``--server``/``$NPUZZLE_SERVER``
-    (unless ``--scheduler`` names a Dask cluster); it runs here when none is named or none
-    answers."""
-
-    @functools.wraps(command)
-    def wrapper(*args, server=None, **params):
-        if server and not params.get("scheduler"):
-            ctx = click.get_current_context()
-            batch = common.is_stdin(params.get("board") or ())
-            code = Client(server).answer(ctx.command.name, typed_words(ctx), batch)
-            if code is not None:
-                sys.exit(code)
-        return command(*args, **params)
-
-    return wrapper
-
-
-def typed_words(ctx: click.Context) -> list[str]:
-    """The words the user gave the running command (after its name), as a server is sent
-    them (:func:`.wire.words_for_server`)."""
-    words = ctx.meta[common.TYPED_WORDS]
-    found = words_for_server(words[words.index(ctx.info_name) + 1 :])
-    assert found is not None, "click parsed these words, so each option has its value"
-    return found[1]
-
 
 class Client:
     """The server at ``url``: one connection per thread, kept open (:class:`.wire.Channel`);
-    a URL that is not ``http://HOST:PORT`` is a usage error (exit 2)."""
+    a URL that is not ``http://HOST:PORT`` is a usage error (exit 2).
 
-    def __init__(self, url: str):
+    ``notice(line)`` says a note once per command (the command line's own notes);
+    ``answer_here(name, words, piece)`` answers a piece of a batch on this machine when the
+    server cannot: ``(exit status, stdout, stderr)``."""
+
+    def __init__(self, url: str, notice: Callable[[str], None], answer_here: Callable):
         try:
             self.channel = Channel(url)
         except ValueError as e:
-            common.fail(f"error: {e}", common.EXIT_USAGE)
+            fail_as("npuzzle", f"error: {e}", EXIT_USAGE)
+        self.notice, self.answer_here = notice, answer_here
         self.url = self.channel.url
         self.down: str | None = None  # why the server stopped answering (then: answer here)
         self._said = threading.Lock()
@@ -115,10 +74,10 @@ class Client:
         try:
             status, stdout, stderr, note = self._ask(name, words, None)
         except Unreachable as e:
-            common.notice(f"{e}; answering here")
+            self.notice(f"{e}; answering here")
             return None
         if status == EXIT_ELSEWHERE:
-            common.notice(f"{stderr.strip()}; answering here")
+            self.notice(f"{stderr.strip()}; answering here")
             return None
         self._print(stdout, stderr, note)
         return status
@@ -133,7 +92,7 @@ class Client:
         answers: queue.Queue = queue.Queue()  # the pieces' answers, in input order
         tasks: queue.Queue = queue.Queue()
         room = threading.Semaphore(IN_FLIGHT)
-        outcome = {"status": common.EXIT_OK, "stop": False, "error": None}
+        outcome = {"status": EXIT_OK, "stop": False, "error": None}
         threads = [threading.Thread(target=self._write, args=(answers, room, outcome))]
         threads += [
             threading.Thread(target=self._asker, args=(tasks, name, words, size))
@@ -182,15 +141,14 @@ class Client:
                 pass  # this piece only: answered here
             except Unreachable as e:
                 self._give_up(str(e))
-        from . import capture  # loads numpy and numba: only when the server could not answer
-
-        return (*capture.run(name, words, piece), None)
+        # loads numpy and numba: only when the server could not answer
+        return (*self.answer_here(name, words, piece), None)
 
     def _give_up(self, why: str) -> None:
         with self._said:
             if self.down is None:
                 self.down = why
-                common.notice(f"{why}; answering here")
+                self.notice(f"{why}; answering here")
 
     def _write(self, answers, room, outcome) -> None:
         """Print the pieces' answers in input order as they come (a thread of its own, so
@@ -210,7 +168,7 @@ class Client:
                 outcome["error"], outcome["stop"] = e, True
                 continue
             outcome["status"] = max(outcome["status"], status)
-            if status not in (common.EXIT_OK, common.EXIT_UNSOLVABLE, common.EXIT_USAGE, 4):
+            if status not in (EXIT_OK, EXIT_UNSOLVABLE, EXIT_USAGE, EXIT_LIMIT):
                 outcome["stop"] = True  # a missing database (3) or a bug: the batch ends
 
     def _print(self, stdout: bytes, stderr: str, note: str | None) -> None:
@@ -218,16 +176,16 @@ class Client:
         rest = []
         for line in stderr.splitlines():
             if line.startswith(NOTE):
-                common.notice(line[len(NOTE) :])
+                self.notice(line[len(NOTE) :])
             else:
                 rest.append(line)
         out = sys.stdout.buffer
         out.write(stdout)
         out.flush()
         for line in rest:
-            common.say(line)
+            say(line)
         if note:
-            common.notice(note)
+            self.notice(note)
 
     # -- HTTP --
 
@@ -273,4 +231,4 @@ class _Sizer:
             self.rate = n / max(seconds, 1e-4)
 
 
-__all__ = ["ENV_SERVER", "server_option", "forwarded", "Client", "Unreachable"]
+__all__ = ["Client"]

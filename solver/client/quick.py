@@ -1,12 +1,12 @@
 """The warm path's quick client: one board asked of ``npuzzle serve`` before click is imported
-(layer 7: cli).
+(layer 7: client).
 
 With a server named (``--server URL`` or ``$NPUZZLE_SERVER``), most of what a one-board command
 waits for on this machine is Python starting and importing click (a third of a warm answer's
 time).  So :func:`answer` runs first, on the command line as it was typed: it sends the words
 themselves to ``POST /run``, whose server parses them with the very options of the command
 and runs it (:mod:`solver.service.cli_runs`), and prints what came back -- the same stdout,
-stderr and exit status as :mod:`.remote`, which parses the options here first.
+stderr and exit status as :mod:`.remote`, which the command runs once click parsed its options.
 
 Whatever needs this machine goes the long way, through click and :mod:`.remote`: a batch
 (``-``, its lines streamed in pieces), ``--scheduler`` or ``$DASK_SCHEDULER_ADDRESS`` (a Dask
@@ -25,7 +25,7 @@ import sys
 from ..core import interrupts
 from . import wire
 
-HELP = ("-h", "--help")
+HELP = ("-h", "--help", "--help-all")
 
 
 def answer(args: list[str]) -> tuple[int | None, list[str]]:

@@ -1,9 +1,9 @@
 """A batch cut into pieces that are answered elsewhere, each exactly as the whole batch would
-answer its lines (layer 7: cli).
+answer its lines (layer 7: client).
 
 ``npuzzle distance - --server URL`` reads stdin as :func:`solver.workloads.lines.chunks` does,
 cuts the chunks into :class:`Piece` s small enough for one request, and the server answers
-each piece with the batch driver (:mod:`.stream`) told where the piece starts: the number of
+each piece with the batch driver (:mod:`solver.cli.stream`) told where the piece starts: the number of
 its first line, the lines refused for their length, and the batch's first line with content
 (the header, when it names columns), which may lie in an earlier piece.  So a piece's answers
 are the lines the whole batch would have printed for it, byte for byte.
@@ -13,8 +13,6 @@ Imports: the standard library and :mod:`solver.workloads.lines` (no numpy: the c
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -103,24 +101,4 @@ def _cut_at(data: bytes, start: int, max_bytes: int, max_lines: int) -> int:
     return end
 
 
-# The piece a forwarded batch answers in this thread (solver.cli.capture sets it): the batch
-# driver then reads it instead of stdin.
-_CURRENT = threading.local()
-
-
-@contextlib.contextmanager
-def answering(piece: Piece | None):
-    """While the block runs, a batch in this thread answers ``piece`` (None: stdin)."""
-    _CURRENT.piece = piece
-    try:
-        yield
-    finally:
-        _CURRENT.piece = None
-
-
-def current() -> Piece | None:
-    """The piece this thread's batch answers, or None to read stdin."""
-    return getattr(_CURRENT, "piece", None)
-
-
-__all__ = ["Piece", "first_with_content", "cut", "answering", "current"]
+__all__ = ["Piece", "first_with_content", "cut"]

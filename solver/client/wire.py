@@ -1,10 +1,10 @@
 """The warm path's wire: one question to a running ``npuzzle serve`` over HTTP/1.1 on a plain
-socket (layer 7: cli).
+socket (layer 7: client).
 
-Used by the command line's two clients of ``POST /run``: :mod:`.remote` (options parsed by
-click, batches in pieces) and :mod:`.quick` (one board, the command line as typed, before
-click is imported).  Only the standard library: ``http.client`` would import ssl and email,
-``urllib.parse`` ipaddress -- most of a warm command's start.
+Used by the two clients of ``POST /run``: :mod:`.remote` (options parsed by click, batches in
+pieces) and :mod:`.quick` (one board, the command line as typed, before click is imported).
+Only the standard library: ``http.client`` would import ssl and email, ``urllib.parse``
+ipaddress -- most of a warm command's start.
 
 Imports: the standard library.
 """
@@ -16,7 +16,7 @@ import threading
 
 ENV_SERVER = "NPUZZLE_SERVER"
 PATH = "/run"
-CONTENT_TYPE = "application/x-npuzzle-run"  # solver.service.cli_runs.CONTENT_TYPE
+CONTENT_TYPE = "application/x-npuzzle-run"  # what solver.service.cli_runs takes
 CONNECT_SECONDS = 2.0
 EXIT_ELSEWHERE = 75  # the server's "answer this on your own machine" (cli_runs)
 NOTE = "npuzzle: note: "
@@ -229,7 +229,7 @@ def refusal(status: int, reply: bytes) -> str:
 
 
 def _one_line(text) -> str:
-    return " ".join(str(text).split())  # (solver.cli.common.one_line, without click)
+    return " ".join(str(text).split())  # (solver.core.program.one_line, without click)
 
 
 __all__ = [

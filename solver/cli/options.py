@@ -1,0 +1,152 @@
+"""The ``npuzzle`` commands' options, made from the one specification in :mod:`solver.options`
+(layer 7: cli).
+
+``@options.taken_by("solve")`` gives a command every option the specification says it takes,
+in the specification's order, each a click option tagged with its tier (so ``--help`` shows
+the common ones, ``--help-all`` every one: :class:`.group.TieredCommand`).  A command's click
+parameters carry the specification's names, so :func:`search_options` turns them into a
+:class:`~solver.options.SearchOptions` without naming them again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..options import COMMON, SPEC, Option, SearchOptions, for_command
+from .errors import notice
+from .group import HELP_ALL
+from .option_types import DATA_DIR, SECONDS
+
+
+class SpecOption(click.Option):
+    """A click option that knows its tier (``common``, ``research`` or ``teaching``)."""
+
+    def __init__(self, *args, tier: str = COMMON, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tier = tier
+
+
+def _blank_is_none(ctx, param, value):
+    # '' (as `--scheduler ''` or an empty variable) means this machine, as None does.
+    return value.strip() or None if value else None
+
+
+def _set_load(ctx, param, value):
+    # A process-wide preference (solver.tables.loading), not an argument of the command.
+    if value is not None:
+        from ..tables import loading
+
+        loading.prefer(value)
+
+
+# What the command line does with an option's value beyond parsing it.
+CALLBACKS = {"scheduler": _blank_is_none, "load": _set_load}
+NOT_PASSED = ("load",)  # set for the whole process: the command never sees it
+
+
+def _type(option: Option):
+    """The click type of ``option``'s values (None: text)."""
+    if option.choices:
+        return click.Choice(option.choices)
+    if option.type is Path:
+        return DATA_DIR
+    if option.type is float and option.low == 0 and option.high is None:
+        return SECONDS  # finite and >= 0: "inf" must not mean "no limit"
+    if option.type is float:
+        return click.FloatRange(option.low, option.high)
+    if option.type is int:
+        return click.IntRange(option.low, option.high)
+    return None
+
+
+def click_option(option: Option):
+    """The click option (a decorator) the command line takes for ``option``."""
+    first = f"{option.flags[0]}/{option.off}" if option.off else option.flags[0]
+    kwargs = {
+        "cls": SpecOption,
+        "tier": option.tier,
+        "default": option.command_line_default,
+        "help": option.help,
+        "metavar": option.metavar,
+        "envvar": option.envvar,
+        "callback": CALLBACKS.get(option.name),
+        "expose_value": option.name not in NOT_PASSED,
+    }
+    if option.type is bool and not option.off:
+        kwargs.update(is_flag=True, flag_value=not option.negated)
+    else:
+        kwargs["type"] = _type(option)
+        kwargs["show_default"] = option.command_line_default is not None
+    return click.option(first, *option.flags[1:], option.name, **kwargs)
+
+
+def _show_every_tier(ctx, param, value):
+    if not value or ctx.resilient_parsing:
+        return
+    ctx.meta[HELP_ALL] = True
+    click.echo(ctx.get_help(), color=ctx.color)
+    ctx.exit()
+
+
+help_all_option = click.option(
+    "--help-all",
+    is_flag=True,
+    is_eager=True,
+    expose_value=False,
+    callback=_show_every_tier,
+    help="Show every option this command takes, each tier under its heading, and exit.",
+)
+
+
+def taken_by(command: str):
+    """A decorator giving ``npuzzle COMMAND`` its options from the specification, in its
+    order, and ``--help-all`` when some of them are research or teaching options."""
+    mine = for_command(command)
+    decorators = [click_option(o) for o in mine]
+    if any(o.tier != COMMON for o in mine):
+        decorators.append(help_all_option)
+
+    def apply(function):
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+
+    return apply
+
+
+def search_options(params: dict, **fields) -> SearchOptions:
+    """The :class:`~solver.options.SearchOptions` a command's parsed ``params`` ask for (the
+    options it does not take keep their defaults; ``fields`` set others).  A value the
+    command line leaves to the command (``--jobs``: None, all the cores) is not passed."""
+    chosen = {}
+    for name, value in params.items():
+        option = _SEARCH.get(name)
+        if option is not None and not (value is None and option.default is not None):
+            chosen[name] = value
+    return SearchOptions(**{**chosen, **fields})
+
+
+_SEARCH = {o.name: o for o in SPEC if o.search}
+
+
+def usable_jobs(requested: int | None) -> int:
+    """The processes to use for ``--jobs``: the request capped at the cores this process may
+    use (a larger request is said once on stderr), the cores when not given; one for a piece
+    of a client's batch, which a server answers beside other pieces on its threads."""
+    from ..workloads.batch import default_jobs
+    from .piece_input import current
+
+    if current() is not None:
+        return 1
+    cores = default_jobs()
+    if requested is None:
+        return cores
+    if requested > cores:
+        notice(f"--jobs {requested} is more than the {cores} usable core(s): using {cores}")
+        return cores
+    return requested
+
+
+__all__ = ["SpecOption", "click_option", "help_all_option", "search_options", "taken_by"]
