@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Korf & Taylor's ten 24-puzzle instances: optimal IDA* with the 6-6-6-6 database (capped per
 instance), bounded-suboptimal weighted IDA* (``--weight``, where the search has it) and the quick
-line-by-line method (``--fast``); per instance the length found, whether it is optimal, nodes,
+line-by-line method (``--algorithm fast``); per instance the length found, whether it is optimal, nodes,
 seconds and the node rate, and the bound reached when a cap stopped the search.
 
     python scripts/bench_24puzzle.py --data-dir DIR                         # all three modes
@@ -132,9 +132,11 @@ def print_row(row: dict) -> None:
 
 
 def fast_shapes(shapes: str, per_shape: int, seed: int) -> None:
-    """--fast on random boards of larger shapes: length and seconds (replay included)."""
+    """--algorithm fast on random boards of larger shapes: length and seconds (replay included)."""
     rng = random.Random(seed)
-    print("\n--fast on uniformly random solvable boards (seconds include the replay check):\n")
+    print(
+        "\n--algorithm fast on uniformly random solvable boards (seconds include the replay check):\n"
+    )
     print("| shape | boards | mean length | max s | mean s |\n|---|---|---|---|---|")
     for text in shapes.split(","):
         shape = Shape.parse(text)
@@ -176,7 +178,7 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--fast-shapes",
         default="5x5,8x8,10x10,16x16",
-        help="also time --fast on random boards of these shapes ('' to skip)",
+        help="also time --algorithm fast on random boards of these shapes ('' to skip)",
     )
     ap.add_argument("--fast-boards", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)

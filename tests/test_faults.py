@@ -350,7 +350,7 @@ def test_a_closed_pipe_ends_quietly(exact_dir):
 
 
 def test_library_messages_over_several_lines_become_one(run_cli, tmp_path):
-    from solver.cli.common import classify
+    from solver.cli.errors import classify
 
     code, message = classify(OSError(28, "No space left\non device", "/data/x.h5"))
     assert code == 2 and message == "error: No space left on device (/data/x.h5)"

@@ -277,7 +277,7 @@ def _print_comparison(start, goal, rows: list[list[str]], records: list[dict], a
         click.echo(
             io.json_line(
                 {
-                    "start": start.flat(),
+                    "board": start.flat(),
                     "goal": goal.flat(),
                     "shape": str(start.shape),
                     "runs": records,

@@ -367,7 +367,7 @@ async function solve() {
   const label = fast ? "solving (fast, not optimal)…" : "solving…";
   say(label, "info");
   const version = state.version;
-  const body = fast ? { ...problem(), fast: true } : problem();
+  const body = fast ? { ...problem(), algorithm: "fast" } : problem();
   const solving = (state.solving = new AbortController());
   $("solve").textContent = "Stop";
   const started = Date.now();
