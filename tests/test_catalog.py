@@ -24,6 +24,7 @@ from naive_bfs import distances_from
 from pdb_builder.build_apdb import build_apdb
 from solver.core.board import Board, goal_board
 from solver.tables import catalog
+from solver.tables.partitions import parse_partition
 
 ROOT = Path(__file__).resolve().parent.parent
 GOALS_3X3 = {
@@ -157,7 +158,8 @@ def test_own_database_beats_a_symmetric_one(run_cli, tmp_path):
     entry, red = catalog.resolve(goal_b.shape, goal_b, None, tmp_path)
     assert entry.goal == goal_b and red.is_identity
     # Asking for the 4-4 partition: only the default goal's file has it.
-    entry, red = catalog.resolve(goal_b.shape, goal_b, "4-4", tmp_path)
+    halves = parse_partition("4-4", goal_b.shape, goal_b)
+    entry, red = catalog.resolve(goal_b.shape, goal_b, halves, tmp_path)
     assert entry.goal == goal_board("3x3") and red.symmetry.name == "rotate-180"
 
 

@@ -236,10 +236,12 @@ def _heuristic(start: Board, goal: Board, opts):
         except DatabaseMissing as e:
             if name == "pdb" or getattr(opts, "partition", None):
                 raise
+            from ..tables import exact
             from .plans import fallback_notice
 
             name = "linear-conflict"
-            notice = fallback_notice(e, goal, opts.data_dir)
+            built = exact.has_table(start.shape, opts.data_dir)
+            notice = fallback_notice(e, goal, opts.data_dir, built)
         else:
             reflect = getattr(opts, "reflect", True)
             return (

@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass
 
 from . import kernels as K
+from .kernel_data import Plan
 from .parallel import Pool
-from .plans import Plan
 from .walk import READY, Limits, Outcome, Problem, Walk
 from .weights import Weighting
 
@@ -59,6 +59,28 @@ class SearchResult:
     # A paused search (``stop_bound``, ``pause_after``) has searched every iteration up to
     # this bound; it would go on at ``lower_bound``.
     paused: int | None = None
+
+
+@dataclass(frozen=True)
+class RaceRule:
+    """How one search of a race (:mod:`solver.search.race`, which exports this class) starts
+    and stops; an optimal search only.
+
+    ``start_bound``: start at this bound, a length already proven not to be beaten (its
+    iterations are taken to be long, so with ``jobs`` > 1 the first is parallel already).
+    ``stop_bound``: pause -- :attr:`SearchResult.paused` set, no moves -- before an iteration
+    over this bound (a rival, which searches whole iterations: never in promising order).
+    ``pause_after``: pause after the iteration during which the search generated this many
+    nodes in all (the leader).  ``nodes_before``: the nodes of the race before this search,
+    counted towards :data:`UNITS_AFTER`."""
+
+    start_bound: int | None = None
+    stop_bound: int | None = None
+    pause_after: int | None = None
+    nodes_before: int = 0
+
+
+NO_RACE = RaceRule()
 
 
 @dataclass(frozen=True)
@@ -176,27 +198,19 @@ def search(
     weighting: Weighting | None = None,
     progress=None,
     fsm_depth: int | None = None,
-    start_bound: int | None = None,
-    stop_bound: int | None = None,
-    pause_after: int | None = None,
     promising_first: bool = True,
-    nodes_before: int = 0,
+    race: RaceRule = NO_RACE,
 ) -> SearchResult:
     """Run IDA* from ``tiles`` (cell -> tile) to ``plan.target``: optimal, or within
     ``weighting``'s factor of optimal.  ``jobs`` threads share iterations that are long enough;
     ``progress(Progress)`` hears about each iteration; ``fsm_depth`` chooses the
     duplicate-pruning machine (:mod:`solver.search.fsm`); ``promising_first`` the order of
     the work units (:func:`solver.search.units.promising_first`, else search order; only
-    then does a one-thread search go on in units after :data:`UNITS_AFTER` nodes, counting
-    the ``nodes_before`` of a search this one continues: the race's).  Stops at ``timeout``
-    seconds or ``max_nodes`` generated nodes (``SearchResult.stopped`` says which).
-
-    For a race of databases (:mod:`solver.search.race`), an optimal search may start at
-    ``start_bound`` (a length already proven not to be beaten; its iterations are taken to be
-    long, so with ``jobs`` > 1 the first is parallel already) and pause -- ``paused`` set,
-    no moves -- before an iteration over ``stop_bound`` or after the iteration during which
-    it generated ``pause_after`` nodes in all."""
+    then does a one-thread search go on in units after :data:`UNITS_AFTER` nodes).  Stops at
+    ``timeout`` seconds or ``max_nodes`` generated nodes (``SearchResult.stopped`` says
+    which).  ``race``: where a search of a race starts and pauses (:class:`RaceRule`)."""
     numba_ready()
+    start_bound, stop_bound, pause_after = race.start_bound, race.stop_bound, race.pause_after
     t0 = time.perf_counter()
     problem = Problem(plan, tiles, weighting, fsm_depth)
     limits = Limits(timeout, max_nodes, None if timeout is None else t0 + timeout)
@@ -213,7 +227,7 @@ def search(
     # A long search goes on in work units (UNITS_AFTER), taken most promising first.  Not one
     # that stops at a bound (a race's rival): it searches whole iterations, in any order alike.
     ordered = promising_first and stop_bound is None
-    units_after = UNITS_AFTER - nodes_before if ordered else K.INFINITE_F
+    units_after = UNITS_AFTER - race.nodes_before if ordered else K.INFINITE_F
     # A serial walk goes on to the next iterations by itself (one kernel call for a short
     # search) unless someone hears about each iteration, the iterations may go parallel or
     # the search must pause at a bound.

@@ -28,6 +28,7 @@ from ..core import ranking
 from ..core.board import Board, BoardError, Shape, preset_goal
 from ..core.symmetry import Reduction, diagonal_reflection
 from . import catalog, store
+from .partitions import Partition, parse_partition
 
 
 @dataclass
@@ -277,43 +278,32 @@ def _dataset_order(name: str) -> int:
 
 
 def resolve(
-    shape: Shape, goal: Board, partition: str | None = None, data_dir=None
+    shape: Shape, goal: Board, partition: Partition | str | None = None, data_dir=None
 ) -> tuple[AdditivePDB, Reduction]:
     """The database the catalog chooses for ``goal`` (its own, else a symmetric one), opened,
-    and the reduction that maps boards of ``goal`` onto the database's goal."""
-    entry, red = catalog.resolve(shape, goal, partition, data_dir)
+    and the reduction that maps boards of ``goal`` onto the database's goal.  ``partition``:
+    a parsed one, or the words of a caller that holds only text (the ``heuristic`` command),
+    read here as :func:`~solver.tables.partitions.parse_partition` reads them."""
+    wanted, named = _wanted(partition, shape, goal)
+    entry, red = catalog.resolve(shape, goal, wanted, data_dir, named)
     return open_entry(entry, data_dir), red
 
 
-def resolve_many(
-    shape: Shape,
-    goal: Board,
-    partition: str | None = None,
-    data_dir=None,
-    combine: bool = False,
-    twins: bool = False,
-) -> tuple[list[AdditivePDB], Reduction]:
-    """The databases the catalog combines for ``goal`` (:func:`catalog.resolve_many`),
-    opened (``twins``: see :func:`open_entry`), and the reduction that maps boards of
-    ``goal`` onto their goal."""
-    found = catalog.resolve_many(shape, goal, partition, data_dir, combine)
-    return [open_entry(entry, data_dir, twins) for entry, _ in found], found[0][1]
-
-
-def resolve_rivals(
-    shape: Shape, goal: Board, data_dir=None, twins: bool = False
-) -> list[tuple[AdditivePDB, Reduction]]:
-    """The databases a search may race for ``goal`` (:func:`catalog.rivals`), opened
-    (``twins``: see :func:`open_entry`), each with the reduction that maps boards of ``goal``
-    onto its goal."""
-    return [
-        (open_entry(entry, data_dir, twins), red)
-        for entry, red in catalog.rivals(shape, goal, data_dir)
-    ]
+def _wanted(partition, shape: Shape, goal: Board) -> tuple[Partition | None, str | None]:
+    """``partition`` parsed for ``goal``, and the words it was given in (None for a parsed
+    one or none)."""
+    if partition is None or partition == "":
+        return None, None
+    if isinstance(partition, Partition):
+        return partition, None
+    return parse_partition(partition, shape, goal), str(partition)
 
 
 def load_apdb(
-    shape: Shape, partition: str | None = None, goal: Board | None = None, data_dir=None
+    shape: Shape,
+    partition: Partition | str | None = None,
+    goal: Board | None = None,
+    data_dir=None,
 ) -> AdditivePDB:
     """The database built for exactly ``goal`` (default blank-last): ``partition`` (a preset
     such as ``6-6-3`` or tiles ``1,2,3,4/5,6,7,8``; None = the strongest built).
@@ -325,9 +315,10 @@ def load_apdb(
     goal = goal if goal is not None else preset_goal(shape)
     if goal.shape != shape:
         raise BoardError(f"the goal is {goal.shape}, not {shape}")
-    own = [e for e, red in catalog.candidates(shape, goal, partition, data_dir) if e.goal == goal]
+    wanted, named = _wanted(partition, shape, goal)
+    own = [e for e, red in catalog.candidates(shape, goal, wanted, data_dir) if e.goal == goal]
     if not own:
-        raise catalog.missing(shape, goal, partition, data_dir)
+        raise catalog.missing(shape, goal, named or (wanted and wanted.name), data_dir)
     return open_entry(own[0], data_dir)
 
 
