@@ -263,9 +263,9 @@ def measure(start: Board, goal: Board, opts: SearchOptions) -> tuple[int, Soluti
 
 def exact_database(shape: Shape, goal: Board | None = None) -> str:
     """The file name of the exact table serving ``goal`` (default: blank-last) on ``shape``."""
-    from .tables import catalog
+    from .tables import names
 
-    return catalog.exact_file_name(shape, goal)
+    return names.exact_file_name(shape, goal)
 
 
 def distance(board, goal=None, *, shape=None, data_dir=None, **kw) -> int:

@@ -25,7 +25,7 @@ import numpy as np
 from ..core import config
 from ..core.board import Board, Shape
 from ..core.symmetry import Reduction, diagonal_reflection, reduction
-from ..tables import catalog, pattern_db, store
+from ..tables import catalog, names, pattern_db, store
 from ..tables.catalog import MAX_COMBINED
 from ..tables.partitions import MAX_CELLS, Partition
 from .kernel_data import Lines, Lookup, Plan, frame, stacked, zero_aware_data
@@ -274,7 +274,7 @@ def choose(
     return tuple(out)
 
 
-def _open(entry: catalog.Entry, heuristic: HeuristicSpec) -> pattern_db.AdditivePDB:
+def _open(entry: names.Entry, heuristic: HeuristicSpec) -> pattern_db.AdditivePDB:
     """The database ``entry`` names, opened for a search (mapped only, when its zero-aware
     twin will be read instead)."""
     return pattern_db.open_entry(entry, heuristic.data_dir, twins=heuristic.zero_aware)
@@ -306,7 +306,7 @@ def fallback_notice(
         return f"{said}; pattern databases are built for boards of up to {MAX_CELLS} cells"
     said += f"; to build one: {missing.fix}"
     if shape.size <= config.MAX_EXACT_CELLS and not exact_built:
-        command = catalog.build_command(shape, goal=goal, data_dir=data_dir, kind=catalog.EXACT)
+        command = names.build_command(shape, goal=goal, data_dir=data_dir, kind=names.EXACT)
         said += f" (or, for instant exact answers: {command})"
     return said
 

@@ -27,7 +27,7 @@ import numpy as np
 from ..core import ranking
 from ..core.board import Board, BoardError, Shape, preset_goal
 from ..core.symmetry import Reduction, diagonal_reflection
-from . import catalog, store
+from . import catalog, names, store
 from .partitions import Partition, parse_partition
 
 
@@ -136,7 +136,7 @@ _OPENED: dict = {}
 _TWINS: dict = {}  # (path, stamp, id of the additive database) -> (it, its zero-aware twin)
 
 
-def open_entry(entry: catalog.Entry, data_dir=None, twins: bool = False) -> AdditivePDB:
+def open_entry(entry: names.Entry, data_dir=None, twins: bool = False) -> AdditivePDB:
     """Open the database a catalog entry names, checking that its tables are the sizes its
     patterns need and that the patterns cover every tile once (opened once per version of
     the file).  ``twins``: for a search that reads the zero-aware twin where one is built;
@@ -149,7 +149,7 @@ def open_entry(entry: catalog.Entry, data_dir=None, twins: bool = False) -> Addi
     fix = entry.fix(data_dir)
     shape, goal = entry.shape, entry.goal
     opened = store.open_tables(
-        entry.path, {"kind": catalog.ADDITIVE, "shape": str(shape), "goal": goal.flat()}, fix, load
+        entry.path, {"kind": names.ADDITIVE, "shape": str(shape), "goal": goal.flat()}, fix, load
     )
     key = (entry.path, opened.stamp, load)
     if key in _OPENED:
@@ -185,18 +185,18 @@ def open_zero_aware(pdb: AdditivePDB, data_dir=None) -> AdditivePDB:
     :func:`solver.core.regions.pack_classes`).  Raises
     :class:`~solver.tables.store.DatabaseMissing` naming the command that builds it, or
     DatabaseCorrupt when its sizes, patterns or goal entries are wrong."""
-    entry = catalog.parse_name(pdb.path)
+    entry = names.parse_name(pdb.path)
     path = _twin_path(entry)
     key = (path, store.file_stamp(path), id(pdb))
     if key in _TWINS:
         return _TWINS[key][1]
-    fix = catalog.build_command(
-        pdb.shape, entry.partition_name, pdb.goal, data_dir, path.exists(), catalog.ZERO_AWARE
+    fix = names.build_command(
+        pdb.shape, entry.partition_name, pdb.goal, data_dir, path.exists(), names.ZERO_AWARE
     )
     if not path.exists():
         raise store.DatabaseMissing(f"no zero-aware twin of {pdb.path.name} ({path.name})", fix)
     opened = store.open_tables(
-        path, {"kind": catalog.ZERO_AWARE, "shape": str(pdb.shape), "goal": pdb.goal.flat()}, fix
+        path, {"kind": names.ZERO_AWARE, "shape": str(pdb.shape), "goal": pdb.goal.flat()}, fix
     )
     by_tiles = {
         tuple(int(t) for t in np.atleast_1d(opened.table_attrs[ds].get("tiles", ()))): table
@@ -209,11 +209,9 @@ def open_zero_aware(pdb: AdditivePDB, data_dir=None) -> AdditivePDB:
     return twin
 
 
-def _twin_path(entry: catalog.Entry) -> Path:
+def _twin_path(entry: names.Entry) -> Path:
     """Where the zero-aware twin of the additive database ``entry`` is (or would be)."""
-    return entry.path.with_name(
-        catalog.zpdb_file_name(entry.shape, entry.partition_name, entry.goal)
-    )
+    return entry.path.with_name(names.zpdb_file_name(entry.shape, entry.partition_name, entry.goal))
 
 
 def _twin_table(pt: PatternTable, table, home: list[int], where: str, fix: str) -> PatternTable:
@@ -243,9 +241,7 @@ def _home_cells(goal: Board) -> list[int]:
     return home
 
 
-def _check_partition(
-    entry: catalog.Entry, attrs: dict, tables: list[PatternTable], fix: str
-) -> None:
+def _check_partition(entry: names.Entry, attrs: dict, tables: list[PatternTable], fix: str) -> None:
     """The file holds the partition its name says, and each table belongs to its tiles: the
     entry of the goal placement is 0 (a table stored under another pattern's tiles fails
     this, as does an edited ``tiles`` attribute).  A few lookups, once per opened file."""

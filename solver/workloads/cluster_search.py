@@ -381,7 +381,7 @@ def _solution(run: _Search, start, goal, moves: str | None, lower: int, client) 
 
 
 def _partial(run: _Search, client, lower: int) -> Solution:
-    start, goal, _ = run.spec
+    start, goal = run.spec[:2]
     sol = _solution(run, start, goal, None, lower, client)
     sol.status, sol.optimal = STATUS_LIMIT, None
     return sol
