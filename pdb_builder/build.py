@@ -17,7 +17,13 @@ import numpy as np
 from solver.core import config
 from solver.core.board import Board, Shape, goal_board
 from solver.core.progress_bar import ProgressBar
-from solver.tables import audit, exact, names, store
+from solver.tables import (
+    audit,
+    catalog,  # noqa: F401 - pdb_builder.cli reaches it through this module
+    exact,
+    names,
+    store,
+)
 from solver.tables.partitions import parse_partition
 
 from . import budget
@@ -169,10 +175,10 @@ def database_files(data_dir=None) -> list[Path]:
             if not os.path.lexists(directory)
             else f"data directory {directory} is not a directory"
         )
-    names = sorted(os.listdir(directory))
+    listed = sorted(os.listdir(directory))
     return [
         directory / n
-        for n in names
+        for n in listed
         if store.TMP_MARK not in n and names.parse_name(directory / n) is not None
     ]
 

@@ -168,6 +168,26 @@ def iter_generate(shape: Shape | str, count: int, *, goal=None, **options):
         yield board, d
 
 
+def _check_request(method: str, count, seed, walk_length) -> int:
+    """The count asked for, once the method, count, seed and walk length are found sound
+    (:class:`GenerateError` otherwise)."""
+    if method not in METHODS:
+        raise GenerateError(f"unknown method '{method}': use {' or '.join(METHODS)}")
+    if int(count) < 0:
+        raise GenerateError("the count cannot be negative")
+    if seed is not None and int(seed) < 0:
+        raise GenerateError("the seed cannot be negative")
+    if walk_length is not None and int(walk_length) < 0:
+        raise GenerateError("the walk length cannot be negative")
+    if walk_length is not None and int(walk_length) > MAX_WALK_LENGTH:
+        raise GenerateError(
+            f"a walk of {int(walk_length):,} steps is longer than the "
+            f"{MAX_WALK_LENGTH:,} allowed (the distance stops growing after "
+            f"about {WALK_STEPS_PER_CELL} steps per cell)"
+        )
+    return int(count)
+
+
 def iter_generate_rows(
     shape: Shape,
     count: int,
@@ -190,21 +210,7 @@ def iter_generate_rows(
     for a 4x4 level too rare to hit is searched by random walks: ``"walk"``), so a record
     says what was done.  ``goal`` is a :class:`Board` of ``shape`` (default: blank-last)."""
     g = goal if goal is not None else preset_goal(shape)
-    if method not in METHODS:
-        raise GenerateError(f"unknown method '{method}': use {' or '.join(METHODS)}")
-    if int(count) < 0:
-        raise GenerateError("the count cannot be negative")
-    count = int(count)
-    if seed is not None and int(seed) < 0:
-        raise GenerateError("the seed cannot be negative")
-    if walk_length is not None and int(walk_length) < 0:
-        raise GenerateError("the walk length cannot be negative")
-    if walk_length is not None and int(walk_length) > MAX_WALK_LENGTH:
-        raise GenerateError(
-            f"a walk of {int(walk_length):,} steps is longer than the "
-            f"{MAX_WALK_LENGTH:,} allowed (the distance stops growing after "
-            f"about {WALK_STEPS_PER_CELL} steps per cell)"
-        )
+    count = _check_request(method, count, seed, walk_length)
     target = _target(distance, min_distance, max_distance)
     rng = np.random.default_rng(seed)
     from ..core.progress_bar import ProgressBar  # tqdm: imported only when generating
