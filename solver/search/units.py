@@ -27,7 +27,7 @@ come in the order the serial search would take them; running them in that order 
 nodes of the last iteration close to the serial count.  Moves are in the frame of the plan's
 target (``problem.plan.target``); ``reduction.moves_back`` maps them to the caller's goal.
 
-Imports: :mod:`solver.core`, the search's request, weights and walk.
+Imports: :mod:`solver.core`, the search's request, plans, weights and walk.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from ..core.symmetry import Reduction
 from . import kernels as K
+from .plans import choose
 from .request import SearchRequest
 from .walk import READY, Problem, Walk
 from .weights import Weighting
@@ -94,7 +95,7 @@ def prepare(request: SearchRequest) -> tuple[Problem, Reduction]:
     rivals are not searched in units), and the reduction whose ``moves_back`` maps its moves
     to the request's goal.  Opens the tables if the request has not (raises
     :class:`~solver.tables.store.DatabaseMissing` where there are none)."""
-    plan, red = request.with_plans().plans[0]
+    plan, red = (request.plans or choose(request.goal, request.heuristic))[0]
     weighting = Weighting.of(request.weight)
     return Problem(plan, red.board(request.start).tiles, weighting, request.fsm_depth), red
 
