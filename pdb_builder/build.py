@@ -17,7 +17,13 @@ import numpy as np
 from solver.core import config
 from solver.core.board import Board, Shape, goal_board
 from solver.core.progress_bar import ProgressBar
-from solver.tables import audit, catalog, exact, store
+from solver.tables import (
+    audit,
+    catalog,  # noqa: F401 - pdb_builder.cli reaches it through this module
+    exact,
+    names,
+    store,
+)
 from solver.tables.partitions import parse_partition
 
 from . import budget
@@ -38,12 +44,12 @@ def build_exact(
 
     Full layout (up to 9 cells): ``exact-<shape>.h5``, one BFS per goal blank cell, serving
     every goal.  Compact layout (10 to 12 cells): ``exact-<shape>-blank<cell>.h5``, one BFS
-    for the canonical goal of the cell that serves ``goal`` (:func:`catalog.table_cell`).
+    for the canonical goal of the cell that serves ``goal`` (:func:`names.table_cell`).
     ``layout`` overrides the shape's own (tests build compact tables of small boards).
     Returns a summary row; skips the work when the file exists and ``force`` is false.
     """
-    layout = layout or catalog.exact_layout(shape)
-    if layout == catalog.COMPACT:
+    layout = layout or names.exact_layout(shape)
+    if layout == names.COMPACT:
         from .build_compact import build_compact
 
         return build_compact(shape, data_dir, force, progress, goal)
@@ -58,10 +64,10 @@ def build_exact(
     t0 = time.perf_counter()
     default_goal = exact.canonical_goal(shape, shape.size - 1)
     attrs = {
-        "kind": catalog.EXACT,
+        "kind": names.EXACT,
         "shape": str(shape),
         "goal": default_goal.flat(),
-        "layout": catalog.FULL,
+        "layout": names.FULL,
         "tables": "blank_<cell>: distances to the canonical goal with the blank on <cell>",
     }
     max_d, total_d, states = 0, 0, 0
@@ -140,16 +146,16 @@ def preflight(
     directory = store.data_dir(data_dir)
     probe = directory if directory.is_dir() else Path(os.path.dirname(directory) or ".")
     if partition is None:
-        if catalog.exact_layout(shape) != catalog.FULL:
+        if names.exact_layout(shape) != names.FULL:
             return  # compact tables (10 to 12 cells): a known, fixed cost (pdb_builder.compact_bfs)
         check_exact_shape(shape)
-        path, what = directory / catalog.exact_file_name(shape), f"the exact tables of {shape}"
+        path, what = directory / names.exact_file_name(shape), f"the exact tables of {shape}"
         cost = budget.exact_cost(shape.size)
     else:
         goal_b = goal if isinstance(goal, Board) else goal_board(shape, goal)
         parsed = parse_partition(partition, shape, goal_b)
-        kind = catalog.ZERO_AWARE if zero_aware else catalog.ADDITIVE
-        path = directory / catalog.pattern_file_name(shape, parsed, goal_b, kind)
+        kind = names.ZERO_AWARE if zero_aware else names.ADDITIVE
+        path = directory / names.pattern_file_name(shape, parsed, goal_b, kind)
         what = f"partition {parsed.name} of {shape}" + (" (zero-aware)" if zero_aware else "")
         cost = budget.pattern_cost(shape.size, [len(p) for p in parsed], 2 if zero_aware else 1)
     if force or not os.path.lexists(path):
@@ -169,11 +175,11 @@ def database_files(data_dir=None) -> list[Path]:
             if not os.path.lexists(directory)
             else f"data directory {directory} is not a directory"
         )
-    names = sorted(os.listdir(directory))
+    listed = sorted(os.listdir(directory))
     return [
         directory / n
-        for n in names
-        if store.TMP_MARK not in n and catalog.parse_name(directory / n) is not None
+        for n in listed
+        if store.TMP_MARK not in n and names.parse_name(directory / n) is not None
     ]
 
 
@@ -182,7 +188,7 @@ def list_built(data_dir=None) -> list[dict]:
     whether it is sound (its digest proven; only then are its attributes read)."""
     rows = []
     for path in database_files(data_dir):
-        entry = catalog.parse_name(path)
+        entry = names.parse_name(path)
         row = {
             "file": path.name,
             "kind": entry.kind,
@@ -221,5 +227,5 @@ def verify_all(data_dir=None) -> tuple[list[Path], list[str], list[str]]:
         found = audit.audit(path)
         problems += found
         if found:
-            fixes.append(catalog.parse_name(path).fix(data_dir))
+            fixes.append(names.parse_name(path).fix(data_dir))
     return files, problems, fixes

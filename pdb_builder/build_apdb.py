@@ -10,7 +10,7 @@ indexed by the k-permutation rank of the pattern tiles' cells, with attributes `
 ``counts`` (entries at each h value).  Each table is written as soon as its search ends, so only
 one search's working memory is alive at a time.
 
-Imports: numpy, :mod:`solver.core`, :mod:`solver.tables` (the catalog names the file, the store
+Imports: numpy, :mod:`solver.core`, :mod:`solver.tables` (names gives the file its name, the store
 writes it, partitions reads the patterns), :mod:`pdb_builder.pattern_bfs`, :mod:`pdb_builder.budget`.
 """
 
@@ -24,13 +24,13 @@ import numpy as np
 
 from solver.core.board import Board, Shape, goal_board
 from solver.core.ranking import count_placements
-from solver.tables import catalog, store
+from solver.tables import names, store
 from solver.tables.partitions import Partition, parse_partition
 
 from .budget import peak_rss_mb
 from .pattern_bfs import bfs_pattern
 
-KIND = catalog.ADDITIVE
+KIND = names.ADDITIVE
 
 
 class Start(NamedTuple):
@@ -57,8 +57,8 @@ def start(shape, partition, goal, data_dir, kind: str = KIND) -> Start:
     partition = parse_partition(partition, shape, goal)
     directory = store.ensure_writable(store.data_dir(data_dir))
     store.remove_stale_temporaries(directory)
-    path = directory / catalog.pattern_file_name(shape, partition, goal, kind)
-    classes = 2 if kind == catalog.ZERO_AWARE else 1
+    path = directory / names.pattern_file_name(shape, partition, goal, kind)
+    classes = 2 if kind == names.ZERO_AWARE else 1
     attrs = {
         "kind": kind,
         "shape": str(shape),

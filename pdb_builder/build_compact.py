@@ -13,7 +13,7 @@ import numpy as np
 
 from solver.core.board import Shape, goal_board
 from solver.core.progress_bar import ProgressBar
-from solver.tables import catalog, compact, store
+from solver.tables import compact, names, store
 
 from .budget import peak_rss_mb
 from .compact_bfs import bfs_compact
@@ -23,10 +23,10 @@ def build_compact(
     shape: Shape, data_dir=None, force: bool = False, progress: bool = True, goal=None
 ) -> dict:
     """Build the compact table serving ``goal`` (default: blank-last) on ``shape``: the BFS
-    from the canonical goal of :func:`catalog.table_cell` of the goal's blank cell."""
+    from the canonical goal of :func:`names.table_cell` of the goal's blank cell."""
     g = goal_board(shape, goal)
-    cell = catalog.table_cell(shape, g.blank)
-    target = catalog.canonical_goal(shape, cell)
+    cell = names.table_cell(shape, g.blank)
+    target = names.canonical_goal(shape, cell)
     directory = store.ensure_writable(store.data_dir(data_dir))
     store.remove_stale_temporaries(directory)
     path = directory / f"exact-{shape}-blank{cell}.h5"
@@ -51,10 +51,10 @@ def build_compact(
         result = bfs_compact(target, progress=layer)
     counts = result.counts
     attrs = {
-        "kind": catalog.EXACT,
+        "kind": names.EXACT,
         "shape": str(shape),
         "goal": target.flat(),
-        "layout": catalog.COMPACT,
+        "layout": names.COMPACT,
         "blank_cell": cell,
         "encoding": compact.ENCODING,
         "index": compact.INDEX,

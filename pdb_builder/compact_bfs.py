@@ -31,6 +31,7 @@ import numba
 import numpy as np
 
 from solver.core.board import Board
+from solver.core.ranking_jit import unrank
 from solver.tables import compact
 
 from .pattern_bfs import thread_count
@@ -54,25 +55,16 @@ def _decode_block(block, n, p, free):
     :data:`BLOCK` indices and ``free`` with the 4 cells left, ascending; return the sum of
     the Lehmer digits so far (its parity is the permutation's, up to the last four)."""
     j = n - 4
-    r = block
     digit_sum = 0
-    for i in range(j - 1, -1, -1):  # mixed-radix digits, last first, kept in p for now
+    r = block
+    for i in range(j - 1, -1, -1):  # the mixed-radix digits of the rank, last first
         radix = n - i
-        p[i] = r % radix
+        digit_sum += r % radix
         r //= radix
-        digit_sum += p[i]
+    unrank(block, n, j, p)
     used = 0
     for i in range(j):
-        d = p[i]
-        v = 0
-        while True:  # the d-th value (from 0) not used yet
-            if not (used >> v) & 1:
-                if d == 0:
-                    break
-                d -= 1
-            v += 1
-        p[i] = v
-        used |= 1 << v
+        used |= 1 << p[i]
     f = 0
     for v in range(n):
         if not (used >> v) & 1:

@@ -230,6 +230,49 @@ def trace_ranks(shape: Shape | str, k: int) -> tuple[np.ndarray, np.ndarray]:
     return cells, moves
 
 
+def _pattern(shape: Shape, tiles) -> tuple[int, ...]:
+    """``tiles`` sorted, once they are distinct tiles of ``shape`` (ValueError otherwise)."""
+    tiles = tuple(sorted(int(t) for t in tiles))
+    if len(set(tiles)) != len(tiles) or not all(1 <= t < shape.size for t in tiles):
+        raise ValueError(
+            f"pattern {tiles} is not a set of tiles of a {shape} board (1..{shape.size - 1})"
+        )
+    return tiles
+
+
+def _first_layer(shape: Shape, goal: Board, tiles, g, total: int):
+    """``(words, dist, blk)`` of a BFS over ``total`` placements with only the goal
+    placement reached: its word holds the blank's region among the free cells (code 1 =
+    depth 0), its distance 0, its block the bit of depth 0."""
+    n, bs = shape.size, g.block_size
+    words = np.zeros(total, g.word_type)
+    dist = np.full(total, UNREACHED, np.uint8)
+    blk = np.zeros(total // bs, np.uint8)
+    home = [goal.tiles.index(t) for t in tiles]
+    p0 = int(ranking.rank(np.array(home, np.int64), n))
+    free = ((1 << n) - 1) & ~sum(1 << c for c in home)
+    words[p0] = _free_cell_mask(_region(goal.blank, free, shape), free)
+    dist[p0] = 0
+    blk[p0 // bs] |= kern.depth_bit(0)
+    return words, dist, blk
+
+
+def _bar(total: int, desc: str, progress: bool) -> ProgressBar:
+    """The progress bar of one pattern's BFS, with its first placement counted."""
+    bar = ProgressBar(
+        total=total,
+        desc=desc,
+        unit="pl",
+        unit_scale=True,
+        disable=not progress,
+        leave=True,
+        smoothing=0.1,
+        mininterval=0.5,
+    )
+    bar.update(1)
+    return bar
+
+
 def bfs_pattern(
     shape: Shape | str,
     tiles,
@@ -258,46 +301,22 @@ def bfs_pattern(
 
     shape = Shape.parse(shape)
     goal = goal if goal is not None else goal_board(shape)
-    tiles = tuple(sorted(int(t) for t in tiles))
+    tiles = _pattern(shape, tiles)
     k = len(tiles)
-    if len(set(tiles)) != k or not all(1 <= t < shape.size for t in tiles):
-        raise ValueError(
-            f"pattern {tiles} is not a set of tiles of a {shape} board (1..{shape.size - 1})"
-        )
     g = geometry(shape, k)
-    n, bs = shape.size, g.block_size
-    total = ranking.count_placements(n, k)
-    words = np.zeros(total, g.word_type)
-    dist = np.full(total, UNREACHED, np.uint8)
-    blk = np.zeros(total // bs, np.uint8)
-
-    home = [goal.tiles.index(t) for t in tiles]
-    p0 = int(ranking.rank(np.array(home, np.int64), n))
-    free = ((1 << n) - 1) & ~sum(1 << c for c in home)
-    words[p0] = _free_cell_mask(_region(goal.blank, free, shape), free)  # code 1 = depth 0
-    dist[p0] = 0
-    blk[p0 // bs] |= kern.depth_bit(0)
+    total = ranking.count_placements(shape.size, k)
+    words, dist, blk = _first_layer(shape, goal, tiles, g, total)
     if after_layer is not None:
         after_layer(0, words, g.shift)
 
     threads = threads or thread_count()
-    items = work_items(total // bs, threads)
+    items = work_items(total // g.block_size, threads)
     t0 = time.perf_counter()
     reached, states, frontier = 1, 1, 1
     all_states = state_count(shape, k)
     counts = [1]  # placements first reached at each depth: the table's histogram
     layers = []
-    bar = ProgressBar(
-        total=total,
-        desc=label or f"pattern {','.join(map(str, tiles))}",
-        unit="pl",
-        unit_scale=True,
-        disable=not progress,
-        leave=True,
-        smoothing=0.1,
-        mininterval=0.5,
-    )
-    bar.update(1)
+    bar = _bar(total, label or f"pattern {','.join(map(str, tiles))}", progress)
     d = 0
     try:
         while True:

@@ -37,7 +37,7 @@ from solver.core import ranking_jit
 from solver.core.board import Board, Shape
 from solver.core.ranking import count_placements
 from solver.core.regions import binomials, main_region_masks, pack_classes, set_rank
-from solver.tables import catalog, store
+from solver.tables import names, store
 
 from .bitops import pext
 from .budget import peak_rss_mb
@@ -45,7 +45,7 @@ from .build_apdb import file_mb, start
 from .pattern_bfs import UNREACHED, bfs_pattern, thread_count
 from .threads import run_items
 
-KIND = catalog.ZERO_AWARE
+KIND = names.ZERO_AWARE
 ITEMS_PER_THREAD = 8
 
 

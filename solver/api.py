@@ -46,9 +46,98 @@ def resolve_algorithm(start: Board, opts: SearchOptions) -> str:
 
 
 def algorithm_function(name: str):
-    """The function registered for algorithm ``name``."""
+    """The function registered for algorithm ``name``: ``fn(start, goal, options)``.  IDA*'s
+    is :func:`solve_idastar`, which resolves the options into a search first."""
+    if name == "idastar":
+        return solve_idastar
     module, func = ALGORITHMS[name]
     return getattr(importlib.import_module(module), func)
+
+
+# --- IDA*: the options resolved once, here ------------------------------------------------
+
+
+def partitions_asked(text: str | None, goal: Board) -> tuple:
+    """The partitions ``--partition`` names, parsed as tiles of ``goal``: none, one (a preset
+    name or tiles), or ``A+B``, whose maximum the search takes (at most
+    :data:`~solver.tables.catalog.MAX_COMBINED`).  Raises
+    :class:`~solver.tables.partitions.PartitionError` (a BoardError) for anything else."""
+    from .tables.catalog import MAX_COMBINED
+    from .tables.partitions import PartitionError, parse_partition
+
+    if not text:
+        return ()
+    parts = str(text).split("+")
+    if len(parts) > MAX_COMBINED:
+        raise PartitionError(f"at most {MAX_COMBINED} databases combine, not {text}")
+    return tuple(parse_partition(part, goal.shape, goal) for part in parts)
+
+
+def heuristic_spec(goal: Board, opts: SearchOptions):
+    """What ``opts`` asks an IDA* search towards ``goal`` to read, parsed
+    (:class:`~solver.search.plans.HeuristicSpec`); a partition is parsed only for the
+    heuristics that read pattern databases."""
+    from .search.plans import HeuristicSpec
+
+    spec = HeuristicSpec(
+        name=opts.heuristic,
+        reflect=bool(opts.reflect),
+        combine=bool(opts.combine),
+        pick=bool(opts.pick),
+        pick_max=bool(opts.pick_max),
+        zero_aware=opts.zero_aware is not False,
+        data_dir=opts.data_dir,
+    )
+    if not spec.reads_databases or not opts.partition:
+        return spec
+    return replace(
+        spec, partitions=partitions_asked(opts.partition, goal), named=str(opts.partition)
+    )
+
+
+def search_request(start: Board, goal: Board, opts: SearchOptions, plans: bool = True):
+    """The IDA* search ``opts`` asks for from ``start`` to ``goal``, resolved once
+    (:class:`~solver.search.request.SearchRequest`): the heuristic parsed, the weight read,
+    the limits -- and with ``plans`` the tables chosen and opened (raises
+    :class:`~solver.tables.store.DatabaseMissing` where one is needed and none is built)."""
+    from .search.request import SearchRequest
+    from .search.weights import parse_weight
+
+    request = SearchRequest(
+        start,
+        goal,
+        heuristic_spec(goal, opts),
+        weight=parse_weight(opts.weight),
+        timeout=opts.timeout,
+        max_nodes=opts.max_nodes,
+        jobs=max(1, opts.jobs or 1),
+        fsm_depth=opts.fsm,
+        promising_first=bool(opts.promising_first),
+        progress=opts.progress,
+    )
+    return request.with_plans() if plans else request
+
+
+def solve_idastar(start: Board, goal: Board, opts: SearchOptions) -> Solution:
+    """IDA* (algorithm ``idastar``) on the search ``opts`` asks for
+    (:func:`search_request`, then :func:`solver.search.idastar.solve`).  Its ``seconds``
+    count choosing and opening the tables too."""
+    from .search import idastar
+
+    t0 = time.perf_counter()
+    request = search_request(start, goal, opts)
+    prepared = time.perf_counter() - t0
+    sol = idastar.solve(request)
+    sol.seconds += prepared
+    return sol
+
+
+def warm_up(goal: Board, opts: SearchOptions) -> None:
+    """Map the tables and load the compiled kernel that IDA* towards ``goal`` with ``opts``
+    needs, so that processes forked afterwards share both."""
+    from .search import idastar
+
+    idastar.warm_up(search_request(goal, goal, opts))
 
 
 def solve(board, goal=None, *, shape=None, options: SearchOptions | None = None, **kw) -> Solution:
@@ -108,9 +197,9 @@ def measure(start: Board, goal: Board, opts: SearchOptions) -> tuple[int, Soluti
 
 def exact_database(shape: Shape, goal: Board | None = None) -> str:
     """The file name of the exact table serving ``goal`` (default: blank-last) on ``shape``."""
-    from .tables import catalog
+    from .tables import names
 
-    return catalog.exact_file_name(shape, goal)
+    return names.exact_file_name(shape, goal)
 
 
 def distance(board, goal=None, *, shape=None, data_dir=None, **kw) -> int:

@@ -24,6 +24,7 @@ from naive_bfs import distances_from
 from pdb_builder.build_apdb import build_apdb
 from solver.core.board import Board, goal_board
 from solver.tables import catalog
+from solver.tables.partitions import parse_partition
 
 ROOT = Path(__file__).resolve().parent.parent
 GOALS_3X3 = {
@@ -157,7 +158,8 @@ def test_own_database_beats_a_symmetric_one(run_cli, tmp_path):
     entry, red = catalog.resolve(goal_b.shape, goal_b, None, tmp_path)
     assert entry.goal == goal_b and red.is_identity
     # Asking for the 4-4 partition: only the default goal's file has it.
-    entry, red = catalog.resolve(goal_b.shape, goal_b, "4-4", tmp_path)
+    halves = parse_partition("4-4", goal_b.shape, goal_b)
+    entry, red = catalog.resolve(goal_b.shape, goal_b, halves, tmp_path)
     assert entry.goal == goal_board("3x3") and red.symmetry.name == "rotate-180"
 
 
@@ -271,3 +273,31 @@ def test_a_preset_ending_in_a_letter_is_read_back_from_its_file_name():
     ]:
         entry = catalog.parse_name(Path(name))
         assert (entry.partition_name, entry.goal.flat()) == (partition, goal), name
+
+
+def test_the_directory_is_read_once_until_it_changes(tmp_path, monkeypatch):
+    catalog.clear_cache()
+    reads = []
+    real = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda p: reads.append(p) or real(p))
+    (tmp_path / "apdb-3x3-4-4.h5").write_bytes(b"")
+    first = catalog.scan(tmp_path)
+    assert catalog.scan(tmp_path) is first and len(reads) == 1
+    (tmp_path / "exact-3x3.h5").write_bytes(b"")  # the directory changes: read again
+    later = tmp_path.stat().st_mtime_ns + 10**9  # whatever the file system's clock resolution
+    os.utime(tmp_path, ns=(later, later))
+    assert len(catalog.scan(tmp_path)) == 2 and len(reads) == 2
+
+
+def test_a_search_asks_the_catalog_once_with_its_partition_parsed(tmp_path, monkeypatch):
+    from solver import api
+    from solver.tables.partitions import Partition
+
+    build_apdb("3x3", "4-4", None, tmp_path, progress=False)
+    asked = []
+    choose = catalog.choose
+    monkeypatch.setattr(catalog, "choose", lambda *a, **k: asked.append(a) or choose(*a, **k))
+    sol = api.solve("8 6 7/2 5 4/3 0 1", algorithm="idastar", partition="4-4", data_dir=tmp_path)
+    assert sol.length == 31 and len(asked) == 1
+    wanted = asked[0][2]
+    assert len(wanted) == 1 and isinstance(wanted[0], Partition) and wanted[0].name == "4-4"

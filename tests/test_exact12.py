@@ -9,6 +9,7 @@ tests/naive_bfs.py; the 3x4 table (a minute) is built only with ``--slow``
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ from naive_bfs import distances_from
 from pdb_builder.build import build_exact
 from solver import api
 from solver.core.board import Board, Shape, goal_board
-from solver.tables import catalog, compact, exact, store
+from solver.tables import compact, exact, names, store
 from solver.workloads.distributions import distance_counts, reference_counts
 from solver.workloads.generate import generate, shuffled, walked
 
@@ -50,8 +51,8 @@ def compact_dir(tmp_path_factory):
             SHAPE24,
             d,
             progress=False,
-            layout=catalog.COMPACT,
-            goal=catalog.canonical_goal(SHAPE24, cell).flat(),
+            layout=names.COMPACT,
+            goal=names.canonical_goal(SHAPE24, cell).flat(),
         )
     build_exact(SHAPE25, d, progress=False)
     return d
@@ -70,7 +71,7 @@ def test_pack_and_unpack_are_inverse(values):
 def test_index_is_a_bijection_onto_one_parity_class(shape):
     shape = Shape.parse(shape)
     for cell in range(shape.size) if shape.size < 9 else (4, 8):
-        goal = catalog.canonical_goal(shape, cell)
+        goal = names.canonical_goal(shape, cell)
         boards, _ = every_state(goal)
         table = compact.CompactTable(goal, np.zeros(1, np.uint8), np.zeros(1, np.uint8), [], [])
         index, reachable = compact.index_many(boards, table.geo)
@@ -88,7 +89,7 @@ def test_index_round_trips_on_12_cells(shape):
     shape = Shape.parse(shape)
     rng = np.random.default_rng(12)
     for cell in (shape.size - 1, 1, shape.cols + 1):
-        goal = catalog.canonical_goal(shape, cell)
+        goal = names.canonical_goal(shape, cell)
         boards = shuffled(goal, 2000, rng)
         table = compact.CompactTable(goal, np.zeros(1, np.uint8), np.zeros(1, np.uint8), [], [])
         index, reachable = compact.index_many(boards, table.geo)
@@ -116,7 +117,7 @@ def test_every_2x4_distance_matches_the_naive_bfs(compact_dir, goal):
     boards, want = every_state(g)
     got = exact.distances(boards, g, compact_dir)
     assert np.array_equal(got, want)
-    assert exact.goal_table(g, compact_dir).entry.layout == catalog.COMPACT
+    assert exact.goal_table(g, compact_dir).entry.layout == names.COMPACT
     # The scalar path agrees with the vectorised one.
     rng = np.random.default_rng(1)
     for i in rng.choice(len(boards), 200, replace=False):
@@ -224,30 +225,27 @@ def test_a_damaged_compact_file_is_refused(compact_dir, tmp_path):
 
 
 def test_names_and_table_cells():
-    assert catalog.exact_layout(Shape(3, 3)) == catalog.FULL
-    assert catalog.exact_layout(SHAPE34) == catalog.COMPACT
+    assert names.exact_layout(Shape(3, 3)) == names.FULL
+    assert names.exact_layout(SHAPE34) == names.COMPACT
     with pytest.raises(ValueError):
-        catalog.exact_layout(Shape(4, 4))
-    assert catalog.exact_file_name(SHAPE34) == "exact-3x4-blank11.h5"
+        names.exact_layout(Shape(4, 4))
+    assert names.exact_file_name(SHAPE34) == "exact-3x4-blank11.h5"
     assert (
-        catalog.exact_file_name(SHAPE34, goal_board(SHAPE34, "blank-first"))
-        == "exact-3x4-blank11.h5"
+        names.exact_file_name(SHAPE34, goal_board(SHAPE34, "blank-first")) == "exact-3x4-blank11.h5"
     )
-    entry = catalog.parse_name(catalog.Path("exact-3x4-blank10.h5"))
-    assert entry.layout == catalog.COMPACT and entry.goal == catalog.canonical_goal(SHAPE34, 10)
-    assert catalog.parse_name(catalog.Path("exact-3x4-blank12.h5")) is None
+    entry = names.parse_name(Path("exact-3x4-blank10.h5"))
+    assert entry.layout == names.COMPACT and entry.goal == names.canonical_goal(SHAPE34, 10)
+    assert names.parse_name(Path("exact-3x4-blank12.h5")) is None
     # Four classes of blank cells on 3x4: corners, top/bottom edges, side edges, centre.
-    assert len({catalog.table_cell(SHAPE34, c) for c in range(12)}) == 4
+    assert len({names.table_cell(SHAPE34, c) for c in range(12)}) == 4
 
 
 def test_build_commands_name_the_goal_only_when_needed():
     corner = goal_board(SHAPE34, "blank-first")
-    assert (
-        catalog.build_command(SHAPE34, goal=corner, kind=catalog.EXACT) == "build-pdb --shape 3x4"
-    )
+    assert names.build_command(SHAPE34, goal=corner, kind=names.EXACT) == "build-pdb --shape 3x4"
     edge = Board.parse("1 0 2 3/4 5 6 7/8 9 10 11")
     assert (
-        catalog.build_command(SHAPE34, goal=edge, kind=catalog.EXACT)
+        names.build_command(SHAPE34, goal=edge, kind=names.EXACT)
         == "build-pdb --shape 3x4 --goal '1 0 2 3 4 5 6 7 8 9 10 11'"
     )
 

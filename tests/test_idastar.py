@@ -35,6 +35,11 @@ SHAPE3 = Shape(3, 3)
 SHAPE4 = Shape(4, 4)
 
 
+def first_plan(goal, opts):
+    """The plan an IDA* search towards ``goal`` with ``opts`` starts with, and its reduction."""
+    return api.search_request(goal, goal, opts).plans[0]
+
+
 def korf_instances(count: int | None = None) -> list[tuple[int, str, int]]:
     """(id, tiles for the blank-first goal, optimal length) of Korf's 100 instances."""
     path = reference_file("korf100.txt")
@@ -315,7 +320,7 @@ def test_root_h_is_the_database_value(pdb_dir):
 
     pdb = load_apdb(SHAPE4, "5-5-5", None, pdb_dir)
     opts = SearchOptions(algorithm="idastar", partition="5-5-5", data_dir=pdb_dir)
-    plan, _ = idastar.plan_for(goal_board(SHAPE4), opts)
+    plan, _ = first_plan(goal_board(SHAPE4), opts)
     rng = random.Random(4)
     for _ in range(100):
         tiles = list(range(16))
@@ -389,7 +394,7 @@ def test_rectangles_with_every_heuristic(shape, tmp_path):
         for tiles, dist in sample_states(truth, 60, seed=9):
             sol = api.solve(Board(shape, tiles), options=opts)
             assert sol.length == dist, (h, tiles)
-    assert idastar.plan_for(goal, SearchOptions(data_dir=tmp_path))[0].reflect is False
+    assert first_plan(goal, SearchOptions(data_dir=tmp_path))[0].reflect is False
 
 
 @pytest.mark.parametrize("first_stack", [64, 20])
@@ -409,7 +414,7 @@ def test_iterations_inside_one_kernel_call_are_the_same_search(pdb_dir, monkeypa
 
     monkeypatch.setattr(kernels, "new_stack", stack)
     opts = SearchOptions(algorithm="idastar", partition="5-5-5", data_dir=pdb_dir)
-    plan, red = idastar.plan_for(goal_board(SHAPE4, "blank-first"), opts)
+    plan, red = first_plan(goal_board(SHAPE4, "blank-first"), opts)
     heard = []
     boards = [tiles for _, tiles, _ in korf_instances(6)]
     boards.append(str(goal_board(SHAPE4, "blank-first").move("D")))  # one move: no iteration

@@ -12,7 +12,7 @@ import pytest
 from solver import api
 from solver.core.board import goal_board
 from solver.search import plans
-from solver.tables import catalog, layouts, loading, pattern_db, store
+from solver.tables import layouts, loading, names, pattern_db, store
 
 MODES = ("map", "populate", "read")
 
@@ -160,4 +160,4 @@ def test_a_damaged_layout_record_is_ignored(tables_dir, monkeypatch):
     cache.mkdir(parents=True, exist_ok=True)
     (cache / layouts.FILE_NAME).write_text("[not a dict")
     layouts.forget()
-    assert opened(tables_dir / "exact-3x3.h5", "read").attrs["kind"] == catalog.EXACT
+    assert opened(tables_dir / "exact-3x3.h5", "read").attrs["kind"] == names.EXACT

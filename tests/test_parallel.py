@@ -44,7 +44,7 @@ def random_walk(goal: Board, steps: int, seed: int) -> Board:
 
 
 def problem_of(board: Board, opts: SearchOptions):
-    return units.prepare(board, goal_board(board.shape), opts)[0]
+    return units.prepare(api.search_request(board, goal_board(board.shape), opts))[0]
 
 
 def whole_iteration(problem, bound: int) -> tuple[int, int, int, int]:
@@ -319,7 +319,8 @@ def test_work_units_travel_to_other_processes(pdb_dir):
     boards = [random_walk(goal, 44, s) for s in (1, 2, 3)]
     with ctx.Pool(2) as pool:
         for board in boards:
-            moves, nodes, count = units.search_units(board, goal, opts, mapper=pool.map, want=8)
+            request = api.search_request(board, goal, opts)
+            moves, nodes, count = units.search_units(request, mapper=pool.map, want=8)
             assert board.apply(moves) == goal
             assert len(moves) == api.solve(board, options=opts).length
             assert nodes > 0
@@ -332,6 +333,13 @@ def test_a_unit_is_plain_data():
     assert pickle.loads(pickle.dumps(unit)) == unit and unit.g == 4
     res = units.UnitResult(None, 57, 10, 4)
     assert pickle.loads(pickle.dumps(res)) == res
+    # What a unit's task carries: the search resolved once, without its tables.
+    goal = goal_board("3x3")
+    opts = SearchOptions(partition="1,2,3,4/5,6,7,8", weight=1.5)
+    request = api.search_request(goal.move("L"), goal, opts, plans=False)
+    assert request.heuristic.partitions[0].name == "4-4" and not request.plans
+    task = units.UnitTask(request.bare(), 7)
+    assert pickle.loads(pickle.dumps(task)) == task and hash(task.request)
 
 
 HARD = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # Korf #1, 57 moves to blank-first

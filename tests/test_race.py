@@ -68,7 +68,8 @@ def test_a_raced_search_is_optimal_and_says_who_won(three_cuts, exact_dir, early
 
 def _entrants(start, data_dir, pick_max=True):
     opts = api.SearchOptions(data_dir=data_dir, pick_max=pick_max)
-    found = plans.rival_plans(goal_board(Shape(3, 3)), opts)
+    goal = goal_board(Shape(3, 3))
+    found = api.search_request(goal, goal, opts).plans
     return [race.Entrant(plan, red.board(start).tiles) for plan, red in found]
 
 
@@ -92,7 +93,8 @@ def test_the_winner_needs_the_cheapest_nodes_to_the_bound(three_cuts, early_race
         if ran is None:
             continue
         alone = [
-            driver.search(e.plan, e.tiles, stop_bound=ran.bound, fsm_depth=None) for e in entrants
+            driver.search(e.plan, e.tiles, race=race.RaceRule(stop_bound=ran.bound), fsm_depth=None)
+            for e in entrants
         ]
         counts = [a.generated for a in alone]
         prices = [n * e.cost for n, e in zip(counts, entrants)]
@@ -150,14 +152,15 @@ def test_the_node_cap_counts_the_race(three_cuts, exact_dir, early_race):
 
 def test_a_paused_search_goes_on_without_losing_a_node(three_cuts):
     goal = goal_board(Shape(3, 3))
-    plan, _ = plans.plan_for(goal, api.SearchOptions(data_dir=three_cuts, partition=CUTS[1]))
+    opts = api.SearchOptions(data_dir=three_cuts, partition=CUTS[1])
+    plan, _ = api.search_request(goal, goal, opts).plans[0]
     for start in _boards(10, 17):
         whole = driver.search(plan, start.tiles)
-        first = driver.search(plan, start.tiles, pause_after=30)
+        first = driver.search(plan, start.tiles, race=race.RaceRule(pause_after=30))
         if first.paused is None:
             assert first.moves == whole.moves
             continue
-        rest = driver.search(plan, start.tiles, start_bound=first.lower_bound)
+        rest = driver.search(plan, start.tiles, race=race.RaceRule(start_bound=first.lower_bound))
         assert first.lower_bound == first.paused + 2
         assert rest.moves == whole.moves
         assert first.generated + rest.generated == whole.generated
@@ -192,13 +195,13 @@ def test_the_race_stays_within_half_the_memory(three_cuts, monkeypatch):
     opts = api.SearchOptions(data_dir=three_cuts)
     lead = catalog.rivals(goal.shape, goal, three_cuts)[0][0]
     # The three databases, the leader's maximum with each rival, and all three's.
-    assert len(plans.rival_plans(goal, opts)) == len(CUTS) + 3
+    assert len(api.search_request(goal, goal, opts).plans) == len(CUTS) + 3
     # A machine with room for two of these databases in half its memory races two of them
     # (and their maximum, which reads the same tables).
     monkeypatch.setattr(catalog, "_physical_memory", lambda: 4 * lead.strength + 1)
-    assert len(plans.rival_plans(goal, opts)) == 3
+    assert len(api.search_request(goal, goal, opts).plans) == 3
     monkeypatch.setattr(catalog, "_physical_memory", lambda: lead.strength)
-    assert len(plans.rival_plans(goal, opts)) == 1
+    assert len(api.search_request(goal, goal, opts).plans) == 1
 
 
 def test_only_the_cuts_drawn_for_the_race_and_custom_ones_race():

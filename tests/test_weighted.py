@@ -2,7 +2,7 @@
 
 The promise: a solution at most W times the optimal length, labelled ``optimal: false`` with
 ``bound: W``.  Truth comes from the exact 3x3 tables (the ``exact_dir`` fixture) and, on 4x4,
-from the optimal IDA*; the cost rules are checked against the two properties the proof in
+from the optimal IDA*; the cost rule is checked against the two properties the proof in
 solver/search/weights.py rests on.
 """
 
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from solver import api
 from solver.core.board import Board, BoardError, Shape, goal_board
-from solver.search.weights import RULES, Weighting, parse_weight
+from solver.search.weights import RULE, Weighting, parse_weight
 
 SHAPE3, SHAPE4 = Shape(3, 3), Shape(4, 4)
 WEIGHTS = ["1.2", "1.5", "2", "3", "1.25"]
@@ -33,11 +33,10 @@ SETTINGS = settings(
     h=st.integers(0, 300),
     dh=st.integers(0, 50),
     w=st.sampled_from(WEIGHTS),
-    rule=st.sampled_from(RULES),
 )
 @settings(max_examples=300, deadline=None)
-def test_cost_rules_keep_the_bound(g, h, dh, w, rule):
-    wt = Weighting.of(w, rule)
+def test_cost_rule_keeps_the_bound(g, h, dh, w):
+    wt = Weighting.of(w)
     s = wt.scale
     assert wt.cost(g, 0) == s * g  # at the goal the cost is the length
     assert wt.cost(g, h) <= s * Fraction(w) * (g + h)  # never above W (g + h)
@@ -71,13 +70,9 @@ def random_state(rng: random.Random, shape: Shape) -> Board:
 @given(
     seed=st.integers(0, 10**6),
     w=st.sampled_from(WEIGHTS),
-    rule=st.sampled_from(RULES),
     heuristic=st.sampled_from(["manhattan", "linear-conflict", "pdb"]),
 )
-def test_3x3_within_w_times_the_exact_distance(
-    exact_dir, pdb_dir, monkeypatch, seed, w, rule, heuristic
-):
-    monkeypatch.setenv("NPUZZLE_WEIGHTING", rule)
+def test_3x3_within_w_times_the_exact_distance(exact_dir, pdb_dir, seed, w, heuristic):
     board = random_state(random.Random(seed), SHAPE3)
     exact = api.distance(board, data_dir=exact_dir)
     data = pdb_dir if heuristic == "pdb" else None
@@ -85,7 +80,7 @@ def test_3x3_within_w_times_the_exact_distance(
     assert sol.length <= Fraction(w) * exact  # api.solve replayed the moves to the goal
     assert sol.length % 2 == exact % 2
     assert sol.optimal is False and sol.extra["bound"] == float(Fraction(w))
-    assert sol.extra["weighting"] == rule
+    assert sol.extra["weighting"] == RULE
     assert sol.root_h <= sol.lower_bound <= exact
 
 

@@ -1,5 +1,5 @@
-"""The zero-aware tables of scripts/bench_zero_aware.py (issue 21's measurement of what they
-would give): on the whole 8-puzzle they must be admissible and ordered as their definitions
+"""The zero-aware tables of scripts/bench_zero_aware.py (the script that measures what they
+give): on the whole 8-puzzle they must be admissible and ordered as their definitions
 say, and IDA* with each must find the true distance -- else the node counts it prints mean
 nothing."""
 

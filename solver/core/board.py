@@ -1,105 +1,35 @@
-"""Boards: shapes, goals, parsing, validation, rendering, moves and solvability (layer 0: core).
+"""Boards: validation, rendering, moves, goals and solvability (layer 0: core).
 
-Everything else in npuzzle speaks this vocabulary.  A :class:`Shape` is ``rows x cols``; a
-:class:`Board` is an immutable tuple of ``rows*cols`` tiles in row-major cell order with the
-blank written ``0``.  A move is the direction the *blank* travels (``U D L R``).
+Everything else in npuzzle speaks this vocabulary.  A :class:`Shape` is ``rows x cols``
+(:mod:`solver.core.shape`, with the blank, the moves and :class:`BoardError`, all importable
+from here); a :class:`Board` is an immutable tuple of ``rows*cols`` tiles in row-major cell
+order with the blank written ``0``.  A move is the direction the *blank* travels
+(``U D L R``).  Reading a board as written is :mod:`solver.core.board_text`'s.
 
 Imports: the standard library only (no numpy), so parsing is cheap everywhere.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-BLANK = 0
-BLANK_SYMBOLS = {"0", "x", "X", "_", "."}
-MIN_SIDE = 2
-MAX_SIDE = 16
-MAX_TILE_DIGITS = 6  # tiles are below MAX_SIDE**2 = 256; longer digit strings are refused early
-# The longest board text read (characters): a 16x16 board written as JSON rows is about 1.5 k;
-# anything longer is refused before it is split or decoded (DESIGN §1, "one bad line").
-MAX_BOARD_CHARS = 1 << 16
-_DIGITS = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() and \d accept other scripts
-# Square shapes inferred from a flat list of numbers; 6 is LeetCode 773's 2x3.
-INFERRED_SHAPES = {6: (2, 3), 9: (3, 3), 16: (4, 4), 25: (5, 5)}
-GOAL_PRESETS = ("blank-last", "blank-first", "snake", "spiral")
-MOVES = "UDLR"
-OPPOSITE = {"U": "D", "D": "U", "L": "R", "R": "L"}
-
-
-class BoardError(ValueError):
-    """A board, shape, goal or move sequence that cannot be read; the message is one line."""
-
-
-@dataclass(frozen=True)
-class Shape:
-    """A board shape: ``rows`` x ``cols`` cells, numbered row-major from 0.
-
-    >>> Shape.parse("3x4")
-    Shape(rows=3, cols=4)
-    >>> str(Shape(2, 3)), Shape(2, 3).size
-    ('2x3', 6)
-    """
-
-    rows: int
-    cols: int
-
-    def __post_init__(self):
-        for side in (self.rows, self.cols):
-            if not MIN_SIDE <= side <= MAX_SIDE:
-                raise BoardError(
-                    f"shape {self.rows}x{self.cols} is not supported: each side must be "
-                    f"{MIN_SIDE} to {MAX_SIDE}"
-                )
-
-    @classmethod
-    def parse(cls, text: str | Shape) -> Shape:
-        """Read ``"3x3"`` (also ``3X3``, ``3*3``, ``3,3``)."""
-        if isinstance(text, Shape):
-            return text
-        m = re.fullmatch(r"\s*([0-9]{1,6})\s*[xX*,]\s*([0-9]{1,6})\s*", str(text))
-        if not m:
-            raise BoardError(f"shape '{_clip(text)}' is not of the form ROWSxCOLS, e.g. 3x3")
-        return cls(int(m.group(1)), int(m.group(2)))
-
-    def __str__(self) -> str:
-        return f"{self.rows}x{self.cols}"
-
-    @property
-    def size(self) -> int:
-        """Number of cells, ``rows * cols``."""
-        return self.rows * self.cols
-
-    def neighbour(self, cell: int, move: str) -> int | None:
-        """The cell the blank reaches from ``cell`` by ``move``, or None off the board."""
-        r, c = divmod(cell, self.cols)
-        if move == "U":
-            r -= 1
-        elif move == "D":
-            r += 1
-        elif move == "L":
-            c -= 1
-        elif move == "R":
-            c += 1
-        else:
-            raise BoardError(f"'{move}' is not a move: use U, D, L or R")
-        if 0 <= r < self.rows and 0 <= c < self.cols:
-            return r * self.cols + c
-        return None
-
-    def neighbour_table(self) -> list[list[int]]:
-        """For each cell, the cell reached by U, D, L, R in that order (-1 off the board)."""
-        table = []
-        for cell in range(self.size):
-            row = []
-            for m in MOVES:
-                n = self.neighbour(cell, m)
-                row.append(-1 if n is None else n)
-            table.append(row)
-        return table
+from .board_text import board_layout
+from .shape import (  # noqa: F401 - every board speaks this vocabulary: importers find it here
+    BLANK,
+    BLANK_SYMBOLS,
+    GOAL_PRESETS,
+    INFERRED_SHAPES,
+    MAX_BOARD_CHARS,
+    MAX_SIDE,
+    MIN_SIDE,
+    MOVES,
+    OPPOSITE,
+    BoardError,
+    Shape,
+    clip,
+)
 
 
 @dataclass(frozen=True)
@@ -221,7 +151,7 @@ def validate_tiles(tiles: Sequence[int], shape: Shape) -> None:
     for t in tiles:
         if not 0 <= t < n:
             raise BoardError(
-                f"tile {_clip(t)} is out of range 0..{n - 1} for {shape} in {_quote(tiles)}"
+                f"tile {clip(t)} is out of range 0..{n - 1} for {shape} in {_quote(tiles)}"
             )
         if t in seen:
             raise BoardError(f"tile {t} appears twice in {_quote(tiles)}")
@@ -229,33 +159,8 @@ def validate_tiles(tiles: Sequence[int], shape: Shape) -> None:
 
 
 def _quote(tiles: Sequence[int]) -> str:
-    text = " ".join(_clip(t, 12) for t in tiles[:40])
+    text = " ".join(clip(t, 12) for t in tiles[:40])
     return f"'{text[:60]}…'" if len(text) > 60 else f"'{text}'"
-
-
-def _token_to_tile(token: str) -> int:
-    if token in BLANK_SYMBOLS:
-        return BLANK
-    if not _DIGITS.fullmatch(token):
-        raise BoardError(f"'{_clip(token)}' is not a tile number (the blank is 0, x, _ or .)")
-    if len(token) > MAX_TILE_DIGITS:  # int() of a 4,301-digit number raises ValueError
-        raise BoardError(
-            f"tile {_clip(token)} is out of range (a board has at most {MAX_SIDE * MAX_SIDE} cells)"
-        )
-    return int(token)
-
-
-def _clip(text: str, limit: int = 40) -> str:
-    """``text`` cut to ``limit`` characters for an error message."""
-    text = "".join(
-        c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else "?"
-        for c in str(text)[: limit + 1]
-    )
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _split_row(text: str) -> list[int]:
-    return [_token_to_tile(t) for t in re.split(r"[\s,;]+", text.strip()) if t]
 
 
 def parse_board(text, shape: Shape | str | None = None) -> Board:
@@ -276,88 +181,6 @@ def parse_board(text, shape: Shape | str | None = None) -> Board:
             raise BoardError(f"board {text} is {text.shape}, not {want}")
         return text
     return Board(*board_layout(text, shape))
-
-
-def board_layout(text, shape: Shape | str | None = None) -> tuple[Shape, tuple[int, ...]]:
-    """The shape and the numbers of a board as written, before the numbers are checked to be
-    a permutation: the part of :func:`parse_board` that depends only on how the board is laid
-    out (rows, separators, counts), never on which numbers it holds.  Raises
-    :class:`BoardError` for a layout that is not a board.
-
-    >>> board_layout("7 7 7/7 7 7")
-    (Shape(rows=2, cols=3), (7, 7, 7, 7, 7, 7))
-    """
-    want = Shape.parse(shape) if shape is not None else None
-    if isinstance(text, (list, tuple)):
-        rows = _rows_from_sequence(text)
-    else:
-        rows = _rows_from_text(str(text))
-    if len(rows) == 1:
-        return _flat_shape(rows[0], want), tuple(rows[0])
-    lengths = [len(r) for r in rows]
-    if len(set(lengths)) != 1:
-        shown = lengths if len(lengths) <= 8 else lengths[:8] + ["…"]
-        raise BoardError(f"rows have different lengths ({', '.join(map(str, shown))})")
-    found = Shape(len(rows), lengths[0]) if lengths[0] >= MIN_SIDE else None
-    if found is None:
-        raise BoardError(f"rows must have at least {MIN_SIDE} tiles each")
-    if want is not None and want != found:
-        raise BoardError(f"the rows give a {found} board but --shape says {want}")
-    return found, tuple(t for r in rows for t in r)
-
-
-def _rows_from_sequence(seq) -> list[list[int]]:
-    if len(seq) > MAX_BOARD_CHARS:
-        raise BoardError(f"a board of {len(seq):,} items is too large")
-    if seq and all(isinstance(r, (list, tuple)) for r in seq):
-        return [[_as_tile(t) for t in r] for r in seq]
-    return [[_as_tile(t) for t in seq]]
-
-
-def _as_tile(t) -> int:
-    if isinstance(t, bool):
-        raise BoardError(f"'{t}' is not a tile number")
-    if isinstance(t, int):
-        return t
-    if isinstance(t, str):
-        return _token_to_tile(t.strip())
-    raise BoardError(f"'{_clip(repr(t))}' is not a tile number")
-
-
-def _rows_from_text(text: str) -> list[list[int]]:
-    stripped = text.strip()
-    if not stripped:
-        raise BoardError("empty board: give the tiles, e.g. '1 2 3/4 0 5'")
-    if len(stripped) > MAX_BOARD_CHARS:
-        raise BoardError(
-            f"a board of {len(stripped):,} characters is too long (the limit is "
-            f"{MAX_BOARD_CHARS:,})"
-        )
-    if stripped.startswith("["):
-        try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as e:
-            raise BoardError(f"board looks like JSON but is not valid JSON ({e.msg})") from None
-        except (RecursionError, ValueError):  # nested too deeply, or a number too long
-            raise BoardError(
-                "board looks like JSON but cannot be read (nested too deeply or a number too long)"
-            ) from None
-        if not isinstance(data, list):
-            raise BoardError("a JSON board must be a list of rows or of tiles")
-        return _rows_from_sequence(data)
-    parts = [p for p in re.split(r"[/\n|]", stripped) if p.strip()]
-    return [_split_row(p) for p in parts]
-
-
-def _flat_shape(tiles: list[int], want: Shape | None) -> Shape:
-    if want is None:
-        if len(tiles) not in INFERRED_SHAPES:
-            raise BoardError(
-                f"cannot tell the shape of {len(tiles)} tiles: write rows ('1 2 3/4 0 5') "
-                f"or give --shape ROWSxCOLS"
-            )
-        want = Shape(*INFERRED_SHAPES[len(tiles)])
-    return want
 
 
 # --- goals -----------------------------------------------------------------------------------
@@ -409,7 +232,7 @@ def preset_goal(shape: Shape, name: str = "blank-last") -> Board:
         return _board_along(shape, _snake_order(shape))
     if name == "spiral":
         return _board_along(shape, _spiral_order(shape))
-    raise BoardError(f"unknown goal '{_clip(name)}': use one of {', '.join(GOAL_PRESETS)}")
+    raise BoardError(f"unknown goal '{clip(name)}': use one of {', '.join(GOAL_PRESETS)}")
 
 
 def goal_board(shape: Shape | str, goal=None) -> Board:
@@ -429,7 +252,7 @@ def goal_board(shape: Shape | str, goal=None) -> Board:
         return preset_goal(shape, goal.strip().lower())
     if isinstance(goal, str) and re.fullmatch(r"[a-zA-Z-]+", goal.strip()):
         raise BoardError(
-            f"unknown goal '{_clip(goal)}': use one of {', '.join(GOAL_PRESETS)} or a board"
+            f"unknown goal '{clip(goal)}': use one of {', '.join(GOAL_PRESETS)} or a board"
         )
     try:
         return parse_board(goal, shape)

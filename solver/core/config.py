@@ -22,7 +22,9 @@ ENV_ORDER = "NPUZZLE_ORDER"  # 0: IDA* enters children in move order, not smalle
 ENV_NUMBA_BLAS = "NPUZZLE_NUMBA_BLAS"  # 1: let numba import scipy for BLAS when it loads
 ENV_NUMBA_EXTENSIONS = "NPUZZLE_NUMBA_EXTENSIONS"  # 1: let numba load cffi and its extensions
 ENV_LOAD = "NPUZZLE_LOAD"  # how pattern tables reach memory: auto, map or read
-ENV_WEIGHTING = "NPUZZLE_WEIGHTING"  # --weight's cost rule: wida (default), xdp or xup
+ENV_DEBUG = "NPUZZLE_DEBUG"  # 1: an internal error shows its traceback
+ENV_SERVER = "NPUZZLE_SERVER"  # the address of a running `npuzzle serve` the CLI may ask
+ENV_BULK = "NPUZZLE_BULK"  # 0: batches of boards are answered one by one, not in bulk
 
 # --- what gets built -----------------------------------------------------------------------
 # Boards small enough for a table of every state's exact distance, built by a bare `build-pdb`.
@@ -72,10 +74,10 @@ DEFAULT_PICK = True
 # section 2), the maximum of two cuts halved Korf & Taylor #4's nodes and time.
 DEFAULT_PICK_MAX = True
 # Whether IDA* reads the zero-aware twins of its databases (zpdb-..., built with build-pdb
-# --zero-aware: two distances a placement, by the blank's region): None reads them where they are
-# built and says nothing where not (True says so).  Korf's 100 with 7-8: 27,912 -> 15,808
+# --zero-aware: two distances a placement, by the blank's region): True reads them where they
+# are built (and the additive file where not), False never.  Korf's 100 with 7-8: 27,912 -> 15,808
 # nodes a board, 0.72x the time (docs/research-table.md, sections 8 and 8b).
-DEFAULT_ZERO_AWARE = None
+DEFAULT_ZERO_AWARE = True
 # Whether IDA*'s long iterations take their work units most promising first: those whose
 # subtree came nearest the goal (the least h entered) in the iteration before
 # (solver.search.units.promising_first).  On: Korf & Felner's 14 easiest 24-puzzles on 2

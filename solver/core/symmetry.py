@@ -148,7 +148,7 @@ def reduction(goal: Board, target: Board, symmetry_name: str | None = None) -> R
 
     >>> from solver.core.board import goal_board
     >>> red = reduction(goal_board("2x2", "blank-first"), goal_board("2x2"))
-    >>> red.symmetry.name, str(red.board(Board.parse("1 0 2 3")))
+    >>> red.symmetry.name, str(red.board(Board.parse("1 0/2 3")))
     ('rotate-180', '1 2/0 3')
     """
     if goal.shape != target.shape:

@@ -1,6 +1,7 @@
 """Teaching searches: BFS, DFS, depth-limited, iterative deepening and A* (layer 3: search).
 
-Every algorithm here is the *same* loop, :func:`search`, run with two policies:
+Every algorithm here is the *same* loop, :func:`solver.search.blind_loop.search`, run with
+two policies:
 
 * a **frontier policy** — which generated-but-unexpanded node comes out next:
   a FIFO queue (breadth-first), a LIFO stack (depth-first) or a priority queue on
@@ -26,17 +27,17 @@ frontier, the states held in memory at the peak, the deepest node, seconds.  ``o
 (nodes generated) and ``opts.timeout`` (seconds) stop a run by raising
 :class:`~solver.core.solution.SearchLimitReached` with those statistics.
 
-The policies and the packed states they work on live in :mod:`solver.search.policies`.
+The policies and the packed states they work on live in :mod:`solver.search.policies`, the
+loop in :mod:`solver.search.blind_loop`.
 
-Imports: :mod:`solver.core.board`, :mod:`solver.core.solution`, :mod:`solver.search.policies`; :mod:`solver.heuristics` (A*) and
+Imports: :mod:`solver.core.board`, :mod:`solver.core.solution`, :mod:`solver.search.policies`,
+:mod:`solver.search.blind_loop`; :mod:`solver.heuristics` (A*) and
 :mod:`solver.tables.exact` (is a DFS answer optimal?) lazily, when a run needs them.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from typing import NamedTuple
 
 from ..core.board import Board, BoardError, solvability
 from ..core.solution import (
@@ -47,10 +48,10 @@ from ..core.solution import (
     Solution,
     Unsolvable,
 )
+from .blind_loop import Heard, Limit, Stats, search  # noqa: F401 - Heard: progress's type
 from .policies import (
     FifoFrontier,
     LifoFrontier,
-    Node,
     ParentCheck,
     PathCheck,
     PriorityFrontier,
@@ -66,152 +67,6 @@ DEFAULT_CYCLE_CHECK = {
     "iddfs": "path",
     "astar": "visited",
 }
-# How many nodes to generate between two looks at the clock (a clock read costs ~50 ns, a
-# node ~1 us, so this keeps the cost of --timeout invisible and its reaction time ~ms).
-CLOCK_EVERY = 1 << 12
-
-
-# --- the generic search ------------------------------------------------------------------
-
-
-class Stats:
-    """Counters of one run; an iterative-deepening run adds its iterations together."""
-
-    def __init__(self):
-        self.generated = 0
-        self.expanded = 0
-        self.max_frontier = 0
-        self.peak_states = 0
-        self.depth_reached = 0
-        self.iterations = 0
-        self.lower_bound: int | None = None
-        self.started = time.perf_counter()
-
-    def fill(self, sol: Solution) -> Solution:
-        sol.nodes_generated = self.generated
-        sol.nodes_expanded = self.expanded
-        sol.max_frontier = self.max_frontier
-        sol.peak_states = self.peak_states
-        sol.depth_reached = self.depth_reached
-        sol.iterations = self.iterations
-        sol.lower_bound = self.lower_bound
-        sol.seconds = time.perf_counter() - self.started
-        return sol
-
-
-class Heard(NamedTuple):
-    """What a blind search's progress callback hears: the nodes generated so far."""
-
-    nodes: int
-
-
-class _Limit(Exception):
-    """Raised inside :func:`search` when a cap is hit; turned into SearchLimitReached."""
-
-
-def search(
-    start: Board,
-    goal: Board,
-    frontier,
-    check,
-    *,
-    depth_limit: int | None = None,
-    stats: Stats | None = None,
-    max_nodes: int | None = None,
-    deadline: float | None = None,
-    progress=None,
-) -> tuple[str | None, bool, Stats]:
-    """Search from ``start`` for ``goal``, expanding nodes in ``frontier`` order and pruning
-    children with ``check``; return ``(moves or None, cut_off, stats)``.
-
-    The goal test is made when a node is *expanded* (popped), not when it is generated: that
-    is what keeps A* optimal, and it costs BFS one extra layer.  Nodes at ``depth_limit`` are
-    tested but not expanded; ``cut_off`` tells whether that happened (if not, the space
-    reachable under the cycle check was exhausted and no deeper limit can help).
-
-    ``stats.peak_states`` is the most states held at once: the frontier, plus what the cycle
-    check remembers (the visited set), plus the tree kept through parent links — for a stack,
-    the path from the root to the current node; for a queue or heap without a visited set,
-    every node expanded so far (an upper bound: a subtree whose nodes were all pruned is freed).
-
-    Raises :class:`_Limit` when ``max_nodes`` (counted over ``stats``) or ``deadline``
-    (a ``time.perf_counter()`` value) is passed.  ``progress`` hears a :class:`Heard` every
-    ``CLOCK_EVERY`` generated nodes.
-    """
-    stats = stats or Stats()
-    enc = encoding(start.shape)
-    moves, mask = enc.moves, enc.mask
-    goal_state = enc.encode(goal.tiles)
-    root = Node(enc.encode(start.tiles), start.blank, 0, "", None)
-    check.start(root)
-    frontier.push_children([root])
-
-    generated, expanded = stats.generated, stats.expanded
-    max_frontier, peak, deepest = stats.max_frontier, stats.peak_states, stats.depth_reached
-    max_frontier = max(max_frontier, len(frontier))  # the root alone
-    peak = max(peak, len(frontier) + check.remembered())
-    node_cap = max_nodes if max_nodes is not None else float("inf")
-    next_clock = generated + CLOCK_EVERY
-    keeps_tree = not isinstance(check, VisitedCheck)  # else the visited set counts the tree
-    cut_off = False
-    found = node = None
-    try:
-        while frontier:
-            node = frontier.pop()
-            if not check.fresh(node):  # a stale heap entry: a shorter path was found later
-                continue
-            check.enter(node)
-            if node.state == goal_state:
-                found = node
-                break
-            if depth_limit is not None and node.g >= depth_limit:
-                cut_off = True
-                continue
-
-            # Expand: slide each neighbouring tile into the blank's cell.
-            expanded += 1
-            state, blank, g = node.state, node.blank, node.g + 1
-            blank_shift = enc.shifts[blank]
-            children = []
-            for letter, target, target_shift in moves[blank]:
-                tile = (state >> target_shift) & mask
-                child = state + (tile << blank_shift) - (tile << target_shift)
-                generated += 1
-                if check.admit(node, child, g):
-                    children.append(Node(child, target, g, letter, node))
-            frontier.push_children(children)
-
-            if g > deepest and children:
-                deepest = g
-            size = len(frontier)
-            if size > max_frontier:
-                max_frontier = size
-            if keeps_tree:
-                held = size + (node.g + 1 if frontier.depth_first else expanded)
-            else:
-                held = size + check.remembered()
-            if held > peak:
-                peak = held
-            if generated >= node_cap:
-                raise _Limit(f"node limit of {max_nodes:,} generated nodes reached")
-            if generated >= next_clock:
-                next_clock = generated + CLOCK_EVERY
-                if progress is not None:
-                    progress(Heard(generated))
-                if deadline is not None and time.perf_counter() > deadline:
-                    elapsed = time.perf_counter() - stats.started
-                    raise _Limit(f"time limit reached after {elapsed:.1f} s")
-    except _Limit:
-        if node is not None:
-            stats.lower_bound = frontier.bound(node)
-        raise
-    finally:
-        stats.generated, stats.expanded = generated, expanded
-        stats.max_frontier, stats.peak_states = max_frontier, peak
-        stats.depth_reached = max(deepest, found.g if found else 0)
-    return (found.path() if found else None), cut_off, stats
-
-
 # --- heuristics and the exact distance -----------------------------------------------------
 
 
@@ -236,10 +91,12 @@ def _heuristic(start: Board, goal: Board, opts):
         except DatabaseMissing as e:
             if name == "pdb" or getattr(opts, "partition", None):
                 raise
+            from ..tables import exact
             from .plans import fallback_notice
 
             name = "linear-conflict"
-            notice = fallback_notice(e, goal, opts.data_dir)
+            built = exact.has_table(start.shape, opts.data_dir)
+            notice = fallback_notice(e, goal, opts.data_dir, built)
         else:
             reflect = getattr(opts, "reflect", True)
             return (
@@ -309,7 +166,7 @@ def _run(
             stats=stats,
             **_caps(opts, stats),
         )
-    except _Limit as e:
+    except Limit as e:
         _stop(sol, stats, str(e))
     return _finish(sol, stats, moves, optimal, opts)
 
@@ -404,7 +261,7 @@ def iddfs(start: Board, goal: Board, opts) -> Solution:
             moves, cut_off, _ = search(
                 start, goal, LifoFrontier(), check, depth_limit=limit, stats=stats, **caps
             )
-        except _Limit as e:
+        except Limit as e:
             stats.lower_bound = limit  # every limit below this one failed
             _stop(sol, stats, str(e))
         if moves is not None or not cut_off:

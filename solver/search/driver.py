@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass
 
 from . import kernels as K
+from .kernel_data import Plan
 from .parallel import Pool
-from .plans import Plan
 from .walk import READY, Limits, Outcome, Problem, Walk
 from .weights import Weighting
 
@@ -59,6 +59,28 @@ class SearchResult:
     # A paused search (``stop_bound``, ``pause_after``) has searched every iteration up to
     # this bound; it would go on at ``lower_bound``.
     paused: int | None = None
+
+
+@dataclass(frozen=True)
+class RaceRule:
+    """How one search of a race (:mod:`solver.search.race`, which exports this class) starts
+    and stops; an optimal search only.
+
+    ``start_bound``: start at this bound, a length already proven not to be beaten (its
+    iterations are taken to be long, so with ``jobs`` > 1 the first is parallel already).
+    ``stop_bound``: pause -- :attr:`SearchResult.paused` set, no moves -- before an iteration
+    over this bound (a rival, which searches whole iterations: never in promising order).
+    ``pause_after``: pause after the iteration during which the search generated this many
+    nodes in all (the leader).  ``nodes_before``: the nodes of the race before this search,
+    counted towards :data:`UNITS_AFTER`."""
+
+    start_bound: int | None = None
+    stop_bound: int | None = None
+    pause_after: int | None = None
+    nodes_before: int = 0
+
+
+NO_RACE = RaceRule()
 
 
 @dataclass(frozen=True)
@@ -176,26 +198,17 @@ def search(
     weighting: Weighting | None = None,
     progress=None,
     fsm_depth: int | None = None,
-    start_bound: int | None = None,
-    stop_bound: int | None = None,
-    pause_after: int | None = None,
     promising_first: bool = True,
-    nodes_before: int = 0,
+    race: RaceRule = NO_RACE,
 ) -> SearchResult:
     """Run IDA* from ``tiles`` (cell -> tile) to ``plan.target``: optimal, or within
     ``weighting``'s factor of optimal.  ``jobs`` threads share iterations that are long enough;
     ``progress(Progress)`` hears about each iteration; ``fsm_depth`` chooses the
     duplicate-pruning machine (:mod:`solver.search.fsm`); ``promising_first`` the order of
     the work units (:func:`solver.search.units.promising_first`, else search order; only
-    then does a one-thread search go on in units after :data:`UNITS_AFTER` nodes, counting
-    the ``nodes_before`` of a search this one continues: the race's).  Stops at ``timeout``
-    seconds or ``max_nodes`` generated nodes (``SearchResult.stopped`` says which).
-
-    For a race of databases (:mod:`solver.search.race`), an optimal search may start at
-    ``start_bound`` (a length already proven not to be beaten; its iterations are taken to be
-    long, so with ``jobs`` > 1 the first is parallel already) and pause -- ``paused`` set,
-    no moves -- before an iteration over ``stop_bound`` or after the iteration during which
-    it generated ``pause_after`` nodes in all."""
+    then does a one-thread search go on in units after :data:`UNITS_AFTER` nodes).  Stops at
+    ``timeout`` seconds or ``max_nodes`` generated nodes (``SearchResult.stopped`` says
+    which).  ``race``: where a search of a race starts and pauses (:class:`RaceRule`)."""
     numba_ready()
     t0 = time.perf_counter()
     problem = Problem(plan, tiles, weighting, fsm_depth)
@@ -204,57 +217,8 @@ def search(
         return SearchResult(
             "", 0, 0, 0, 0, 0, time.perf_counter() - t0, jobs=jobs, pruning=problem.machine.name
         )
-    report = _Report(progress, problem, t0)
-    serial, pool = _Serial(problem), None
-    bound = max(problem.first_bound(), start_bound or 0)
-    generated = expanded = iterations = units = 0
-    # A search that starts at a proven bound goes on with a long one: parallel at once.
-    last_seconds = 0.0 if start_bound is None else PARALLEL_AFTER
-    # A long search goes on in work units (UNITS_AFTER), taken most promising first.  Not one
-    # that stops at a bound (a race's rival): it searches whole iterations, in any order alike.
-    ordered = promising_first and stop_bound is None
-    units_after = UNITS_AFTER - nodes_before if ordered else K.INFINITE_F
-    # A serial walk goes on to the next iterations by itself (one kernel call for a short
-    # search) unless someone hears about each iteration, the iterations may go parallel or
-    # the search must pause at a bound.
-    go_on = progress is None and jobs == 1 and stop_bound is None
-    out = paused = None
-    while True:
-        if stop_bound is not None and bound > stop_bound:
-            paused = stop_bound  # every iteration within it is searched (or needs none)
-            break
-        iterations += 1
-        engine = serial
-        if generated >= units_after or (jobs > 1 and last_seconds >= PARALLEL_AFTER):
-            engine = pool = pool or Pool(problem, jobs, promising_first=promising_first)
-        report.start(iterations, bound, jobs if engine is pool else 1)
-        ts = time.perf_counter()
-        if engine is serial:
-            settle = pause_after
-            if go_on and ordered:  # come back to go on in work units
-                settle = units_after if settle is None else min(settle, units_after)
-            out = serial.iteration(bound, limits, generated, report.tick, go_on, settle)
-            iterations += out.iterations - 1
-            bound = out.bound
-        else:
-            out = pool.iteration(bound, limits, generated, report.tick)
-        last_seconds = time.perf_counter() - ts
-        generated += out.generated
-        expanded += out.expanded
-        units += out.units
-        if not out.stopped:
-            report.done(generated)
-        if out.path is None and not out.stopped:  # a limit may be reached between iterations
-            out.stopped = limits.reason(generated, time.perf_counter())
-        if out.path is not None or out.stopped:
-            break
-        if out.next_f >= K.INFINITE_F:
-            problem.exhausted()
-        if pause_after is not None and generated >= pause_after:
-            paused = bound
-        bound = problem.next_bound(out.next_f)
-        if paused is not None:
-            break
+    loop = _Iterations(problem, limits, _Report(progress, problem, t0), jobs, promising_first, race)
+    out, bound, paused = loop.run()
     found = out is not None and out.path is not None
     moves = Problem.letters(out.path) if found else None
     lower = len(moves) if moves is not None and weighting is None else problem.lower_bound(bound)
@@ -262,16 +226,90 @@ def search(
         moves,
         problem.root_h,
         lower,
-        generated,
-        expanded,
-        iterations,
+        loop.generated,
+        loop.expanded,
+        loop.iterations,
         time.perf_counter() - t0,
         out.stopped if out is not None else None,
         jobs,
-        units,
+        loop.units,
         problem.machine.name,
         paused,
     )
+
+
+class _Iterations:
+    """The iterations of one search, each run by the serial walk or the pool of threads,
+    with the counts so far."""
+
+    def __init__(self, problem, limits, report, jobs, promising_first, race: RaceRule):
+        self.problem, self.limits, self.report, self.jobs = problem, limits, report, jobs
+        self.promising_first, self.race = promising_first, race
+        self.serial, self.pool = _Serial(problem), None
+        self.generated = self.expanded = self.iterations = self.units = 0
+        # A search that starts at a proven bound goes on with a long one: parallel at once.
+        self.last_seconds = 0.0 if race.start_bound is None else PARALLEL_AFTER
+        # A long search goes on in work units (UNITS_AFTER), taken most promising first.  Not
+        # one that stops at a bound (a race's rival): it searches whole iterations, in any
+        # order alike.
+        self.ordered = promising_first and race.stop_bound is None
+        self.units_after = UNITS_AFTER - race.nodes_before if self.ordered else K.INFINITE_F
+        # A serial walk goes on to the next iterations by itself (one kernel call for a short
+        # search) unless someone hears about each iteration, the iterations may go parallel or
+        # the search must pause at a bound.
+        self.go_on = report.progress is None and jobs == 1 and race.stop_bound is None
+
+    def run(self) -> tuple[Outcome | None, int, int | None]:
+        """Iterations until a solution, a limit or a pause: ``(the last iteration's outcome,
+        the bound the search would go on with, the bound it paused after or None)``."""
+        problem, race = self.problem, self.race
+        bound = max(problem.first_bound(), race.start_bound or 0)
+        out = paused = None
+        while True:
+            if race.stop_bound is not None and bound > race.stop_bound:
+                return out, bound, race.stop_bound  # every iteration within it is searched
+            out, bound = self.iteration(bound)
+            if out.path is not None or out.stopped:
+                return out, bound, None
+            if out.next_f >= K.INFINITE_F:
+                problem.exhausted()
+            if race.pause_after is not None and self.generated >= race.pause_after:
+                paused = bound
+            bound = problem.next_bound(out.next_f)
+            if paused is not None:
+                return out, bound, paused
+
+    def iteration(self, bound: int) -> tuple[Outcome, int]:
+        """One iteration with ``bound`` (more, when the serial walk goes on by itself):
+        ``(its outcome, the bound of the last iteration searched)``."""
+        self.iterations += 1
+        engine = self.serial
+        if self.generated >= self.units_after or (
+            self.jobs > 1 and self.last_seconds >= PARALLEL_AFTER
+        ):
+            engine = self.pool = self.pool or Pool(self.problem, self.jobs, self.promising_first)
+        self.report.start(self.iterations, bound, self.jobs if engine is self.pool else 1)
+        ts = time.perf_counter()
+        if engine is self.serial:
+            settle = self.race.pause_after
+            if self.go_on and self.ordered:  # come back to go on in work units
+                settle = self.units_after if settle is None else min(settle, self.units_after)
+            out = self.serial.iteration(
+                bound, self.limits, self.generated, self.report.tick, self.go_on, settle
+            )
+            self.iterations += out.iterations - 1
+            bound = out.bound
+        else:
+            out = self.pool.iteration(bound, self.limits, self.generated, self.report.tick)
+        self.last_seconds = time.perf_counter() - ts
+        self.generated += out.generated
+        self.expanded += out.expanded
+        self.units += out.units
+        if not out.stopped:
+            self.report.done(self.generated)
+        if out.path is None and not out.stopped:  # a limit may be reached between iterations
+            out.stopped = self.limits.reason(self.generated, time.perf_counter())
+        return out, bound
 
 
 def numba_ready() -> None:

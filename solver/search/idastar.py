@@ -7,14 +7,18 @@ found is a shortest one.  The pieces, innermost first:
 
 * :mod:`solver.search.kernels` -- the numba loops, one per heuristic family;
 * :mod:`solver.search.fsm` -- the duplicate-pruning machine the kernels step (Taylor & Korf);
-* :mod:`solver.search.plans` -- a heuristic made ready for them (which database, which arrays);
+* :mod:`solver.search.kernel_data` -- the arrays a heuristic gives them (a plan);
+* :mod:`solver.search.plans` -- making plans, and choosing the plans of a search;
+* :mod:`solver.search.request` -- one search resolved: boards, heuristic, limits and plans;
 * :mod:`solver.search.walk` -- one resumable walk of an iteration, and the search's bounds;
 * :mod:`solver.search.weights` -- ``--weight W``: at most W times the optimal length;
 * :mod:`solver.search.units` / :mod:`solver.search.parallel` -- an iteration cut into work
   units, searched by threads (``--jobs``) or by any other engine;
 * :mod:`solver.search.driver` -- the iterations, limits and progress.
 
-This module maps a problem onto the database's goal, runs the driver and wraps the answer.
+This module takes a :class:`~solver.search.request.SearchRequest` (built once, where the
+request arrived: :mod:`solver.api`), runs the driver -- or a race -- on the plans it holds,
+maps the moves back to the request's goal and wraps the answer.
 Imports: the search package and :mod:`solver.core`.
 """
 
@@ -22,93 +26,55 @@ from __future__ import annotations
 
 import time
 
-from ..core.board import Board, BoardError
 from ..core.solution import STATUS_LIMIT, SearchLimitReached, Solution
 from . import race
 from .driver import Progress, SearchResult, numba_ready, search  # noqa: F401 - public names
+from .kernel_data import Plan
 from .plans import (  # noqa: F401 - the plans are part of this module's interface
-    Plan,
     clear_cache,
     lc_plan,
     manhattan_plan,
-    move_tables,
     pdb_plan,
     pdb_plan_from,
-    plan_for,
-    rival_plans,
 )
+from .request import SearchRequest
 from .walk import line_values  # noqa: F401
 from .weights import Weighting
 
-_numba_ready = numba_ready  # the name scripts used before the split into modules
 
-
-def warm_up(goal: Board, opts) -> Plan:
-    """Map the tables and load the compiled kernel that solving towards ``goal`` with
-    ``opts`` needs (a one-move search), so that processes forked afterwards share both."""
-    plan, _ = plan_for(goal, opts)
+def warm_up(request: SearchRequest) -> Plan:
+    """Map the tables and load the compiled kernel that ``request`` needs (a one-move search
+    with its first plan), so that processes forked afterwards share both."""
+    plan, _ = request.with_plans().plans[0]
     target = plan.target
     search(plan, target.move(target.legal_moves()[0]).tiles)
     return plan
 
 
-def solve(start: Board, goal: Board, opts) -> Solution:
-    """Solve ``start`` -> ``goal`` with IDA* (algorithm ``"idastar"``): optimal, or with
-    ``opts.weight`` W > 1 at most W times the optimal length (``optimal`` False, ``bound`` W).
+def solve(request: SearchRequest) -> Solution:
+    """Solve ``request`` with IDA* (algorithm ``"idastar"``): optimal, or with
+    ``request.weight`` W > 1 at most W times the optimal length (``optimal`` False, ``bound`` W).
 
-    The heuristic follows ``opts.heuristic`` / ``opts.partition`` / ``opts.reflect``; goals other
-    than the database's are reduced to it by relabelling and board symmetry, and the moves are
-    mapped back.  ``opts.jobs`` threads share the long iterations; ``opts.progress`` hears
-    about each iteration (:class:`~solver.search.driver.Progress`).  ``opts.timeout`` /
-    ``opts.max_nodes`` raise :class:`~solver.core.solution.SearchLimitReached` whose
-    ``partial.lower_bound`` is the optimal length proven so far.  Missing databases raise
+    The plans are the request's (:meth:`SearchRequest.with_plans`): goals other than the
+    database's are reduced to it by relabelling and board symmetry, and the moves are mapped
+    back.  With several plans (an optimal search), a race picks the one that searches on
+    (:mod:`solver.search.race`).  ``request.jobs`` threads share the long iterations;
+    ``request.progress`` hears about each iteration (:class:`~solver.search.driver.Progress`).
+    ``request.timeout`` / ``request.max_nodes`` raise
+    :class:`~solver.core.solution.SearchLimitReached` whose ``partial.lower_bound`` is the
+    optimal length proven so far.  Missing databases raise
     :class:`~solver.tables.store.DatabaseMissing` with the command that builds them.
     """
-    if start.shape != goal.shape:
-        raise BoardError(f"start is {start.shape} but goal is {goal.shape}")
     t0 = time.perf_counter()
-    weighting = Weighting.of(getattr(opts, "weight", 1))
-    limits = dict(
-        timeout=opts.timeout,
-        max_nodes=opts.max_nodes,
-        jobs=max(1, getattr(opts, "jobs", 1) or 1),
-        progress=getattr(opts, "progress", None),
-        fsm_depth=getattr(opts, "fsm", None),
-        promising_first=getattr(opts, "promising_first", True),
-    )
-    entrants = rival_plans(goal, opts) if weighting is None else [plan_for(goal, opts)]
-    race_said = None
-    if len(entrants) > 1:
-        res, won, ran = race.solve(
-            [race.Entrant(p, r.board(start).tiles) for p, r in entrants], **limits
-        )
-        if ran is not None:
-            race_said = ran.summary([p.name for p, _ in entrants])
-        plan, red = entrants[won]
-    else:
-        plan, red = entrants[0]
-        res = search(plan, red.board(start).tiles, weighting=weighting, **limits)
-    moves = res.moves
-    if moves is not None:
-        moves = red.moves_back(moves)
-    extra = {
-        "search_seconds": round(res.seconds, 6),
-        "jobs": res.jobs,
-        "work_units": res.work_units,
-        "unit_order": "promising first" if limits["promising_first"] else "search order",
-        "pruning": res.pruning,
-    }
-    # What the search read (every entrant's tables, for a race), for --json and -v.
-    # (A maximum of several databases reads the same tables as the databases alone.)
-    tables = {id(t): t for p, _ in entrants for t in p.tables}
-    extra["tables_bytes"] = sum(int(t.nbytes) for t in tables.values())
-    if len(entrants) > 1:
-        extra["race"] = race_said or f"none (the search ended within {race.RACE_AFTER:,} nodes)"
-    if weighting is not None:
-        extra.update(bound=float(weighting.weight), weighting=weighting.rule)
+    request = request.with_plans()
+    weighting = Weighting.of(request.weight)
+    entrants = request.plans if weighting is None else request.plans[:1]
+    res, won, race_said = _run(request, entrants, weighting)
+    plan, red = entrants[won]
+    moves = None if res.moves is None else red.moves_back(res.moves)
     sol = Solution(
-        start=start,
-        goal=goal,
+        start=request.start,
+        goal=request.goal,
         moves=moves,
         algorithm="idastar",
         optimal=moves is not None and weighting is None,
@@ -122,10 +88,51 @@ def solve(start: Board, goal: Board, opts) -> Solution:
         depth_reached=res.lower_bound,
         seconds=time.perf_counter() - t0,
         notice=plan.notice,
-        extra=extra,
+        extra=_extra(request, res, entrants, weighting, race_said),
     )
     if res.stopped:
         sol.status = STATUS_LIMIT
         sol.optimal = None
         raise SearchLimitReached(sol, res.stopped)  # the CLI adds the proven lower bound
     return sol
+
+
+def _run(request: SearchRequest, entrants, weighting) -> tuple[SearchResult, int, str | None]:
+    """Search with ``entrants`` (a race when there are several): ``(result, index of the plan
+    it ended with, the race's summary or None)``."""
+    limits = dict(
+        timeout=request.timeout,
+        max_nodes=request.max_nodes,
+        jobs=max(1, request.jobs or 1),
+        progress=request.progress,
+        fsm_depth=request.fsm_depth,
+        promising_first=request.promising_first,
+    )
+    if len(entrants) == 1:
+        plan, red = entrants[0]
+        return search(plan, red.board(request.start).tiles, weighting=weighting, **limits), 0, None
+    runners = [race.Entrant(p, r.board(request.start).tiles) for p, r in entrants]
+    res, won, ran = race.solve(runners, **limits)
+    said = None if ran is None else ran.summary([p.name for p, _ in entrants])
+    return res, won, said
+
+
+def _extra(request: SearchRequest, res: SearchResult, entrants, weighting, race_said) -> dict:
+    """The answer's statistics beyond the counts: threads, work units and their order, the
+    pruning machine, the bytes of tables read, the race, the weighting."""
+    extra = {
+        "search_seconds": round(res.seconds, 6),
+        "jobs": res.jobs,
+        "work_units": res.work_units,
+        "unit_order": "promising first" if request.promising_first else "search order",
+        "pruning": res.pruning,
+    }
+    # What the search read (every entrant's tables, for a race), for --json and -v.
+    # (A maximum of several databases reads the same tables as the databases alone.)
+    tables = {id(t): t for p, _ in entrants for t in p.tables}
+    extra["tables_bytes"] = sum(int(t.nbytes) for t in tables.values())
+    if len(entrants) > 1:
+        extra["race"] = race_said or f"none (the search ended within {race.RACE_AFTER:,} nodes)"
+    if weighting is not None:
+        extra.update(bound=float(weighting.weight), weighting=weighting.rule)
+    return extra

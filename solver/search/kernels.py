@@ -26,14 +26,14 @@ Heuristics, each updated in O(1)-ish per move because a move slides exactly one 
   table is indexed by the lexicographic rank of its tiles' cells.  Sliding a tile changes its
   own digit of that mixed-radix number by the step and, for a vertical step, the digits of the
   pattern tiles on the ``cols - 1`` cells it jumps over (:func:`_rank_after`, with the tables of
-  :func:`solver.search.plans.rank_delta_tables`).  The reflection lookup ranks the mirrored
+  :func:`solver.search.kernel_data.rank_delta_tables`).  The reflection lookup ranks the mirrored
   state the same way in a second frame, and each further database (the maximum of several
   partitions) in two more.  Every lookup's index is computed and prefetched for every child
   first (:mod:`solver.search.prefetch`: the cache misses overlap, as in the C reference); each
   lookup is then read only for the children the ones before did not prune.  Manhattan
   distance is the database of one-tile patterns.  *Zero-aware* tables hold two distances a
   placement, by the blank's region, packed into one byte
-  (:class:`solver.search.plans.ZeroAware`); the blank's class comes from a per-lookup cell
+  (:class:`solver.search.kernel_data.ZeroAware`); the blank's class comes from a per-lookup cell
   mask, found for every child as it is generated on small boards and only where a
   placement's two distances differ on larger ones (:func:`_eager`);
 * **linear conflict** (:func:`ida_lc`) -- Manhattan plus two moves for every tile that must
@@ -61,7 +61,7 @@ from numba.extending import overload  # noqa: E402
 
 from ..core.board import BLANK  # noqa: E402
 from ..core.regions import VALUE_MASK, class_value  # noqa: E402
-from .plans import Frames, Lines, Moves  # noqa: F401,E402 - the kernels' argument types
+from .kernel_data import Frames, Lines, Moves  # noqa: F401,E402 - the kernels' argument types
 from .prefetch import prefetch, prefetch_at, read_at  # noqa: E402
 
 # What a kernel call returns.
@@ -86,7 +86,7 @@ FRAME_BASE = 4
 
 class Node(NamedTuple):
     """The board at the top of the stack: ``tiles[cell]``, and per lookup f (see
-    :class:`solver.search.plans.Plan`) and pattern p the table index ``ranks[f, p]`` (offset
+    :class:`solver.search.kernel_data.Plan`) and pattern p the table index ``ranks[f, p]`` (offset
     included), its value ``vals[f, p]`` and the pattern's cells ``masks[f, p]`` (read only
     with zero-aware tables)."""
 
@@ -311,12 +311,12 @@ def ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, ze
 
     ``node``/``stack``/``st`` are the walk's state, ``first`` the first database (one array
     of its pattern tables joined), ``deltas`` None for one database, else where each
-    database's array starts in bytes from ``first`` (:attr:`solver.search.plans.Plan.deltas`:
+    database's array starts in bytes from ``first`` (:attr:`solver.search.kernel_data.Plan.deltas`:
     an array of arrays, or a tuple indexed at run time, would cost a reference count per
     lookup), ``frames`` the lookups
     (:class:`Frames`; the heuristic is the largest of their sums), ``fsm`` the pruning
     machine's transitions, ``order`` enters children smallest h first, ``zero`` None or the
-    :class:`solver.search.plans.ZeroAware` arrays of two-class tables."""
+    :class:`solver.search.kernel_data.ZeroAware` arrays of two-class tables."""
     tiles, ranks, vals, masks = node
     path, kid, nkid, kidx, hs, saved, fstate = stack
     nf = len(frames.ids)  # a constant of the compiled kernel: the loops over lookups unroll

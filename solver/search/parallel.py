@@ -82,16 +82,10 @@ class _Iteration:
 class Pool:
     """``jobs`` walks that search the iterations of one problem together."""
 
-    def __init__(
-        self,
-        problem: Problem,
-        jobs: int,
-        units_per_job: int | None = None,
-        promising_first: bool = True,
-    ):
+    def __init__(self, problem: Problem, jobs: int, promising_first: bool = True):
         self.problem = problem
         self.jobs = jobs
-        self.want = (units_per_job or UNITS_PER_JOB) * jobs
+        self.want = UNITS_PER_JOB * jobs
         self.walks = [Walk(problem) for _ in range(jobs)]
         self.depth = 1  # the frontier depth of the last split: the next one starts there
         self.promising_first = promising_first

@@ -8,7 +8,7 @@
 
 States are packed into one int (``bits`` per cell, cell 0 in the low bits) with the blank's
 cell carried beside it, so a move is two shifts and an add, and a visited set is a set of ints.
-:func:`solver.search.blind.search` runs any frontier with any cycle check.
+:func:`solver.search.blind_loop.search` runs any frontier with any cycle check.
 
 Imports: :mod:`solver.core.board` only.
 """

@@ -11,7 +11,7 @@ lead can still turn round in the iterations after, hence :data:`MARGIN`.
 
 The maximum of two cuts needs fewer nodes than either (about half on Korf & Taylor #4 and #8)
 but reads two tables per node, and the maximum of all four fewer still for four.  So with
-``pick_max`` the race enters those maxima too (:func:`solver.search.plans.rival_plans`), and
+``pick_max`` the race enters those maxima too (:func:`solver.search.plans.choose`), and
 every entrant's nodes count :func:`cost` times: what its table reads cost per node, against
 one database's.  The costs are constants, measured once, never the clock.
 
@@ -34,6 +34,9 @@ Node counts decide, never the clock, so a board picks the same database in any p
 ``jobs`` > 1 a parallel iteration counts a few more nodes than a serial one -- the work units'
 roots -- so only a near tie could go the other way on another number of threads.)  Every node
 of the race is counted in the answer.
+
+Each search of a race is told where it starts and pauses by one :class:`RaceRule` (defined
+beside the driver that obeys it, :class:`solver.search.driver.RaceRule`).
 """
 
 from __future__ import annotations
@@ -42,8 +45,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from .driver import Progress, SearchResult, search
-from .plans import Plan
+from .driver import Progress, RaceRule, SearchResult, search
+from .kernel_data import Plan
 from .walk import Limits
 
 # Nodes the leader generates before a race (it finishes the iteration under way: 2-20 M
@@ -132,7 +135,7 @@ def solve(
         max_nodes=max_nodes,
         jobs=jobs,
         progress=progress,
-        pause_after=RACE_AFTER if len(entrants) > 1 else None,  # alone: nothing to race
+        race=RaceRule(pause_after=RACE_AFTER if len(entrants) > 1 else None),  # alone: no race
         **common,
     )
     if lead.paused is None:
@@ -159,8 +162,7 @@ def solve(
         max_nodes=None if max_nodes is None else max_nodes - spent,
         jobs=jobs,
         progress=_carried(progress, lead.iterations, spent, t0),
-        start_bound=start,
-        nodes_before=spent,
+        race=RaceRule(start_bound=start, nodes_before=spent),
         **common,
     )
     return _total(rest, results, t0, lead.iterations), race.winner, race
@@ -180,7 +182,7 @@ def _rivals(entrants, lead: SearchResult, deadline, max_nodes, jobs: int, common
             entrant.tiles,
             timeout=left,
             max_nodes=cap,
-            stop_bound=lead.paused,
+            race=RaceRule(stop_bound=lead.paused),
             **common,
         )
 
@@ -221,3 +223,6 @@ def _total(
         seconds=time.perf_counter() - t0,
         paused=None,
     )
+
+
+__all__ = ["RaceRule", "Entrant", "Race", "solve", "cost", "most_to_win", "RACE_AFTER", "MARGIN"]

@@ -9,7 +9,7 @@ process on a machine shares one copy in the page cache).
 
 The protocol, as :func:`search_units` runs it (any ``map`` will do, e.g. a Dask client's)::
 
-    problem, reduction = prepare(start, goal, opts)   # on every worker too: cheap, cached
+    problem, reduction = prepare(request)             # on every worker too: cheap, cached
     bound = problem.first_bound()
     while True:
         sp = split(problem, bound, want=256)         # the top of the tree, in search order
@@ -27,7 +27,7 @@ come in the order the serial search would take them; running them in that order 
 nodes of the last iteration close to the serial count.  Moves are in the frame of the plan's
 target (``problem.plan.target``); ``reduction.moves_back`` maps them to the caller's goal.
 
-Imports: :mod:`solver.core`, the search's plans, weights and walk.
+Imports: :mod:`solver.core`, the search's request, plans, weights and walk.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..core.board import Board, BoardError
 from ..core.symmetry import Reduction
 from . import kernels as K
-from .plans import plan_for
+from .plans import choose
+from .request import SearchRequest
 from .walk import READY, Problem, Walk
 from .weights import Weighting
 
@@ -90,16 +90,14 @@ class Split:
 INFINITE_F = K.INFINITE_F
 
 
-def prepare(start: Board, goal: Board, opts) -> tuple[Problem, Reduction]:
-    """The :class:`~solver.search.walk.Problem` of solving ``start`` -> ``goal`` with the
-    heuristic, database and ``weight`` of ``opts`` (a :class:`solver.api.SearchOptions`), and
-    the reduction whose ``moves_back`` maps its moves to ``goal``.  Opens the tables (raises
+def prepare(request: SearchRequest) -> tuple[Problem, Reduction]:
+    """The :class:`~solver.search.walk.Problem` of ``request`` with its first plan (a race's
+    rivals are not searched in units), and the reduction whose ``moves_back`` maps its moves
+    to the request's goal.  Opens the tables if the request has not (raises
     :class:`~solver.tables.store.DatabaseMissing` where there are none)."""
-    if start.shape != goal.shape:
-        raise BoardError(f"start is {start.shape} but goal is {goal.shape}")
-    plan, red = plan_for(goal, opts)
-    weighting = Weighting.of(getattr(opts, "weight", 1))
-    return Problem(plan, red.board(start).tiles, weighting, getattr(opts, "fsm", None)), red
+    plan, red = (request.plans or choose(request.goal, request.heuristic))[0]
+    weighting = Weighting.of(request.weight)
+    return Problem(plan, red.board(request.start).tiles, weighting, request.fsm_depth), red
 
 
 def split(
@@ -198,14 +196,15 @@ def promising_first(units: list, least: dict[str, int]) -> list:
 
 
 def search_units(
-    start: Board, goal: Board, opts, mapper=map, want: int = 64, max_iterations: int = 10_000
+    request: SearchRequest, mapper=map, want: int = 64, max_iterations: int = 10_000
 ) -> tuple[str, int, int]:
     """IDA* by the unit protocol above, each iteration's units run by ``mapper(fn, units)``
     (``map``, a process pool's ``map``, a Dask client's ``map`` + ``gather``...; ``fn`` is a
     picklable :class:`UnitTask`).  Returns ``(moves, nodes generated, units run)``, the moves
-    towards ``goal``.  A reference for other engines; :mod:`solver.search.parallel` runs the
+    towards the request's goal.  A reference for other engines; :mod:`solver.search.parallel` runs the
     same units on threads, with early stops and work sharing."""
-    problem, red = prepare(start, goal, opts)
+    problem, red = prepare(request)
+    task = request.bare()  # what travels to the workers: no tables
     bound = problem.first_bound()
     generated = units = 0
     depth = 1
@@ -219,7 +218,7 @@ def search_units(
         if sp.moves is not None:
             return red.moves_back(sp.moves), generated, units
         order = promising_first(sp.units, least)
-        results = list(mapper(UnitTask(start, goal, opts, bound), order))
+        results = list(mapper(UnitTask(task, bound), order))
         least = least_by_prefix({u.moves: r.least_h for u, r in zip(order, results)})
         units += len(sp.units)
         generated += sum(r.generated for r in results)
@@ -235,23 +234,21 @@ def search_units(
 
 @dataclass(frozen=True)
 class UnitTask:
-    """``run_unit`` for one iteration as plain data -- the problem (start, goal, options) and
-    the bound -- to send to another process or machine; calling it with a unit there opens
-    the tables (once per process) and searches the unit."""
+    """``run_unit`` for one iteration as plain data -- the request without its tables
+    (:meth:`SearchRequest.bare`) and the bound -- to send to another process or machine;
+    calling it with a unit there opens the tables (once per process) and searches the unit."""
 
-    start: Board
-    goal: Board
-    opts: object
+    request: SearchRequest
     bound: int
 
     def __call__(self, unit: WorkUnit) -> UnitResult:
-        key = (self.start, self.goal, self.opts)
+        key = self.request
         problem = _PROBLEMS.get(key)
         if problem is None:
             if len(_PROBLEMS) >= 8:
                 _PROBLEMS.clear()
-            problem = _PROBLEMS[key] = prepare(self.start, self.goal, self.opts)[0]
+            problem = _PROBLEMS[key] = prepare(self.request)[0]
         return run_unit(problem, unit, self.bound)
 
 
-_PROBLEMS: dict = {}  # this process's prepared problems, by (start, goal, options)
+_PROBLEMS: dict = {}  # this process's prepared problems, by request

@@ -21,7 +21,7 @@ from ..core.board import BLANK, MOVES
 from ..tables.catalog import damaged
 from . import kernels as K
 from .fsm import PRUNED, machine_for
-from .plans import Plan, move_tables
+from .kernel_data import Plan, move_tables
 from .weights import NO_WEIGHTING, Weighting
 
 # Enter children smallest h first (7-13% fewer nodes on Korf's 100); NPUZZLE_ORDER=0 turns it

@@ -3,8 +3,8 @@ as an integer table the kernels read (layer 3: search).
 
 An optimal search prunes a node when ``g + h`` exceeds the bound.  A weighted search gives h
 more say, so the walk dives towards the goal and visits far fewer nodes, at the price of a
-solution that may be longer -- but never longer than ``W`` times the optimal length.  Every
-rule here is a function ``F(g, h)`` (scaled by an integer ``S`` and rounded down) with
+solution that may be longer -- but never longer than ``W`` times the optimal length.  The
+cost is a function ``F(g, h)``, scaled by an integer ``S``, with
 
 * ``F(g, 0) = S * g`` -- at the goal the cost is the path length;
 * ``F(g, h) <= S * W * (g + h)`` and F never decreasing in h.
@@ -15,15 +15,11 @@ one pruned, so while no solution is found some node of that path is pruned and t
 passes ``S * W * C*``; the solution finally found has ``S * length = F <= bound``.  Hence
 ``length <= W * C*``.
 
-The rules (Chen & Sturtevant 2019 for the last two; W = 1 is the optimal search):
+The rule is weighted IDA*, ``F = S * (g + W * h)``: the same weight everywhere.  (Chen &
+Sturtevant's 2019 rules, which spend the suboptimality near the start or near the goal, were
+measured slower on the 15-puzzle.)
 
-* ``wida`` -- weighted IDA*, ``g + W * h``: the same weight everywhere;
-* ``xdp`` -- ``(g + (2W-1) h + sqrt((g-h)^2 + 4 W g h)) / 2``: near-optimal near the start,
-  suboptimality spent near the goal;
-* ``xup`` -- ``(g + h + sqrt((g+h)^2 + 4 W (W-1) h^2)) / 2``: the other way round.
-
-``NPUZZLE_WEIGHTING`` picks the rule (default ``wida``, the fastest in
-``scripts/bench_weighted.py``).  Imports: numpy, :mod:`solver.core`.
+Imports: numpy, :mod:`solver.core`.
 """
 
 from __future__ import annotations
@@ -34,13 +30,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..core import config
 from ..core.board import BoardError
 
-RULES = ("wida", "xdp", "xup")
-DEFAULT_RULE = "wida"
+RULE = "wida"  # weighted IDA*: the name an answer gives its cost rule
 MAX_DENOMINATOR = 100  # weights are read as fractions p/q with q <= 100 (1.5 -> 3/2)
-IRRATIONAL_SCALE = 16  # extra resolution of the square-root rules
 
 
 def parse_weight(weight) -> Fraction:
@@ -59,48 +52,36 @@ def parse_weight(weight) -> Fraction:
 
 @dataclass
 class Weighting:
-    """A bounded-suboptimal cost rule with its weight; :meth:`table` gives the kernels' array."""
+    """Weighted IDA*'s cost rule with its weight; :meth:`table` gives the kernels' array."""
 
     weight: Fraction
-    rule: str = DEFAULT_RULE
     _table: np.ndarray = field(default=None, repr=False)
+    rule = RULE
 
     @classmethod
-    def of(cls, weight, rule: str | None = None) -> Weighting | None:
-        """The weighting for ``weight`` (None for 1: the optimal search); ``rule`` defaults to
-        ``$NPUZZLE_WEIGHTING`` or :data:`DEFAULT_RULE`."""
+    def of(cls, weight) -> Weighting | None:
+        """The weighting for ``weight`` (None for 1: the optimal search).
+
+        >>> Weighting.of(1) is None, Weighting.of("1.5").weight
+        (True, Fraction(3, 2))
+        """
         if weight is None or (isinstance(weight, (int, float)) and weight == 1):
             return None  # the optimal search: no fraction to read (every solve asks)
         w = parse_weight(weight)
         if w == 1:
             return None
-        rule = rule or config.env_choice(config.ENV_WEIGHTING, RULES, DEFAULT_RULE)
-        if rule not in RULES:
-            raise BoardError(f"unknown weighting '{rule}': use {', '.join(RULES)}")
-        return cls(w, rule)
+        return cls(w)
 
     @property
     def scale(self) -> int:
         """S: the cost of a path of g moves at the goal is ``S * g``."""
-        q = self.weight.denominator
-        return q if self.rule == "wida" else q * IRRATIONAL_SCALE
+        return self.weight.denominator
 
     def cost(self, g, h):
-        """``F(g, h)``, the scaled cost of a node (ints or integer numpy arrays)."""
-        w, s = self.weight, self.scale
-        if self.rule == "wida":
-            return s * g + int(s * w) * h  # exact: s * w is an integer
-        g = np.asarray(g, dtype=np.float64)
-        h = np.asarray(h, dtype=np.float64)
-        wf = float(w)
-        if self.rule == "xdp":
-            x = (g + (2 * wf - 1) * h + np.sqrt((g - h) ** 2 + 4 * wf * g * h)) / 2
-        else:
-            x = (g + h + np.sqrt((g + h) ** 2 + 4 * wf * (wf - 1) * h * h)) / 2
-        # The tiny tolerance keeps F(g, 0) == S * g exact despite rounding in the square root;
-        # rounding down keeps F <= S * W * (g + h).
-        f = np.floor(s * x + 1e-9).astype(np.int64)
-        return int(f) if f.ndim == 0 else f
+        """``F(g, h) = S * g + S * W * h``, the scaled cost of a node (ints or integer numpy
+        arrays); exact, since ``S * W`` is an integer."""
+        s = self.scale
+        return s * g + int(s * self.weight) * h
 
     def table(self, depth: int, hmax: int) -> np.ndarray:
         """``F[g, h]`` for ``g <= depth + 1`` and ``h <= hmax`` (grown and kept as needed; a

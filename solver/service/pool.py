@@ -73,14 +73,14 @@ def warm_up(settings: Settings) -> None:
     from .. import api
     from ..core import config
     from ..core.board import Shape, goal_board
-    from ..search import fsm, idastar
+    from ..search import fsm
     from ..tables import catalog
 
     try:
-        idastar.warm_up(goal_board("3x3"), api.SearchOptions(heuristic="linear-conflict"))
+        api.warm_up(goal_board("3x3"), api.SearchOptions(heuristic="linear-conflict"))
         shapes = {e.shape for e in catalog.scan(settings.data_dir) if e.kind == catalog.ADDITIVE}
         for shape in sorted(shapes, key=str):
-            idastar.warm_up(goal_board(shape), api.SearchOptions(data_dir=settings.data_dir))
+            api.warm_up(goal_board(shape), api.SearchOptions(data_dir=settings.data_dir))
         # The pruning machines of the shapes a database is named for, with or without one
         # built: made once per cache directory (0.1-0.5 s), then read in milliseconds.
         for shape in config.DEFAULT_PARTITION:

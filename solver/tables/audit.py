@@ -7,7 +7,7 @@ the audit checks everything, reading every byte:
 * the digest in the user block, computed afresh (never taken from the record of verified files);
 * the root attributes: ``format``, ``format_version``, ``ranking``, and ``kind``, ``shape``,
   ``goal``, ``partition``, ``patterns`` agreeing with what the file's *name* says
-  (:func:`solver.tables.catalog.parse_name`) -- another database's file under this name fails;
+  (:func:`solver.tables.names.parse_name`) -- another database's file under this name fails;
 * every dataset the reader needs is present, and no other: ``blank_<cell>`` for each cell of an
   exact file, ``pattern_<i>`` for each pattern of an additive one, with the ``tiles`` of the
   partition in order;
@@ -18,7 +18,7 @@ the audit checks everything, reading every byte:
 The file is never handed to h5py before its digest is proven, so damage cannot make the audit
 hang or crash.
 
-Imports: numpy, h5py (when auditing), :mod:`.store`, :mod:`.catalog`, the core.
+Imports: numpy, h5py (when auditing), :mod:`.store`, :mod:`.names`, the core.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.ranking import count_placements, rank
-from . import catalog, store
+from . import names, store
 
 UNREACHABLE = 255  # the uint8 entry of a state (or placement) no search reached
 _STEP = 1 << 24  # entries counted at a time: bounded memory on the 550 MB tables
@@ -39,7 +39,7 @@ def audit(path: Path) -> list[str]:
     """Every problem found in the database file ``path`` (empty when it is sound).  Never
     raises for a damaged file; a name that is not a database's gives one problem."""
     path = Path(path)
-    entry = catalog.parse_name(path)
+    entry = names.parse_name(path)
     if entry is None:
         return [f"{path.name}: not the name of an npuzzle database"]
     problems = store.verify(path)  # the digest afresh, then each dataset's checksum
@@ -51,11 +51,11 @@ def audit(path: Path) -> list[str]:
         with h5py.File(path, "r") as f:
             attrs = {k: store._decode(v) for k, v in f.attrs.items()}
             problems += _root_problems(entry, attrs)
-            if entry.kind == catalog.EXACT and entry.layout == catalog.COMPACT:
+            if entry.kind == names.EXACT and entry.layout == names.COMPACT:
                 problems += _compact_problems(entry, f)
-            elif entry.kind == catalog.EXACT:
+            elif entry.kind == names.EXACT:
                 problems += _exact_problems(entry, f)
-            elif entry.kind == catalog.ZERO_AWARE:
+            elif entry.kind == names.ZERO_AWARE:
                 problems += _zero_aware_problems(entry, f)
             else:
                 problems += _additive_problems(entry, f)
@@ -64,7 +64,7 @@ def audit(path: Path) -> list[str]:
     return [f"{path.name}: {p}" if not p.startswith(path.name) else p for p in problems]
 
 
-def _root_problems(entry: catalog.Entry, attrs: dict) -> list[str]:
+def _root_problems(entry: names.Entry, attrs: dict) -> list[str]:
     want = {
         "format": store.FORMAT,
         "format_version": store.FORMAT_VERSION,
@@ -73,13 +73,13 @@ def _root_problems(entry: catalog.Entry, attrs: dict) -> list[str]:
         "shape": str(entry.shape),
         "goal": entry.goal.flat(),
     }
-    if entry.kind in (catalog.ADDITIVE, catalog.ZERO_AWARE):
+    if entry.kind in (names.ADDITIVE, names.ZERO_AWARE):
         want["partition"] = entry.partition_name
         want["patterns"] = str(entry.partition)
-    elif entry.layout == catalog.COMPACT:
+    elif entry.layout == names.COMPACT:
         from . import compact
 
-        want.update(layout=catalog.COMPACT, encoding=compact.ENCODING, index=compact.INDEX)
+        want.update(layout=names.COMPACT, encoding=compact.ENCODING, index=compact.INDEX)
     return [
         f"attribute {k} is {attrs.get(k)!r}, its name says {v!r}"
         for k, v in want.items()
@@ -95,7 +95,7 @@ def _datasets(f, expected: list[str]) -> tuple[list[str], list[str]]:
     return problems, present
 
 
-def _exact_problems(entry: catalog.Entry, f) -> list[str]:
+def _exact_problems(entry: names.Entry, f) -> list[str]:
     from .exact import canonical_goal, table_name
 
     n = entry.shape.size
@@ -116,7 +116,7 @@ def _exact_problems(entry: catalog.Entry, f) -> list[str]:
     return problems
 
 
-def _compact_problems(entry: catalog.Entry, f) -> list[str]:
+def _compact_problems(entry: names.Entry, f) -> list[str]:
     """A compact exact file: its datasets, of the sizes its shape needs.  (Its nibbles are
     covered by the digest and their checksums; recounting them would mean decoding 240
     million states, so its histogram is taken as written.)"""
@@ -148,7 +148,7 @@ def _compact_problems(entry: catalog.Entry, f) -> list[str]:
     return problems
 
 
-def _patterns(entry: catalog.Entry, f) -> tuple[list[str], list[tuple[str, tuple]], list[int]]:
+def _patterns(entry: names.Entry, f) -> tuple[list[str], list[tuple[str, tuple]], list[int]]:
     """(problems, the datasets present with their pattern's tiles, each tile's goal cell) of
     a pattern database: one ``pattern_i`` per pattern, each with the tiles its name says."""
     patterns = list(entry.partition.patterns)
@@ -167,7 +167,7 @@ def _patterns(entry: catalog.Entry, f) -> tuple[list[str], list[tuple[str, tuple
     return problems, named, home
 
 
-def _additive_problems(entry: catalog.Entry, f) -> list[str]:
+def _additive_problems(entry: names.Entry, f) -> list[str]:
     n = entry.shape.size
     problems, named, home = _patterns(entry, f)
     for name, tiles in named:
@@ -186,7 +186,7 @@ def _additive_problems(entry: catalog.Entry, f) -> list[str]:
     return problems
 
 
-def _zero_aware_problems(entry: catalog.Entry, f) -> list[str]:
+def _zero_aware_problems(entry: names.Entry, f) -> list[str]:
     """A zero-aware twin: a packed byte a placement, the goal's lower distance 0, and --
     where the additive database it is the twin of is built -- every lower distance its
     entry (:func:`solver.core.regions.pack_classes`)."""
@@ -197,7 +197,7 @@ def _zero_aware_problems(entry: catalog.Entry, f) -> list[str]:
     n = entry.shape.size
     problems, named, home = _patterns(entry, f)
     additive = entry.path.with_name(
-        catalog.apdb_file_name(entry.shape, entry.partition_name, entry.goal)
+        names.apdb_file_name(entry.shape, entry.partition_name, entry.goal)
     )
     other = h5py.File(additive, "r") if additive.is_file() else None
     try:

@@ -1,7 +1,7 @@
 """Exact distances and optimal paths from the exact tables of boards of up to 12 cells
 (layer 1: tables).
 
-Two layouts (:func:`solver.tables.catalog.exact_layout` decides which a shape gets):
+Two layouts (:func:`solver.tables.names.exact_layout` decides which a shape gets):
 
 * **full** (up to 9 cells): ``exact-3x3.h5`` holds one uint8 table per cell the goal's blank
   may occupy: ``blank_<cell>`` is the distance of every arrangement (indexed by the rank of the
@@ -31,10 +31,10 @@ from ..core.board import Board, BoardError, Shape, preset_goal, solvability
 from ..core.ranking import rank, rank_many, unrank_many
 from ..core.solution import Solution, Unsolvable
 from ..core.symmetry import Reduction
-from . import catalog, compact, store
+from . import catalog, compact, names, store
 
 UNREACHABLE = 255  # the uint8 sentinel of full tables for the other parity class
-canonical_goal = catalog.canonical_goal
+canonical_goal = names.canonical_goal
 
 
 def table_name(blank_cell: int) -> str:
@@ -49,20 +49,20 @@ def has_table(shape: Shape, data_dir=None) -> bool:
     return catalog.exact_entry(shape, data_dir) is not None
 
 
-def _expect(entry: catalog.Entry) -> dict:
-    if entry.layout == catalog.COMPACT:
+def _expect(entry: names.Entry) -> dict:
+    if entry.layout == names.COMPACT:
         return {
-            "kind": catalog.EXACT,
+            "kind": names.EXACT,
             "shape": str(entry.shape),
-            "layout": catalog.COMPACT,
+            "layout": names.COMPACT,
             "goal": entry.goal.flat(),
             "encoding": compact.ENCODING,
             "index": compact.INDEX,
         }
-    return {"kind": catalog.EXACT, "shape": str(entry.shape)}
+    return {"kind": names.EXACT, "shape": str(entry.shape)}
 
 
-def _open(entry: catalog.Entry, data_dir) -> store.TableFile:
+def _open(entry: names.Entry, data_dir) -> store.TableFile:
     """Open ``entry`` (proven, mapped, cached by :mod:`store`) and check its datasets."""
     fix = entry.fix(data_dir)
     tf = store.open_tables(entry.path, _expect(entry), fix)
@@ -75,7 +75,7 @@ def _open(entry: catalog.Entry, data_dir) -> store.TableFile:
                 f"{tf.path}: table {name} is missing or has the wrong size", fix
             )
 
-    if entry.layout == catalog.COMPACT:
+    if entry.layout == names.COMPACT:
         check(compact.NIBBLES, np.uint8, compact.packed_bytes(shape))
         check(compact.BLOCK_BASE, np.uint8, compact.base_entries(shape))
         check(compact.OVERFLOW_INDEX, np.uint32, None)
@@ -128,7 +128,7 @@ class GoalTable:
     """The exact distances towards one goal: the table to read and how a board of the user's
     goal becomes a board of the table's canonical goal (:attr:`reduction`)."""
 
-    entry: catalog.Entry
+    entry: names.Entry
     reduction: Reduction
     file: store.TableFile
     full: np.ndarray | None = None  # full layout: the blank cell's table
@@ -251,7 +251,7 @@ def goal_table(goal: Board, data_dir=None) -> GoalTable:
     :func:`solver.tables.catalog.resolve_exact`).  Raises DatabaseMissing/DatabaseCorrupt."""
     entry, red = catalog.resolve_exact(goal.shape, goal, data_dir)
     tf = _open(entry, data_dir)
-    if entry.layout == catalog.COMPACT:
+    if entry.layout == names.COMPACT:
         table = compact.CompactTable(
             red.target,
             tf.tables[compact.NIBBLES],

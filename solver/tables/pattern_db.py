@@ -27,7 +27,8 @@ import numpy as np
 from ..core import ranking
 from ..core.board import Board, BoardError, Shape, preset_goal
 from ..core.symmetry import Reduction, diagonal_reflection
-from . import catalog, store
+from . import catalog, names, store
+from .partitions import Partition, parse_partition
 
 
 @dataclass
@@ -135,7 +136,7 @@ _OPENED: dict = {}
 _TWINS: dict = {}  # (path, stamp, id of the additive database) -> (it, its zero-aware twin)
 
 
-def open_entry(entry: catalog.Entry, data_dir=None, twins: bool = False) -> AdditivePDB:
+def open_entry(entry: names.Entry, data_dir=None, twins: bool = False) -> AdditivePDB:
     """Open the database a catalog entry names, checking that its tables are the sizes its
     patterns need and that the patterns cover every tile once (opened once per version of
     the file).  ``twins``: for a search that reads the zero-aware twin where one is built;
@@ -148,7 +149,7 @@ def open_entry(entry: catalog.Entry, data_dir=None, twins: bool = False) -> Addi
     fix = entry.fix(data_dir)
     shape, goal = entry.shape, entry.goal
     opened = store.open_tables(
-        entry.path, {"kind": catalog.ADDITIVE, "shape": str(shape), "goal": goal.flat()}, fix, load
+        entry.path, {"kind": names.ADDITIVE, "shape": str(shape), "goal": goal.flat()}, fix, load
     )
     key = (entry.path, opened.stamp, load)
     if key in _OPENED:
@@ -184,18 +185,18 @@ def open_zero_aware(pdb: AdditivePDB, data_dir=None) -> AdditivePDB:
     :func:`solver.core.regions.pack_classes`).  Raises
     :class:`~solver.tables.store.DatabaseMissing` naming the command that builds it, or
     DatabaseCorrupt when its sizes, patterns or goal entries are wrong."""
-    entry = catalog.parse_name(pdb.path)
+    entry = names.parse_name(pdb.path)
     path = _twin_path(entry)
     key = (path, store.file_stamp(path), id(pdb))
     if key in _TWINS:
         return _TWINS[key][1]
-    fix = catalog.build_command(
-        pdb.shape, entry.partition_name, pdb.goal, data_dir, path.exists(), catalog.ZERO_AWARE
+    fix = names.build_command(
+        pdb.shape, entry.partition_name, pdb.goal, data_dir, path.exists(), names.ZERO_AWARE
     )
     if not path.exists():
         raise store.DatabaseMissing(f"no zero-aware twin of {pdb.path.name} ({path.name})", fix)
     opened = store.open_tables(
-        path, {"kind": catalog.ZERO_AWARE, "shape": str(pdb.shape), "goal": pdb.goal.flat()}, fix
+        path, {"kind": names.ZERO_AWARE, "shape": str(pdb.shape), "goal": pdb.goal.flat()}, fix
     )
     by_tiles = {
         tuple(int(t) for t in np.atleast_1d(opened.table_attrs[ds].get("tiles", ()))): table
@@ -208,11 +209,9 @@ def open_zero_aware(pdb: AdditivePDB, data_dir=None) -> AdditivePDB:
     return twin
 
 
-def _twin_path(entry: catalog.Entry) -> Path:
+def _twin_path(entry: names.Entry) -> Path:
     """Where the zero-aware twin of the additive database ``entry`` is (or would be)."""
-    return entry.path.with_name(
-        catalog.zpdb_file_name(entry.shape, entry.partition_name, entry.goal)
-    )
+    return entry.path.with_name(names.zpdb_file_name(entry.shape, entry.partition_name, entry.goal))
 
 
 def _twin_table(pt: PatternTable, table, home: list[int], where: str, fix: str) -> PatternTable:
@@ -242,9 +241,7 @@ def _home_cells(goal: Board) -> list[int]:
     return home
 
 
-def _check_partition(
-    entry: catalog.Entry, attrs: dict, tables: list[PatternTable], fix: str
-) -> None:
+def _check_partition(entry: names.Entry, attrs: dict, tables: list[PatternTable], fix: str) -> None:
     """The file holds the partition its name says, and each table belongs to its tiles: the
     entry of the goal placement is 0 (a table stored under another pattern's tiles fails
     this, as does an edited ``tiles`` attribute).  A few lookups, once per opened file."""
@@ -277,43 +274,32 @@ def _dataset_order(name: str) -> int:
 
 
 def resolve(
-    shape: Shape, goal: Board, partition: str | None = None, data_dir=None
+    shape: Shape, goal: Board, partition: Partition | str | None = None, data_dir=None
 ) -> tuple[AdditivePDB, Reduction]:
     """The database the catalog chooses for ``goal`` (its own, else a symmetric one), opened,
-    and the reduction that maps boards of ``goal`` onto the database's goal."""
-    entry, red = catalog.resolve(shape, goal, partition, data_dir)
+    and the reduction that maps boards of ``goal`` onto the database's goal.  ``partition``:
+    a parsed one, or the words of a caller that holds only text (the ``heuristic`` command),
+    read here as :func:`~solver.tables.partitions.parse_partition` reads them."""
+    wanted, named = _wanted(partition, shape, goal)
+    entry, red = catalog.resolve(shape, goal, wanted, data_dir, named)
     return open_entry(entry, data_dir), red
 
 
-def resolve_many(
-    shape: Shape,
-    goal: Board,
-    partition: str | None = None,
-    data_dir=None,
-    combine: bool = False,
-    twins: bool = False,
-) -> tuple[list[AdditivePDB], Reduction]:
-    """The databases the catalog combines for ``goal`` (:func:`catalog.resolve_many`),
-    opened (``twins``: see :func:`open_entry`), and the reduction that maps boards of
-    ``goal`` onto their goal."""
-    found = catalog.resolve_many(shape, goal, partition, data_dir, combine)
-    return [open_entry(entry, data_dir, twins) for entry, _ in found], found[0][1]
-
-
-def resolve_rivals(
-    shape: Shape, goal: Board, data_dir=None, twins: bool = False
-) -> list[tuple[AdditivePDB, Reduction]]:
-    """The databases a search may race for ``goal`` (:func:`catalog.rivals`), opened
-    (``twins``: see :func:`open_entry`), each with the reduction that maps boards of ``goal``
-    onto its goal."""
-    return [
-        (open_entry(entry, data_dir, twins), red)
-        for entry, red in catalog.rivals(shape, goal, data_dir)
-    ]
+def _wanted(partition, shape: Shape, goal: Board) -> tuple[Partition | None, str | None]:
+    """``partition`` parsed for ``goal``, and the words it was given in (None for a parsed
+    one or none)."""
+    if partition is None or partition == "":
+        return None, None
+    if isinstance(partition, Partition):
+        return partition, None
+    return parse_partition(partition, shape, goal), str(partition)
 
 
 def load_apdb(
-    shape: Shape, partition: str | None = None, goal: Board | None = None, data_dir=None
+    shape: Shape,
+    partition: Partition | str | None = None,
+    goal: Board | None = None,
+    data_dir=None,
 ) -> AdditivePDB:
     """The database built for exactly ``goal`` (default blank-last): ``partition`` (a preset
     such as ``6-6-3`` or tiles ``1,2,3,4/5,6,7,8``; None = the strongest built).
@@ -325,9 +311,10 @@ def load_apdb(
     goal = goal if goal is not None else preset_goal(shape)
     if goal.shape != shape:
         raise BoardError(f"the goal is {goal.shape}, not {shape}")
-    own = [e for e, red in catalog.candidates(shape, goal, partition, data_dir) if e.goal == goal]
+    wanted, named = _wanted(partition, shape, goal)
+    own = [e for e, red in catalog.candidates(shape, goal, wanted, data_dir) if e.goal == goal]
     if not own:
-        raise catalog.missing(shape, goal, partition, data_dir)
+        raise catalog.missing(shape, goal, named or (wanted and wanted.name), data_dir)
     return open_entry(own[0], data_dir)
 
 

@@ -1,5 +1,5 @@
-"""Databases on disk: HDF5 files, their digests, metadata checks, memory-mapping and the data
-directory (layer 1: tables).
+"""Databases on disk: HDF5 files, their digests, metadata checks and memory-mapping (layer 1:
+tables; where the files live is :mod:`.directory`'s).
 
 One file per database (``exact-3x3.h5``, ``apdb-4x4-6-6-3.h5``; :mod:`.catalog` names them).
 Every file carries root attributes ``format``, ``format_version``, ``kind``, ``shape``, ``goal``,
@@ -20,13 +20,12 @@ name (and never destroys the previous one).
 One identity rule for every cache: :func:`file_stamp`.
 
 Imports: numpy, h5py (only when a file is opened or written), the standard library,
-:mod:`.trust`, :mod:`.errors`, :mod:`.layouts`, :mod:`.loading`.
+:mod:`.trust`, :mod:`.errors`, :mod:`.layouts`, :mod:`.loading`, :mod:`.directory`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import os
 import stat
@@ -36,17 +35,21 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core import config, interrupts
+from ..core import interrupts
 from . import layouts, loading, trust
+from .directory import (  # noqa: F401 - where databases live is part of the store's interface
+    TMP_MARK,
+    data_dir,
+    ensure_writable,
+    remove_stale_temporaries,
+)
 from .errors import DatabaseCorrupt, DatabaseError, DatabaseMissing, DataDirError  # noqa: F401
 from .trust import DIGEST, HEADER_MAGIC, HEADER_SIZE, prove  # noqa: F401 - part of the API
 from .trust import TRUSTED as _TRUSTED  # noqa: F401 - tests reach the record through it
-from .trust import user_dir as _user_dir
 
 FORMAT = "npuzzle"
 FORMAT_VERSION = 2  # 2: a digest of the file in its user block
 RANKING = "kperm-lex"  # solver.core.ranking.rank: lexicographic rank of a k-permutation
-TMP_MARK = ".tmp-"
 
 
 def _seal(path: Path) -> None:
@@ -77,69 +80,6 @@ def file_stamp(path: Path) -> tuple | None:
     except OSError:
         return None
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
-
-
-# --- the data directory ----------------------------------------------------------------------
-
-
-# Where this package lives does not change while it runs; asked afresh, it cost a realpath
-# and two stats per question (a tenth of a Korf's-100 search).
-@functools.cache
-def _source_checkout_data() -> Path | None:
-    root = Path(__file__).resolve().parents[2]
-    if (root / "pyproject.toml").is_file() and (root / "solver").is_dir():
-        return root / "data"
-    return None
-
-
-def data_dir(explicit: str | os.PathLike | None = None) -> Path:
-    """Where databases live: ``explicit`` > ``$NPUZZLE_DATA`` > ``data/`` of a source checkout
-    > the user data directory (``$XDG_DATA_HOME/npuzzle``)."""
-    if explicit is not None and str(explicit) != "":
-        return Path(explicit).expanduser()
-    env = os.environ.get(config.ENV_DATA_DIR)
-    if env:
-        return Path(env).expanduser()
-    return _source_checkout_data() or _user_dir("XDG_DATA_HOME", ".local/share")
-
-
-def ensure_writable(directory: Path) -> Path:
-    """Create ``directory`` if needed and check that files can be written in it."""
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise DataDirError(f"cannot create data directory {directory}: {e.strerror}") from None
-    if not directory.is_dir():
-        raise DataDirError(f"data directory {directory} is not a directory")
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise DataDirError(f"data directory {directory} is not writable")
-    return directory
-
-
-def remove_stale_temporaries(directory: Path) -> list[Path]:
-    """Delete temporary files left by builds that were killed; return what was removed."""
-    removed = []
-    if directory.is_dir():
-        for p in directory.glob(f"*{TMP_MARK}*"):
-            pid = p.name.rsplit(TMP_MARK, 1)[-1]
-            if pid.isdigit() and _process_alive(int(pid)):
-                continue
-            with contextlib.suppress(OSError):
-                p.unlink()
-                removed.append(p)
-    return removed
-
-
-def _process_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 # --- writing ---------------------------------------------------------------------------------

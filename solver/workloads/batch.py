@@ -220,9 +220,7 @@ def _warm_up(start: Board, goal: Board, options) -> None:
     try:
         if api.resolve_algorithm(start, options) != "idastar":
             return
-        from ..search import idastar
-
-        idastar.warm_up(goal, options)
+        api.warm_up(goal, options)
     except Exception:  # noqa: BLE001 - the problem itself will say what is wrong
         pass
 

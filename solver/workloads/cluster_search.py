@@ -72,15 +72,17 @@ class Head:
 
 # --- on the workers --------------------------------------------------------------------------
 
-_PREPARED: dict = {}  # this process's problems, by (start, goal, options)
+_PREPARED: dict = {}  # this process's problems, by search
 
 
 def _prepared(spec: tuple):
+    """The problem of ``spec`` = ``(start, goal, options, request without plans)`` and its
+    reduction, its tables opened on this worker (once per process)."""
     hit = _PREPARED.get(spec)
     if hit is None:
         if len(_PREPARED) >= 8:
             _PREPARED.clear()
-        hit = _PREPARED[spec] = prepare(*spec)
+        hit = _PREPARED[spec] = prepare(spec[3])
     return hit
 
 
@@ -97,7 +99,7 @@ def probe(spec: tuple, seconds: float, timeout: float | None, max_nodes: int | N
     """The whole answer when the board needs no IDA* (an exact table, a teaching search);
     else IDA* alone until an iteration has run for ``seconds`` (or a cap is reached): a
     :class:`Head`."""
-    start, goal, opts = spec
+    start, goal, opts, _ = spec
     if api.resolve_algorithm(start, opts) != "idastar":
         return api.solve(start, goal, options=opts)
     problem, red = _prepared(spec)
@@ -238,7 +240,12 @@ def solve_board(client, board, goal=None, *, shape=None, options=None) -> Soluti
     start, goal_b = api.read_problem(board, goal, shape)
     api.check_solvable(start, goal_b)
     t0 = time.perf_counter()
-    spec = (start, goal_b, replace(opts, progress=None, jobs=1))
+    sent = replace(opts, progress=None, jobs=1)
+    # Parsed here, once (the workers choose and open the tables themselves).
+    request = None
+    if sent.algorithm in ("auto", "idastar"):
+        request = api.search_request(start, goal_b, sent, plans=False)
+    spec = (start, goal_b, sent, request)
     head = _call(client, probe, spec, PROBE_SECONDS, opts.timeout, opts.max_nodes)
     if isinstance(head, Solution):
         return head.check()
@@ -374,7 +381,7 @@ def _solution(run: _Search, start, goal, moves: str | None, lower: int, client) 
 
 
 def _partial(run: _Search, client, lower: int) -> Solution:
-    start, goal, _ = run.spec
+    start, goal = run.spec[:2]
     sol = _solution(run, start, goal, None, lower, client)
     sol.status, sol.optimal = STATUS_LIMIT, None
     return sol

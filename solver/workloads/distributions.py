@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..core import config
 from ..core.board import Board, BoardError, Shape, preset_goal
-from ..tables import catalog, exact, store
+from ..tables import exact, names, store
 
 REFERENCE_PACKAGE_DIR = "reference"  # solver/reference/distances-<shape>.txt
 
@@ -142,7 +142,7 @@ def distance_counts(shape: Shape, goal: Board | None = None, data_dir=None) -> D
         while counts and counts[-1] == 0:
             counts = counts[:-1]
         return DistanceCounts(
-            shape, g, tuple(int(c) for c in counts), f"exact table {catalog.exact_file_name(shape)}"
+            shape, g, tuple(int(c) for c in counts), f"exact table {names.exact_file_name(shape)}"
         )
     ref = reference_counts(shape, g, data_dir)
     if ref is not None:
