@@ -19,7 +19,6 @@ from solver.core.board import Board, Shape, goal_board
 from solver.core.progress_bar import ProgressBar
 from solver.tables import (
     audit,
-    catalog,  # noqa: F401 - pdb_builder.cli reaches it through this module
     exact,
     names,
     store,

@@ -27,7 +27,7 @@ from solver.core.program import (  # noqa: E402
     Command,
     fail_as,
 )
-from solver.tables import store  # noqa: E402
+from solver.tables import names, store  # noqa: E402
 
 from . import build  # noqa: E402
 
@@ -249,7 +249,7 @@ def _verify(data_dir) -> None:
         )
     if not files:
         _fail(
-            f"no databases in {directory}; fix: {build.catalog.default_build_command(data_dir)}",
+            f"no databases in {directory}; fix: {names.default_build_command(data_dir)}",
             EXIT_DATABASE,
         )
     click.echo(

@@ -48,8 +48,6 @@ def resolve_algorithm(start: Board, opts: SearchOptions) -> str:
 def algorithm_function(name: str):
     """The function registered for algorithm ``name``: ``fn(start, goal, options)``.  IDA*'s
     is :func:`solve_idastar`, which resolves the options into a search first."""
-    if name == "idastar":
-        return solve_idastar
     module, func = ALGORITHMS[name]
     return getattr(importlib.import_module(module), func)
 

@@ -29,7 +29,7 @@ from .core.board import BoardError
 # name -> (module, function); 'auto' picks 'table' or 'idastar'.
 ALGORITHMS = {
     "table": ("solver.tables.exact", "solve"),
-    "idastar": ("solver.search.idastar", "solve"),
+    "idastar": ("solver.api", "solve_idastar"),
     "astar": ("solver.search.blind", "astar"),
     "bfs": ("solver.search.blind", "bfs"),
     "dfs": ("solver.search.blind", "dfs"),
@@ -192,7 +192,7 @@ SPEC: tuple[Option, ...] = (
            "how it went."),
     Option("pick_max", bool, config.DEFAULT_PICK_MAX, RESEARCH, flags=("--pick-max",),
            off="--no-pick-max", commands=("solve",), endpoints=("solve",),
-           help="When the databases are raced, race their maxima too (the leader with each "
+           help="When the databases are raced, race their maxima too (the incumbent with each "
            "rival, and all of them), each one's nodes counted as many times as its table reads "
            "cost."),
     Option("zero_aware", bool, config.DEFAULT_ZERO_AWARE, RESEARCH, flags=("--no-zero-aware",),

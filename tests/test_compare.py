@@ -161,11 +161,10 @@ def test_idastars_kernel_is_loaded_before_any_run_is_timed(run_cli, monkeypatch,
     """The first compare after an install would otherwise time numba compiling IDA*'s kernel
     (seconds) as the IDA* run's search."""
     from solver import api
-    from solver.search import idastar
 
     calls = []
-    warm_up, solve = idastar.warm_up, api.solve
-    monkeypatch.setattr(idastar, "warm_up", lambda *a: calls.append("load") or warm_up(*a))
+    warm_up, solve = api.warm_up, api.solve
+    monkeypatch.setattr(api, "warm_up", lambda *a: calls.append("load") or warm_up(*a))
     monkeypatch.setattr(api, "solve", lambda *a, **k: calls.append("run") or solve(*a, **k))
     r = run_cli(["compare", "3 6 4/2 5 8/0 1 7", "-a", "astar,idastar", "--data-dir", tmp_path])
     assert r.exit_code == 0, r.output

@@ -139,7 +139,6 @@ def test_the_machine_never_costs_nodes_on_the_15_puzzle(pdb_dir, seed):
     iteration that searches its whole tree generates more nodes.  (The last iteration stops at
     the first solution, which may be one the machine skips for an equal one found later.)"""
     from solver.search import kernels
-    from solver.search.plans import plan_for
     from solver.search.walk import READY, Problem, Walk
 
     start = _random_board(Shape(4, 4), random.Random(seed), 60)
@@ -152,7 +151,7 @@ def test_the_machine_never_costs_nodes_on_the_15_puzzle(pdb_dir, seed):
     assert runs[0].length == runs[1].length
     assert start.apply(runs[1].moves).tiles == goal.tiles
 
-    plan, red = plan_for(goal, api.SearchOptions(data_dir=pdb_dir))
+    plan, red = api.search_request(goal, goal, api.SearchOptions(data_dir=pdb_dir)).plans[0]
 
     def whole_iteration(depth: int, bound: int) -> int:
         problem = Problem(plan, red.board(start).tiles, None, depth)

@@ -1,4 +1,4 @@
-"""``npuzzle heuristic`` gives the best estimate that is built and names it (issue 23, item 5):
+"""``npuzzle heuristic`` gives the best estimate that is built and names it:
 the exact table where one is built for the shape, else the pattern database, else linear
 conflict -- like ``solve`` -- on one board and in batches, text and --json."""
 

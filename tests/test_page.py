@@ -211,7 +211,7 @@ def test_a_phone_sized_screen_needs_no_sideways_scrolling(browser, live_server):
         browser.set_window_size(1100, 900)
 
 
-# --- issue 23, items 7-12 ----------------------------------------------------------------------
+# --- the page at work ---------------------------------------------------------------------------
 
 
 def test_the_8_puzzle_shows_its_heuristic_with_no_error_per_move(browser, live_server):

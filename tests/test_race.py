@@ -78,7 +78,7 @@ def test_the_race_enters_the_maxima_after_the_databases(three_cuts):
     alone = _entrants(start, three_cuts, pick_max=False)
     both = _entrants(start, three_cuts)
     assert [len(e.plan.tables) for e in alone] == [1, 1, 1]
-    # The leader with each rival, then all three.
+    # The incumbent with each rival, then all three.
     assert [len(e.plan.tables) for e in both] == [1, 1, 1, 2, 2, 3]
     assert [e.cost for e in both] == [1, 1, 1, 1.7, 1.7, 2.4]
     assert all(b.plan.tables[0] is alone[0].plan.tables[0] for b in both[3:])
@@ -194,7 +194,7 @@ def test_the_race_stays_within_half_the_memory(three_cuts, monkeypatch):
     goal = goal_board(Shape(3, 3))
     opts = api.SearchOptions(data_dir=three_cuts)
     lead = catalog.rivals(goal.shape, goal, three_cuts)[0][0]
-    # The three databases, the leader's maximum with each rival, and all three's.
+    # The three databases, the incumbent's maximum with each rival, and all three's.
     assert len(api.search_request(goal, goal, opts).plans) == len(CUTS) + 3
     # A machine with room for two of these databases in half its memory races two of them
     # (and their maximum, which reads the same tables).

@@ -1,4 +1,4 @@
-"""`npuzzle serve` under abuse (issue 23, items 13-16), against real servers on loopback ports
+"""`npuzzle serve` under abuse, against real servers on loopback ports
 with real sockets: a client that hangs up mid-search has its search dropped and the worker
 freed; identical questions in flight are searched once and recent answers are kept; a flood
 gets 503 with Retry-After at once instead of an ever longer queue; SIGTERM during a search

@@ -134,7 +134,7 @@ def test_hint_at_the_goal(client):
 
 
 def test_heuristic_is_the_best_estimate_built(client, exact_3x3):
-    """The exact table where one is built (issue 23, item 5), the database when asked for."""
+    """The exact table where one is built, the database when asked for."""
     status, rec = post(client, "/heuristic", {"board": FAR_3X3})
     assert status == 200 and rec["heuristic"] == "exact" and rec["h"] == 31
     status, rec = post(client, "/heuristic", {"board": FAR_3X3, "partition": "4-4"})
@@ -190,7 +190,7 @@ FAR_5X5 = "2 3 4 5 10/1 7 8 9 0/6 11 12 13 14/16 17 18 19 15/21 22 23 24 20"
 
 
 def test_the_search_enhancements_are_switched_over_http(client):
-    """Issue 21: the pruning machine (fsm) and the second database (combine) as the CLI has
+    """The pruning machine (fsm) and the second database (combine) as the CLI has
     them; the answer names the machine it used."""
     board = "5 1 2 3/4 6 10 7/8 9 0 11/12 13 14 15"
     runs = {}
@@ -216,7 +216,7 @@ def test_the_search_enhancements_are_switched_over_http(client):
 
 
 def test_the_clis_fast_and_weight_over_http(client):
-    """Issue 23, item 12: the options of ``npuzzle solve`` that make sense over HTTP."""
+    """The options of ``npuzzle solve`` that make sense over HTTP."""
     status, rec = post(client, "/solve", {"board": FAR_5X5, "algorithm": "fast"})
     assert status == 200 and rec["algorithm"] == "fast" and rec["optimal"] is False
     assert parse_board(FAR_5X5).apply(rec["moves"]) == goal_board("5x5")
@@ -232,7 +232,7 @@ def test_the_clis_fast_and_weight_over_http(client):
 
 
 def test_5x5_at_a_distance_by_random_walks(client):
-    """Issue 23, item 10: no 5x5 database is built here, so each walk's end is solved with
+    """No 5x5 database is built here, so each walk's end is solved with
     linear conflict -- still quick at distance 20."""
     status, body = post(client, "/generate", {"shape": "5x5", "distance": 20, "seed": 3})
     assert status == 200

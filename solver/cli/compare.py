@@ -247,11 +247,9 @@ def _load_kernels(goal, runs, opts: api.SearchOptions, status: LiveStatus) -> No
     that run's search time."""
     if not any(name in ("idastar", "auto") for name, _ in runs):
         return
-    from ..search import idastar
-
     status.start("loading the search kernels")
     try:
-        idastar.warm_up(goal, opts)
+        api.warm_up(goal, opts)
     except Exception:  # noqa: BLE001 - the run meets the same problem and reports it
         pass
     status.finish()

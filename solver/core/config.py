@@ -68,7 +68,7 @@ DEFAULT_COMBINE = False
 # only where cuts drawn for it are built, and on the 24-puzzle the best of four 6-6-6-6 cuts
 # needs 1.2-4.3 times fewer nodes than 6-6-6-6 (docs/research-table.md, section 4).
 DEFAULT_PICK = True
-# Whether the race also enters the maxima of its databases (the leader with each rival, and
+# Whether the race also enters the maxima of its databases (the incumbent with each rival, and
 # all of them), each one's nodes weighted by its extra table reads (solver.search.race).
 # On: with the kernel reading every table without a reference count (research table,
 # section 2), the maximum of two cuts halved Korf & Taylor #4's nodes and time.

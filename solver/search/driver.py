@@ -71,7 +71,7 @@ class RaceRule:
     ``stop_bound``: pause -- :attr:`SearchResult.paused` set, no moves -- before an iteration
     over this bound (a rival, which searches whole iterations: never in promising order).
     ``pause_after``: pause after the iteration during which the search generated this many
-    nodes in all (the leader).  ``nodes_before``: the nodes of the race before this search,
+    nodes in all (the incumbent).  ``nodes_before``: the nodes of the race before this search,
     counted towards :data:`UNITS_AFTER`."""
 
     start_bound: int | None = None

@@ -281,8 +281,8 @@ def _open(entry: names.Entry, heuristic: HeuristicSpec) -> pattern_db.AdditivePD
 
 
 def _maxima(found: list) -> list:
-    """The maxima a race enters beside its databases ``found`` (leader first, each with its
-    reduction): the leader with each rival of the same goal, then all of those together
+    """The maxima a race enters beside its databases ``found`` (the incumbent first, each with its
+    reduction): the incumbent with each rival of the same goal, then all of those together
     (up to :data:`~solver.tables.catalog.MAX_COMBINED`).  Rivals of another goal are reached
     through another reduction, so they combine with nothing."""
     lead, red = found[0]

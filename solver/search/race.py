@@ -17,16 +17,16 @@ one database's.  The costs are constants, measured once, never the clock.
 
 How it runs:
 
-1. The *leader* (the catalog's choice) searches as usual.  A search that ends before it has
+1. The *incumbent* (the catalog's choice) searches as usual.  A search that ends before it has
    generated :data:`RACE_AFTER` nodes never races, nor one with no rival built (the cuts
    drawn for the race, 6-6-6-6 c, d and e, and custom partitions race: see
    :func:`solver.tables.partitions.races`).
-2. Otherwise the leader pauses at the end of the iteration under way, with bound ``B`` and
+2. Otherwise the incumbent pauses at the end of the iteration under way, with bound ``B`` and
    ``N`` nodes generated in all.  Every *rival* searches its own iterations up to ``B``, each
    stopped as soon as its nodes cost more than ``MARGIN * N`` (it would lose); the rivals run
    on ``jobs`` threads at once.
 3. The rival whose nodes up to ``B`` cost the least (nodes times :func:`cost`), if that is
-   at most ``MARGIN * N``, else the leader, searches on from the largest bound any entrant
+   at most ``MARGIN * N``, else the incumbent, searches on from the largest bound any entrant
    proved: every iteration up to ``B`` failed under an admissible heuristic, so none of them
    can hold a shorter solution.
 
@@ -49,16 +49,16 @@ from .driver import Progress, RaceRule, SearchResult, search
 from .kernel_data import Plan
 from .walk import Limits
 
-# Nodes the leader generates before a race (it finishes the iteration under way: 2-20 M
+# Nodes the incumbent generates before a race (it finishes the iteration under way: 2-20 M
 # nodes on the 24-puzzle, a fraction of a second).  Each rival costs at most MARGIN times as
 # many again, a few per cent of a search of 10^8 nodes; the ratios between cuts are already
 # as they will stay (within 15 % on Korf & Taylor's ten).  With 16 M the race cost a search
 # of 3 * 10^8 nodes as much again (Korf & Felner #32: 47 s against 23 s).
 RACE_AFTER = 2_000_000
-# A rival takes over only if it needed at most this share of the leader's nodes.  The ratio
+# A rival takes over only if it needed at most this share of the incumbent's nodes.  The ratio
 # between two cuts drifts as the bound grows (by up to a third over the last few iterations
 # on Korf & Taylor's ten), so a smaller lead predicts nothing: KT #4's 7 % went the other way
-# (5.26 G nodes against the leader's 4.65 G).  It also stops each rival sooner.
+# (5.26 G nodes against the incumbent's 4.65 G).  It also stops each rival sooner.
 MARGIN = 0.8
 # What each database after the first adds to the time of a node, as a share of one
 # database's: one thread, Korf & Taylor #4 and #8, 10^8 nodes each, the maximum of two cuts
@@ -74,7 +74,7 @@ def cost(plan: Plan) -> float:
 
 def most_to_win(leader_nodes: int, entrant_cost: float = 1.0) -> int:
     """The most nodes an entrant of ``entrant_cost`` may need to the race's bound and still
-    take over from a leader (of one database) that needed ``leader_nodes``."""
+    take over from an incumbent (of one database) that needed ``leader_nodes``."""
     return int(MARGIN * leader_nodes / entrant_cost)
 
 
@@ -123,7 +123,7 @@ def solve(
     promising_first: bool = True,
 ) -> tuple[SearchResult, int, Race | None]:
     """Search with the entrant a race picks: ``(result, winner's index, race)``; the race is
-    None when the leader finished (or hit a limit) before one was needed.  Limits count the
+    None when the incumbent finished (or hit a limit) before one was needed.  Limits count the
     whole search, race included."""
     t0 = time.perf_counter()
     deadline = None if timeout is None else t0 + timeout
@@ -169,8 +169,8 @@ def solve(
 
 
 def _rivals(entrants, lead: SearchResult, deadline, max_nodes, jobs: int, common) -> list:
-    """Each rival's search up to the leader's bound, stopped once its nodes cost more than
-    ``MARGIN`` times the leader's; ``jobs`` at a time (the kernels release the GIL)."""
+    """Each rival's search up to the incumbent's bound, stopped once its nodes cost more than
+    ``MARGIN`` times the incumbent's; ``jobs`` at a time (the kernels release the GIL)."""
 
     def run(entrant: Entrant) -> SearchResult:
         cap = most_to_win(lead.generated, entrant.cost) + 1  # it cannot win past this many

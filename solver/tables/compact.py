@@ -6,7 +6,7 @@ reach *one* goal, in two steps:
 
 **Index.**  Let ``p[t]`` be the cell of tile ``t`` (``p[0]`` the blank's).  The index of a state
 is the lexicographic k-permutation rank of ``p[0..N-3]`` (:func:`solver.core.ranking.rank` with
-``k = N-2``): ``N!/2`` entries, with the blank's cell as the leading digit.  Tiles ``N-2`` and
+``k = N-2``): ``N!/2`` entries, with the blank's cell as the first digit.  Tiles ``N-2`` and
 ``N-1`` stand on the two cells left over, and only one of the two ways round can reach the goal
 (sliding the blank swaps two cells and moves the blank one step, so the permutation's parity
 *plus* the blank's taxicab distance to the goal's blank cell never changes).  The parity of a

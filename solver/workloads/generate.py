@@ -120,7 +120,7 @@ def _check_solvable_in_time(shape: Shape, has_table: bool, method, walk_length, 
     raise GenerateError(
         f"the optimal distance of a random {shape} position takes minutes to hours to find; "
         f"ask for easier positions with --method walk --length L (e.g. --length {4 * shape.size}), "
-        f"or use 'npuzzle solve --fast' on positions you shuffle yourself"
+        f"or use 'npuzzle solve -a fast' on positions you shuffle yourself"
     )
 
 
