@@ -28,10 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from solver import api  # noqa: E402
 from solver.api import SearchOptions  # noqa: E402
 from solver.core.board import Board, Shape, goal_board  # noqa: E402
 from solver.core.solution import SearchLimitReached  # noqa: E402
-from solver.search import idastar  # noqa: E402
 from solver.tables import store  # noqa: E402
 
 KORF_FILE = ROOT / "data" / "korf100.txt"  # committed reference copy
@@ -85,10 +85,10 @@ def built_partitions(data_dir) -> list[str]:
 def run_config(instances, label, opts, goal) -> list[dict]:
     """Solve every instance with ``opts``; one row per instance."""
     t0 = time.perf_counter()
-    plan, _ = idastar.plan_for(goal_board(SHAPE), opts)  # maps the tables
+    plan, _ = api.search_request(goal_board(SHAPE), goal_board(SHAPE), opts).plans[0]  # maps them
     load_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    idastar.solve(Board.parse("1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15"), goal_board(SHAPE), opts)
+    api.solve_idastar(Board.parse("1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15"), goal_board(SHAPE), opts)
     warm_s = time.perf_counter() - t0
     rows = []
     for inst in instances:
@@ -105,7 +105,7 @@ def run_config(instances, label, opts, goal) -> list[dict]:
         t = time.perf_counter()
         c = time.process_time()
         try:
-            sol = idastar.solve(start, goal, opts).check()
+            sol = api.solve_idastar(start, goal, opts).check()
             cpu = time.process_time() - c
             row.update(
                 length=sol.length,
@@ -247,9 +247,9 @@ from solver import api
 from solver.search import idastar
 from solver.core.board import Board, goal_board
 t.append(time.perf_counter())
-idastar._numba_ready(); t.append(time.perf_counter())
+idastar.numba_ready(); t.append(time.perf_counter())
 g = goal_board("4x4"); o = api.SearchOptions(algorithm="idastar")
-plan, _ = idastar.plan_for(g, o); t.append(time.perf_counter())
+plan, _ = api.search_request(g, g, o).plans[0]; t.append(time.perf_counter())
 idastar.search(plan, g.move("U").tiles); t.append(time.perf_counter())
 s = api.solve(Board.parse(sys.argv[1]), options=o); t.append(time.perf_counter())
 print(" ".join(f"{b - a:.4f}" for a, b in zip(t, t[1:])), s.database, s.length,

@@ -31,9 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from solver import api  # noqa: E402
 from solver.api import SearchOptions  # noqa: E402
 from solver.core.board import Board, Shape, goal_board  # noqa: E402
-from solver.search import driver, idastar, units  # noqa: E402
+from solver.search import driver, units  # noqa: E402
 
 SHAPE = Shape(4, 4)
 
@@ -59,7 +60,7 @@ def solve(tiles: str, goal: Board, opts: SearchOptions, runs: int) -> dict:
     for _ in range(runs):
         t = time.perf_counter()
         cpu = time.process_time()
-        sol = idastar.solve(Board.parse(tiles), goal, opts).check()
+        sol = api.solve_idastar(Board.parse(tiles), goal, opts).check()
         row = {
             "s": sol.extra["search_seconds"],
             "wall": time.perf_counter() - t,
@@ -75,9 +76,8 @@ def solve(tiles: str, goal: Board, opts: SearchOptions, runs: int) -> dict:
 
 def with_processes(tiles: str, goal: Board, opts: SearchOptions, pool) -> dict:
     t = time.perf_counter()
-    moves, nodes, count = units.search_units(
-        Board.parse(tiles), goal, opts, mapper=pool.map, want=64
-    )
+    request = api.search_request(Board.parse(tiles), goal, opts)
+    moves, nodes, count = units.search_units(request, mapper=pool.map, want=64)
     return {"s": time.perf_counter() - t, "nodes": nodes, "units": count, "length": len(moves)}
 
 
@@ -85,7 +85,7 @@ def simulate(tiles: str, goal: Board, opts: SearchOptions, jobs: int) -> tuple[i
     """(span, nodes) of ``jobs`` idealised workers running the units of every iteration in
     order: the nodes the slowest worker generated (the split counted in full) and the nodes of
     all; see the module docstring."""
-    problem, _ = units.prepare(Board.parse(tiles), goal, opts)
+    problem, _ = units.prepare(api.search_request(Board.parse(tiles), goal, opts))
     bound, parallel_span, parallel_nodes, depth = problem.first_bound(), 0, 0, 1
     while True:
         sp = units.split(problem, bound, 32 * jobs, depth)
@@ -162,7 +162,7 @@ def main(argv=None) -> int:
         reflect=not args.no_reflect,
         data_dir=args.data_dir,
     )
-    idastar.solve(Board.parse(rows[0][1]), goal, base)  # map the tables, load the kernels
+    api.solve_idastar(Board.parse(rows[0][1]), goal, base)  # map the tables, load the kernels
     if args.simulate:
         return print_simulation(rows, goal, base, [int(j) for j in args.simulate.split(",")])
     before = load()
@@ -251,7 +251,7 @@ def print_simulation(rows, goal, base, jobs_list) -> int:
     totals = {j: [0, 0, 0] for j in jobs_list}
     for ident, tiles, _ in rows:
         cells = [ident]
-        one = idastar.solve(Board.parse(tiles), goal, base).nodes_generated
+        one = api.solve_idastar(Board.parse(tiles), goal, base).nodes_generated
         for j in jobs_list:
             span, nodes = simulate(tiles, goal, base, j)
             totals[j][0] += span

@@ -52,7 +52,7 @@ from solver import api  # noqa: E402
 from solver.core import config  # noqa: E402
 from solver.core.board import Shape, preset_goal  # noqa: E402
 from solver.core.solution import SearchLimitReached  # noqa: E402
-from solver.search import fsm, plans  # noqa: E402
+from solver.search import fsm  # noqa: E402
 from solver.tables import loading  # noqa: E402
 
 KORF100 = ROOT / "data" / "korf100.txt"
@@ -171,18 +171,25 @@ def _goal(work: Workload):
     return preset_goal(Shape.parse(work.shape), "blank-first")
 
 
-def _leader(work: Workload, cfg: Config) -> str:
-    """The heuristic that leads a race on ``work``'s boards (the catalog's choice)."""
+def _plans(work: Workload, opts: api.SearchOptions) -> tuple:
+    """The plans a search of ``work``'s boards with ``opts`` reads (its tables mapped), the
+    incumbent first."""
+    goal = _goal(work)
+    return api.search_request(goal, goal, opts).plans
+
+
+def _incumbent(work: Workload, cfg: Config) -> str:
+    """The heuristic a race on ``work``'s boards starts with (the catalog's choice)."""
     opts = api.SearchOptions(reflect=cfg.reflect, pick=True)
-    return plans.rival_plans(_goal(work), opts)[0][0].name.removesuffix(" + reflection")
+    return _plans(work, opts)[0][0].name.removesuffix(" + reflection")
 
 
 def run(work: Workload, cfg: Config, jobs: int, cap: float | None) -> Cell | None:
     """Solve every board of ``work`` with ``cfg``; lengths checked against the file.  None
     where the configuration does not apply (no second database for this workload, or a race
-    that would not be led by the workload's database)."""
+    that would not start with the workload's database)."""
     partition = None if cfg.pick else work.partition  # the race takes every cut built
-    if cfg.pick and _leader(work, cfg) != f"pdb {work.partition}":
+    if cfg.pick and _incumbent(work, cfg) != f"pdb {work.partition}":
         return None  # e.g. 6-6-3's workload, where the catalog's choice is 7-8
     if cfg.second:
         if work.second is None:
@@ -204,8 +211,8 @@ def run(work: Workload, cfg: Config, jobs: int, cap: float | None) -> Cell | Non
     except SearchLimitReached:
         pass
     if cfg.pick:  # and every table a race reads
-        plans.rival_plans(_goal(work), opts)
-    if cfg.zero_aware and "zero-aware" not in plans.plan_for(_goal(work), opts)[0].name:
+        _plans(work, opts)
+    if cfg.zero_aware and "zero-aware" not in _plans(work, opts)[0][0].name:
         print(f"  {work.name}: no zero-aware twin built, row left out", file=sys.stderr)
         return None
     cell = Cell()

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
-"""Bounded-suboptimal IDA* (``--weight W``): the cost rules of solver/search/weights.py side by
-side -- seconds, nodes, and how much longer than optimal the answers are.
+"""Bounded-suboptimal IDA* (``--weight W``, solver/search/weights.py) at several weights --
+seconds, nodes, and how much longer than optimal the answers are.
 
     python scripts/bench_weighted.py                                   # 17 80-move boards, 7-8
     python scripts/bench_weighted.py --boards data/korf100.txt --partition 6-6-3
@@ -23,10 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from solver import api  # noqa: E402
 from solver.api import SearchOptions  # noqa: E402
 from solver.core.board import Board, Shape, goal_board  # noqa: E402
 from solver.core.solution import SearchLimitReached  # noqa: E402
-from solver.search import idastar, weights  # noqa: E402
+from solver.search import weights  # noqa: E402
 
 
 def read_boards(path: Path) -> list[tuple[str, str, int]]:
@@ -43,7 +44,7 @@ def run(rows, goal, opts, weight: str) -> dict:
     for ident, tiles, optimal in rows:
         t = time.perf_counter()
         try:
-            sol = idastar.solve(Board.parse(tiles, goal.shape), goal, opts).check()
+            sol = api.solve_idastar(Board.parse(tiles, goal.shape), goal, opts).check()
         except SearchLimitReached as e:
             out["capped"] += 1
             out["nodes"] += e.partial.nodes_generated
@@ -66,7 +67,6 @@ def main(argv=None) -> int:
     ap.add_argument("--partition", default=None, help="default: the strongest built")
     ap.add_argument("--data-dir", type=Path, default=None)
     ap.add_argument("--weights", default="1.2,1.5,2")
-    ap.add_argument("--rules", default=",".join(weights.RULES))
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per board")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--instances", default=None, help="e.g. 1-5 (1-based rows of the file)")
@@ -83,30 +83,28 @@ def main(argv=None) -> int:
         f"{args.boards.name} ({len(rows)} boards, {shape}), timeout {args.timeout:g} s per "
         f"board, {args.jobs} job(s); load average {load}\n"
     )
-    print("| rule | W | solved | search s | nodes | iterations | mean length / optimal | worst |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| W | solved | search s | nodes | iterations | mean length / optimal | worst |")
+    print("|---|---|---|---|---|---|---|")
     for weight in args.weights.split(","):
-        for rule in args.rules.split(","):
-            os.environ["NPUZZLE_WEIGHTING"] = rule
-            opts = SearchOptions(
-                algorithm="idastar",
-                heuristic="pdb",
-                partition=args.partition,
-                data_dir=args.data_dir,
-                weight=weight,
-                timeout=args.timeout,
-                jobs=args.jobs,
-            )
-            idastar.solve(Board.parse(rows[0][1], shape), goal, opts)  # warm up
-            r = run(rows, goal, opts, weight)
-            solved = len(rows) - r["capped"]
-            mean = sum(r["ratios"]) / len(r["ratios"]) if r["ratios"] else float("nan")
-            worst = max(r["ratios"], default=float("nan"))
-            print(
-                f"| {rule} | {weight} | {solved}/{len(rows)} | {r['s']:.2f} | "
-                f"{r['nodes']:,} | {r['iterations']} | {mean:.3f} | {worst:.3f} |",
-                flush=True,
-            )
+        opts = SearchOptions(
+            algorithm="idastar",
+            heuristic="pdb",
+            partition=args.partition,
+            data_dir=args.data_dir,
+            weight=weight,
+            timeout=args.timeout,
+            jobs=args.jobs,
+        )
+        api.solve_idastar(Board.parse(rows[0][1], shape), goal, opts)  # warm up
+        r = run(rows, goal, opts, weight)
+        solved = len(rows) - r["capped"]
+        mean = sum(r["ratios"]) / len(r["ratios"]) if r["ratios"] else float("nan")
+        worst = max(r["ratios"], default=float("nan"))
+        print(
+            f"| {weight} | {solved}/{len(rows)} | {r['s']:.2f} | "
+            f"{r['nodes']:,} | {r['iterations']} | {mean:.3f} | {worst:.3f} |",
+            flush=True,
+        )
     return 0
 
 

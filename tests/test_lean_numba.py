@@ -92,3 +92,42 @@ FALLBACK = (
 def test_a_numba_that_changed_is_used_as_it_comes():
     # Solved, with numba's own cache loads.
     assert _solve("-", FALLBACK) == "9 UUURRRDDD True\n"
+
+
+KINDS = "import collections\nPair = collections.namedtuple('Pair', 'a b')\n"
+KERNEL = "from numba import njit\n@njit(cache=True)\ndef total(p):\n    return p.a + p.b\n"
+MAIN = (
+    "from solver.core import numba_start\n"
+    "numba_start.import_numba()\n"
+    "from kern import total\n"
+    "from {module} import Pair\n"
+    "print(total(Pair(1, 2)))\n"
+)
+
+
+def test_a_cache_left_by_an_earlier_release_is_compiled_again(tmp_path):
+    """A kernel cached with a named tuple whose class a later release moved to another module
+    is compiled again, not an AttributeError from unpickling numba's stale index."""
+    (tmp_path / "kinds.py").write_text(KINDS)
+    (tmp_path / "kern.py").write_text(KERNEL)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), ROOT]),
+        "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+    }
+
+    def run(module: str) -> str:
+        code = MAIN.format(module=module)
+        r = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert r.returncode == 0, r.stderr[-2000:]
+        return r.stdout
+
+    assert run("kinds") == "3\n"
+    assert list((tmp_path / "cache").rglob("*.nbi")), "the kernel was not cached"
+    # The class moves: the index names kinds.Pair, which no longer exists.
+    (tmp_path / "moved.py").write_text(KINDS)
+    (tmp_path / "kinds.py").write_text("")
+    assert run("moved") == "3\n"
+    assert run("moved") == "3\n"  # and the index written again is read

@@ -24,7 +24,9 @@ first run).  After a kernel loads, :func:`gc.freeze` moves the long-lived object
 collector's way.  The runtime's compiled functions are kept on disk
 beside numba's cached kernels, keyed like them by numba's version and the CPU, and loaded as
 a kernel is.  Until something imports ``numpy.ma``, an array is typed with a stand-in
-for it.  ``NPUZZLE_NUMBA_BLAS=1`` lets numba import scipy as usual;
+for it.  A cached kernel's index written by an earlier release, which names classes that have
+since moved, is a cache miss rather than an error.  ``NPUZZLE_NUMBA_BLAS=1`` lets numba import
+scipy as usual;
 ``NPUZZLE_NUMBA_EXTENSIONS=1`` lets it load cffi and its extensions.
 
 Not all of what it replaces is numba's public interface (:data:`ASSUMED` lists it).  Where
@@ -88,6 +90,7 @@ def _import_without_extras() -> None:
 # module: numba may change any of them in a release, and then the lean start steps aside.
 ASSUMED = {
     "numba.core.caching": [
+        "IndexDataCacheFile._load_index",
         "Cache.load_overload",
         "Cache._load_overload",
         "Cache._guard_against_spurious_io_errors",
@@ -228,6 +231,25 @@ def _cache_dir() -> Path:
     return Path(os.environ.get("NUMBA_CACHE_DIR") or Path(__file__).parent / "__pycache__")
 
 
+def _stale_index_is_a_miss(index_file) -> None:
+    """A cached kernel's index that no longer unpickles is a cache miss, as a missing one is.
+
+    The index pickles the kernel's argument types, and with them the classes of the named
+    tuples a kernel takes, by module and name.  Once a release moves such a class to another
+    module, numba would fail to unpickle the index of the release before -- before it even
+    compares the source's stamp, which would have found it stale -- and every search would end
+    in an AttributeError.  A miss compiles the kernel again and writes a fresh index."""
+    original = index_file._load_index
+
+    def load_index(self):
+        try:
+            return original(self)
+        except (AttributeError, ImportError, EOFError, pickle.UnpicklingError):
+            return {}
+
+    index_file._load_index = load_index
+
+
 def _lean_cache_loads() -> None:
     from numba.core import caching, compiler
 
@@ -249,6 +271,7 @@ def _lean_cache_loads() -> None:
             return self._load_overload(sig, target_context)
 
     caching.Cache.load_overload = load_overload
+    _stale_index_is_a_miss(caching.IndexDataCacheFile)
     _cached_runtime()
     # A kernel that must be compiled refreshes the target itself: leave scipy and cffi out.
     original = compiler.CompilerBase.__init__
