@@ -8,7 +8,7 @@ The public names below are loaded on first use, so ``import solver`` stays cheap
 lookup never imports numba, and nothing imports h5py until a database is opened.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # CHANGELOG.md says what changed
 
 _LAZY = {
     # name: (module, attribute)
