@@ -197,6 +197,7 @@ def _run(kernel, items, args, threads) -> np.ndarray:
     d, rest = args[0], args[1:]
 
     def run_item(i):
+        """Run the kernel over the i-th block range, adding into its own row of ``out``."""
         kernel(d, items[i][0], items[i][1], *rest, out[i])
 
     run_items(run_item, len(items), threads)
@@ -324,17 +325,10 @@ def bfs_pattern(
                 raise ValueError(
                     f"pattern {tiles} needs more than {MAX_DEPTH} moves: too many for a uint8 table"
                 )
-            np.bitwise_and(blk, np.uint8(0xFF ^ kern.depth_bit(d + 1)), out=blk)
             pull = all_states - states < pull_when * frontier
-            t1 = time.perf_counter()
-            kernel = kern.pull_layer if pull else kern.push_layer
-            new_states, new_placements = (
-                int(v)
-                for v in _run(
-                    kernel, items, (d, words, dist, blk, g.geo, g.moves, g.weights), threads
-                )
-            )
-            layers.append((d + 1, "pull" if pull else "push", new_states, time.perf_counter() - t1))
+            arrays = (words, dist, blk, g.geo, g.moves, g.weights)
+            new_states, new_placements, layer = _layer(d, pull, items, arrays, threads)
+            layers.append(layer)
             if new_states == 0:
                 break
             d += 1
@@ -351,12 +345,22 @@ def bfs_pattern(
     del words, blk
     while len(counts) > 1 and counts[-1] == 0:  # last layers may add regions, not placements
         counts.pop()
-    return PatternResult(
-        tiles,
-        dist,
-        np.array(counts, np.int64),
-        total - reached,
-        states,
-        time.perf_counter() - t0,
-        layers,
-    )
+    histogram, seconds = np.array(counts, np.int64), time.perf_counter() - t0
+    return PatternResult(tiles, dist, histogram, total - reached, states, seconds, layers)
+
+
+def _layer(d: int, pull: bool, items, arrays, threads: int) -> tuple[int, int, tuple]:
+    """Reach the states at depth ``d + 1`` from those at depth ``d``, by pulling (each state
+    not yet reached looks for a neighbour at ``d``) or pushing (each state at ``d`` marks its
+    neighbours), over the block ranges ``items`` on ``threads`` threads.  ``arrays`` are the
+    kernels' ``(words, dist, blk, geo, moves, weights)``.  Return the new states, the new
+    placements and the layer's record ``(depth, "pull" or "push", new states, seconds)``."""
+    blk = arrays[2]
+    # Two bits mark the depths of a block's states, by parity: the one of depth d + 1 still
+    # marks depth d - 1, whose blocks this layer no longer reads.
+    np.bitwise_and(blk, np.uint8(0xFF ^ kern.depth_bit(d + 1)), out=blk)
+    t1 = time.perf_counter()
+    kernel = kern.pull_layer if pull else kern.push_layer
+    new_states, new_placements = (int(v) for v in _run(kernel, items, (d, *arrays), threads))
+    how = "pull" if pull else "push"
+    return new_states, new_placements, (d + 1, how, new_states, time.perf_counter() - t1)

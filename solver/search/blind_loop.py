@@ -24,9 +24,15 @@ CLOCK_EVERY = 1 << 12
 
 
 class Stats:
-    """Counters of one run; an iterative-deepening run adds its iterations together."""
+    """Counters of one run; an iterative-deepening run adds its iterations together.
+
+    ``peak_states`` is the most states held at once: the frontier, plus what the cycle check
+    remembers (the visited set), plus the tree kept through parent links -- for a stack, the
+    path from the root to the current node; for a queue or heap without a visited set, every
+    node expanded so far (an upper bound: a subtree whose nodes were all pruned is freed)."""
 
     def __init__(self):
+        """All counts zero, the clock started."""
         self.generated = 0
         self.expanded = 0
         self.max_frontier = 0
@@ -37,6 +43,7 @@ class Stats:
         self.started = time.perf_counter()
 
     def fill(self, sol: Solution) -> Solution:
+        """Copy the counts and the seconds since the start into ``sol``; return it."""
         sol.nodes_generated = self.generated
         sol.nodes_expanded = self.expanded
         sol.max_frontier = self.max_frontier
@@ -79,32 +86,19 @@ def search(
     tested but not expanded; ``cut_off`` tells whether that happened (if not, the space
     reachable under the cycle check was exhausted and no deeper limit can help).
 
-    ``stats.peak_states`` is the most states held at once: the frontier, plus what the cycle
-    check remembers (the visited set), plus the tree kept through parent links — for a stack,
-    the path from the root to the current node; for a queue or heap without a visited set,
-    every node expanded so far (an upper bound: a subtree whose nodes were all pruned is freed).
-
-    Raises :class:`Limit` when ``max_nodes`` (counted over ``stats``) or ``deadline``
-    (a ``time.perf_counter()`` value) is passed.  ``progress`` hears a :class:`Heard` every
-    ``CLOCK_EVERY`` generated nodes.
+    ``stats`` (:class:`Stats`) carries the counts of earlier iterations; :class:`Limit` is
+    raised when ``max_nodes`` (counted over them) or ``deadline`` (a ``time.perf_counter()``
+    value) is passed.  ``progress`` hears a :class:`Heard` every ``CLOCK_EVERY`` nodes.
     """
     stats = stats or Stats()
-    enc = encoding(start.shape)
-    moves, mask = enc.moves, enc.mask
-    goal_state = enc.encode(goal.tiles)
-    root = Node(enc.encode(start.tiles), start.blank, 0, "", None)
-    check.start(root)
-    frontier.push_children([root])
-
-    generated, expanded = stats.generated, stats.expanded
-    max_frontier, peak, deepest = stats.max_frontier, stats.peak_states, stats.depth_reached
-    max_frontier = max(max_frontier, len(frontier))  # the root alone
-    peak = max(peak, len(frontier) + check.remembered())
+    enc, goal_state = _plant(start, goal, frontier, check, stats)
+    moves, mask, shifts = enc.moves, enc.mask, enc.shifts
+    generated, expanded, max_frontier, peak, deepest = _counters(stats)
+    # One comparison in the loop serves the clock and the node cap, whichever comes first.
     node_cap = max_nodes if max_nodes is not None else float("inf")
-    next_clock = generated + CLOCK_EVERY
+    next_clock = min(generated + CLOCK_EVERY, node_cap)
     keeps_tree = not isinstance(check, VisitedCheck)  # else the visited set counts the tree
-    cut_off = False
-    found = node = None
+    cut_off, found, node = False, None, None
     try:
         while frontier:
             node = frontier.pop()
@@ -121,7 +115,7 @@ def search(
             # Expand: slide each neighbouring tile into the blank's cell.
             expanded += 1
             state, blank, g = node.state, node.blank, node.g + 1
-            blank_shift = enc.shifts[blank]
+            blank_shift = shifts[blank]
             children = []
             for letter, target, target_shift in moves[blank]:
                 tile = (state >> target_shift) & mask
@@ -142,21 +136,56 @@ def search(
                 held = size + check.remembered()
             if held > peak:
                 peak = held
-            if generated >= node_cap:
-                raise Limit(f"node limit of {max_nodes:,} generated nodes reached")
             if generated >= next_clock:
-                next_clock = generated + CLOCK_EVERY
-                if progress is not None:
-                    progress(Heard(generated))
-                if deadline is not None and time.perf_counter() > deadline:
-                    elapsed = time.perf_counter() - stats.started
-                    raise Limit(f"time limit reached after {elapsed:.1f} s")
-    except Limit:
-        if node is not None:
-            stats.lower_bound = frontier.bound(node)
+                _look_at_clock(generated, max_nodes, progress, deadline, stats.started)
+                next_clock = min(generated + CLOCK_EVERY, node_cap)
+    except Limit:  # the node last popped may bound the distance from below
+        stats.lower_bound = frontier.bound(node) if node is not None else stats.lower_bound
         raise
     finally:
-        stats.generated, stats.expanded = generated, expanded
-        stats.max_frontier, stats.peak_states = max_frontier, peak
-        stats.depth_reached = max(deepest, found.g if found else 0)
+        _store(stats, found, generated, expanded, max_frontier, peak, deepest)
     return (found.path() if found else None), cut_off, stats
+
+
+def _plant(start: Board, goal: Board, frontier, check, stats: Stats):
+    """Put the root in ``frontier`` and ``check`` and count it in ``stats``; return the
+    board's encoding and the goal's state in it."""
+    enc = encoding(start.shape)
+    root = Node(enc.encode(start.tiles), start.blank, 0, "", None)
+    check.start(root)
+    frontier.push_children([root])
+    stats.max_frontier = max(stats.max_frontier, len(frontier))  # the root alone
+    stats.peak_states = max(stats.peak_states, len(frontier) + check.remembered())
+    return enc, enc.encode(goal.tiles)
+
+
+def _counters(stats: Stats) -> tuple[int, int, int, int, int]:
+    """The counts the loop keeps in locals: generated, expanded, max frontier, peak states,
+    depth reached."""
+    return (
+        stats.generated,
+        stats.expanded,
+        stats.max_frontier,
+        stats.peak_states,
+        stats.depth_reached,
+    )
+
+
+def _look_at_clock(generated: int, max_nodes, progress, deadline, started: float) -> None:
+    """Every :data:`CLOCK_EVERY` nodes, and at the node cap: raise :class:`Limit` at
+    ``max_nodes``, tell ``progress`` the count, raise :class:`Limit` once ``deadline`` has
+    passed (out of the loop: it runs once in thousands of nodes)."""
+    if max_nodes is not None and generated >= max_nodes:
+        raise Limit(f"node limit of {max_nodes:,} generated nodes reached")
+    if progress is not None:
+        progress(Heard(generated))
+    if deadline is not None and time.perf_counter() > deadline:
+        raise Limit(f"time limit reached after {time.perf_counter() - started:.1f} s")
+
+
+def _store(stats: Stats, found, generated, expanded, max_frontier, peak, deepest) -> None:
+    """Write the loop's local counters back into ``stats`` (also when a cap ended the loop);
+    the depth reached counts the goal's node ``found``, which is tested but not expanded."""
+    stats.generated, stats.expanded = generated, expanded
+    stats.max_frontier, stats.peak_states = max_frontier, peak
+    stats.depth_reached = max(deepest, found.g if found else 0)

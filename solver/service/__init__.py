@@ -9,7 +9,8 @@
 * :mod:`.pool` -- the worker processes that run searches off the event loop (a search whose
   client hangs up is dropped; a flood is refused with Retry-After);
 * :mod:`.sharing` -- identical questions in flight searched once, recent answers cached;
-* :mod:`.app` -- the routes (FastAPI on uvicorn), error handlers and the static page;
+* :mod:`.errors` -- every error a client can cause as one JSON line, the body's bound;
+* :mod:`.app` -- the routes (FastAPI on uvicorn) and the static page;
 * ``static/`` -- the page: plain HTML, CSS and JavaScript, no CDN.
 
 Nothing here is imported by ``npuzzle --help``: :mod:`solver.cli.serve` imports the service

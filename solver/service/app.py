@@ -1,10 +1,10 @@
-"""The HTTP routes of ``npuzzle serve``, its error handlers and the page (layer 7: service).
+"""The HTTP routes of ``npuzzle serve`` and the page (layer 7: service).
 
 FastAPI on Starlette, served by uvicorn.  Each question is a ``POST`` whose body carries the
 CLI's option names (:mod:`.requests`) and whose answer is the CLI's ``--json`` record
 (:mod:`.work`); lookups are answered on the event loop, searches in worker processes
 (:mod:`.pool`).  Every error a client can cause is one JSON ``{"error": ...}`` with a 4xx
-status -- never a 500, never a traceback.
+status -- never a 500, never a traceback (:mod:`.errors`).
 
 Imports: fastapi/starlette, :mod:`solver.tables`, and this package.
 """
@@ -18,16 +18,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
 from ..core.board import goal_board
 from ..tables import catalog, exact, pattern_db, store
 from . import work
+from .errors import BodyLimit, add_error_handlers, validation_message
 from .limits import Settings
 from .pool import SearchPool
 from .requests import (
@@ -43,112 +42,7 @@ from .sharing import ClientGone, SharedAnswers
 log = logging.getLogger("npuzzle.serve")
 STATIC = Path(__file__).resolve().parent / "static"
 
-
-# --- the request body: bounded before anything reads it -------------------------------------
-
-
-class BodyLimit:
-    """ASGI middleware: a body over ``max_bytes`` gets a 413 before any of it is parsed
-    (announced by Content-Length or found while reading a chunked body).  Every body is read
-    as JSON whatever its Content-Type says: the API takes nothing else, and ``curl -d`` labels
-    its data as a form."""
-
-    def __init__(self, app, max_bytes: int):
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        headers = [(k, v) for k, v in scope.get("headers") or () if k != b"content-type"]
-        scope = {**scope, "headers": headers + [(b"content-type", b"application/json")]}
-        declared = dict(headers).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            return await self._refuse(send)
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                return await self._refuse(send)
-            chunks.append(chunk)
-            if not message.get("more_body"):
-                break
-        body, delivered = b"".join(chunks), False
-
-        async def replay():
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
-
-    async def _refuse(self, send):
-        response = JSONResponse(
-            {
-                "error": f"the request body is larger than the server takes "
-                f"({self.max_bytes:,} bytes)"
-            },
-            status_code=413,
-        )
-        await response({"type": "http"}, None, send)
-
-
-# --- errors as one JSON line -----------------------------------------------------------------
-
-
-def validation_message(errors) -> str:
-    """One line for pydantic's list of validation errors (the first one is enough to fix)."""
-    return " ".join(_first_problem(errors).split())  # a client's key may hold a newline
-
-
-def _first_problem(errors) -> str:
-    if not errors:
-        return "the request body is not valid"
-    e = errors[0]
-    where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
-    kind = e.get("type", "")
-    if kind == "json_invalid":
-        return f"the body is not valid JSON ({e.get('ctx', {}).get('error', 'parse error')})"
-    if kind == "extra_forbidden":
-        return f"unknown field {where!r} (see /docs for the fields of each endpoint)"
-    if not where:
-        return 'the body must be a JSON object, e.g. {"board": "8 6 7/2 5 4/3 0 1"}'
-    return f"{where}: {e.get('msg', 'invalid')}"
-
-
-async def _bad_request(request: Request, exc: RequestValidationError):
-    return JSONResponse({"error": validation_message(exc.errors())}, status_code=400)
-
-
-async def _http_error(request: Request, exc: StarletteHTTPException):
-    text = exc.detail if isinstance(exc.detail, str) else "error"
-    if exc.status_code == 400 and "parsing the body" in text:  # what json.loads gave up on
-        return JSONResponse(
-            {
-                "error": "the body could not be read as JSON (nested too deeply, "
-                "or a number too long)"
-            },
-            status_code=400,
-        )
-    return JSONResponse(
-        {"error": f"{text.lower()}: {request.method} {request.url.path}"},
-        status_code=exc.status_code,
-        headers=getattr(exc, "headers", None),
-    )
-
-
-async def _internal_error(request: Request, exc: Exception):
-    log.exception("internal error on %s %s", request.method, request.url.path)
-    return JSONResponse(
-        {"error": f"internal error ({type(exc).__name__}); the server log has the details"},
-        status_code=500,
-    )
+# --- the client's connection ---------------------------------------------------------------
 
 
 async def hung_up(request: Request) -> None:
@@ -194,9 +88,36 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     pool = SearchPool(settings)
     shared = SharedAnswers(pool.run, settings.limits.cache_entries, settings.limits.cache_bytes)
     started = time.monotonic()
+    assets = _offline_docs_assets()
+    app = FastAPI(
+        title="npuzzle",
+        version=__version__,
+        lifespan=_lifespan(settings, pool),
+        docs_url=None if assets else "/docs",
+        redoc_url=None,
+        description="Optimal sliding-tile puzzle answers: the CLI's questions as "
+        "JSON over HTTP.  The page is at /.",
+    )
+    add_error_handlers(app)
+    app.add_middleware(BodyLimit, max_bytes=settings.limits.max_body_bytes)
+    app.state.settings, app.state.pool, app.state.shared = settings, pool, shared
+    from . import cli_runs  # POST /run: the command line's warm path (--server URL)
+
+    # The order of registration is the order of the routes in /docs and in the schema.
+    cli_runs.add_routes(app, settings)
+    _add_question_routes(app, _responder(settings, shared))
+    _add_status_routes(app, settings, pool, shared, started)
+    _add_pages(app, assets)
+    return app
+
+
+def _lifespan(settings: Settings, pool: SearchPool):
+    """The app's lifespan: open the lookups' files and start the search workers before the
+    first request, close the workers after the last."""
 
     @asynccontextmanager
     async def lifespan(app):
+        """Ready before the first request, closed after the last."""
         warm_lookups(settings)
         pool.start()
         try:
@@ -204,26 +125,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await pool.close()
 
-    assets = _offline_docs_assets()
-    app = FastAPI(
-        title="npuzzle",
-        version=__version__,
-        lifespan=lifespan,
-        docs_url=None if assets else "/docs",
-        redoc_url=None,
-        description="Optimal sliding-tile puzzle answers: the CLI's questions as "
-        "JSON over HTTP.  The page is at /.",
-    )
-    app.add_exception_handler(RequestValidationError, _bad_request)
-    app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(Exception, _internal_error)
-    app.add_middleware(BodyLimit, max_bytes=settings.limits.max_body_bytes)
-    app.state.settings, app.state.pool, app.state.shared = settings, pool, shared
-    from . import cli_runs  # POST /run: the command line's warm path (--server URL)
+    return lifespan
 
-    cli_runs.add_routes(app, settings)
+
+def _responder(settings: Settings, shared: SharedAnswers):
+    """The coroutine that answers one question: lookups on the event loop (they cost less than
+    a hop to a worker), searches through ``shared`` (identical questions share one search, and
+    a client that hangs up cancels its share)."""
 
     async def respond(endpoint: str, body, request: Request) -> JSONResponse:
+        """The answer to ``body`` at ``endpoint``, with Retry-After on a 503."""
         params = body.model_dump()
         if work.is_lookup(endpoint, params, settings):
             status, answer = work.answer(endpoint, params, settings)
@@ -235,6 +146,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         retry = answer.get("retry_after") if status == 503 else None
         headers = {"Retry-After": str(retry)} if retry else None
         return JSONResponse(answer, status_code=status, headers=headers)
+
+    return respond
+
+
+def _add_question_routes(app: FastAPI, respond) -> None:
+    """Register the ``POST`` routes, one per CLI question, each answered by ``respond``.
+
+    The routes' names make the schema's operation ids and their docstrings its descriptions,
+    so both are part of the API."""
 
     @app.post("/solve", summary="An optimal solution")
     async def solve(body: SolveRequest, request: Request):
@@ -273,52 +193,38 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         (or ``min``/``max``) picks the difficulty."""
         return await respond("generate", body, request)
 
+
+def _add_status_routes(
+    app: FastAPI, settings: Settings, pool: SearchPool, shared: SharedAnswers, started: float
+) -> None:
+    """Register ``GET /health`` and ``GET /databases`` (``started``: the monotonic clock when
+    the app was made, for the uptime)."""
+
     @app.get("/health", summary="Is the server up")
     async def health():
         """The version, the search workers (ready, running, waiting), what the searches
         cost (started, shared with an identical question, answered from the cache, dropped
         because their client hung up, refused as too long a wait) and the caps."""
-        lim = settings.limits
-        return {
-            "status": "ok",
-            "version": __version__,
-            "uptime_seconds": round(time.monotonic() - started, 3),
-            "workers": {
-                "ready": pool.ready,
-                "of": settings.workers,
-                "running": pool.running,
-                "waiting": pool.waiting,
-            },
-            "searches": {
-                "started": shared.searches,
-                "shared": shared.shared,
-                "cache_hits": shared.hits,
-                "cached": shared.cached,
-                "cancelled": pool.cancelled,
-                "refused": pool.refused,
-                "mean_seconds": None if pool.mean_seconds is None else round(pool.mean_seconds, 3),
-            },
-            "limits": {
-                "max_seconds": lim.max_seconds,
-                "max_nodes": lim.max_nodes,
-                "max_teaching_nodes": lim.max_teaching_nodes,
-                "max_boards": lim.max_boards,
-                "max_body_bytes": lim.max_body_bytes,
-                "max_expected_wait": lim.max_expected_wait,
-            },
-        }
+        return health_record(settings, pool, shared, started)
 
     @app.get("/databases", summary="What is built")
     async def databases():
         """Every database file in the server's data directory, and the shapes they serve."""
         return databases_record(settings)
 
+
+def _add_pages(app: FastAPI, assets: Path | None) -> None:
+    """Register the page, its icon and its static files, and ``/docs`` served from ``assets``
+    where the offline Swagger UI files are installed (FastAPI's own ``/docs`` otherwise)."""
+
     @app.get("/", include_in_schema=False)
     async def page():
+        """The page where solutions play out."""
         return FileResponse(STATIC / "index.html")
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon():
+        """The page's icon."""
         # Browsers ask for it on every load; the page also names it with <link rel="icon">.
         return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
@@ -328,6 +234,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         @app.get("/docs", include_in_schema=False)
         async def docs():
+            """Swagger UI from the local files instead of a CDN."""
             return get_swagger_ui_html(
                 openapi_url=app.openapi_url,
                 title="npuzzle API",
@@ -336,7 +243,41 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 swagger_favicon_url="/docs-assets/favicon.png",
             )
 
-    return app
+
+def health_record(
+    settings: Settings, pool: SearchPool, shared: SharedAnswers, started: float
+) -> dict:
+    """``GET /health``'s answer: ``{status, version, uptime_seconds, workers, searches,
+    limits}``."""
+    lim = settings.limits
+    return {
+        "status": "ok",
+        "version": __version__,
+        "uptime_seconds": round(time.monotonic() - started, 3),
+        "workers": {
+            "ready": pool.ready,
+            "of": settings.workers,
+            "running": pool.running,
+            "waiting": pool.waiting,
+        },
+        "searches": {
+            "started": shared.searches,
+            "shared": shared.shared,
+            "cache_hits": shared.hits,
+            "cached": shared.cached,
+            "cancelled": pool.cancelled,
+            "refused": pool.refused,
+            "mean_seconds": None if pool.mean_seconds is None else round(pool.mean_seconds, 3),
+        },
+        "limits": {
+            "max_seconds": lim.max_seconds,
+            "max_nodes": lim.max_nodes,
+            "max_teaching_nodes": lim.max_teaching_nodes,
+            "max_boards": lim.max_boards,
+            "max_body_bytes": lim.max_body_bytes,
+            "max_expected_wait": lim.max_expected_wait,
+        },
+    }
 
 
 def databases_record(settings: Settings) -> dict:
@@ -371,4 +312,11 @@ def databases_record(settings: Settings) -> dict:
     }
 
 
-__all__ = ["create_app", "databases_record", "validation_message", "BodyLimit", "warm_lookups"]
+__all__ = [
+    "create_app",
+    "databases_record",
+    "health_record",
+    "validation_message",
+    "BodyLimit",
+    "warm_lookups",
+]

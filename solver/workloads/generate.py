@@ -25,11 +25,13 @@ Asking for a distance (or a range ``min..max``):
 
 The same ``seed`` gives the same positions (numpy's ``Generator``).
 
-This module is the entry point: it checks the request, picks the way and streams the rows;
-drawing positions at a distance is :mod:`solver.workloads.sampling`'s.
+This module is the entry point: it picks the way and streams the rows; the checks a request
+must pass first (and the choice of walks for a rare level) are
+:mod:`solver.workloads.generate_checks`'s, drawing positions at a distance is
+:mod:`solver.workloads.sampling`'s.
 
 Imports: numpy, the solver core (board; progress_bar, with tqdm, when generating),
-:mod:`solver.workloads` (distributions, positions, sampling).
+:mod:`solver.workloads` (distributions, generate_checks, positions, sampling).
 """
 
 from __future__ import annotations
@@ -39,7 +41,18 @@ import sys
 import numpy as np
 
 from ..core.board import Board, Shape, goal_board, preset_goal
-from .distributions import DistanceCounts, distance_counts, reference_counts, uses_exact_table
+from .distributions import distance_counts, reference_counts, uses_exact_table
+from .generate_checks import (  # noqa: F401 - part of this module's interface
+    MAX_SEARCHED_CELLS,
+    MAX_WALK_LENGTH,
+    METHODS,
+    check_reachable,
+    check_request,
+    check_solvable_in_time,
+    check_unique_count,
+    method_for_level,
+    read_target,
+)
 from .positions import (  # noqa: F401 - part of this module's interface
     WALK_STEPS_PER_CELL,
     default_walk_length,
@@ -62,71 +75,13 @@ from .sampling import (  # noqa: F401 - part of this module's interface
     walk_to_level,
 )
 
-METHODS = ("shuffle", "walk")
-# The longest walk anyone may ask for: hundreds of times the plateau (about 300 steps on 4x4);
-# a longer one would only keep the machine busy (--length 10**21 never ends).
-MAX_WALK_LENGTH = 100_000
-# Below the mean distance, shuffle rejection gives way to the walk when fewer than this share
-# of the positions lie in the wanted range (over ~100 optimal solves per position kept); above
-# the mean, where walks do no better, it is refused below the second share (~200 solves).
-MIN_SHUFFLE_SHARE = 0.01
-MIN_SHARE_ABOVE_MEAN = 0.005
-# Boards with more cells than the 15-puzzle's and no exact table: a random position's optimal
-# distance takes minutes to hours (the 24-puzzle's average about 100 moves), so only short
-# walks whose length the user chose are solved.
-MAX_SEARCHED_CELLS = 16
 PROGRESS_DELAY = 0.5  # seconds before a progress bar appears (quick runs show none)
 
 
 # --- the public entry point ------------------------------------------------------------------
 
 
-def _target(distance, min_distance, max_distance) -> tuple[int, int] | None:
-    if distance is not None and (min_distance is not None or max_distance is not None):
-        raise GenerateError("give either a distance or a min/max range, not both")
-    if distance is not None:
-        lo = hi = int(distance)
-    elif min_distance is None and max_distance is None:
-        return None
-    else:
-        lo = 0 if min_distance is None else int(min_distance)
-        hi = 10**9 if max_distance is None else int(max_distance)
-    if lo < 0 or hi < 0:
-        raise GenerateError("a distance cannot be negative")
-    if lo > hi:
-        raise GenerateError(f"the minimum distance {lo} is above the maximum {hi}")
-    return lo, hi
-
-
-def _check_reachable(counts: DistanceCounts | None, lo: int, hi: int) -> None:
-    if counts is None:
-        return
-    top = counts.max_distance
-    if lo > top:
-        what = f"{lo}" if lo == hi else f"{lo} or more"
-        raise GenerateError(
-            f"no {counts.shape} position is {what} moves from {counts.goal}: the maximum is {top}"
-        )
-    if counts.share(lo, hi) == 0:
-        raise GenerateError(f"no {counts.shape} position is at {span(lo, hi)} from {counts.goal}")
-
-
-def _check_solvable_in_time(shape: Shape, has_table: bool, method, walk_length, target) -> None:
-    """Refuse, before any work, positions whose optimal distance would take hours each."""
-    if has_table or shape.size <= MAX_SEARCHED_CELLS:
-        return
-    if method == "walk" and walk_length is not None and target is None:
-        return
-    raise GenerateError(
-        f"the optimal distance of a random {shape} position takes minutes to hours to find; "
-        f"ask for easier positions with --method walk --length L (e.g. --length {4 * shape.size}), "
-        f"or use 'npuzzle solve -a fast' on positions you shuffle yourself"
-    )
-
-
-def _note(progress: bool, message: str) -> None:
-    if progress:
-        print(f"npuzzle: {message}", file=sys.stderr)
+# --- the public entry point ------------------------------------------------------------------
 
 
 def generate(shape, count: int, **options) -> list[tuple[Board, int]]:
@@ -168,26 +123,6 @@ def iter_generate(shape: Shape | str, count: int, *, goal=None, **options):
         yield board, d
 
 
-def _check_request(method: str, count, seed, walk_length) -> int:
-    """The count asked for, once the method, count, seed and walk length are found sound
-    (:class:`GenerateError` otherwise)."""
-    if method not in METHODS:
-        raise GenerateError(f"unknown method '{method}': use {' or '.join(METHODS)}")
-    if int(count) < 0:
-        raise GenerateError("the count cannot be negative")
-    if seed is not None and int(seed) < 0:
-        raise GenerateError("the seed cannot be negative")
-    if walk_length is not None and int(walk_length) < 0:
-        raise GenerateError("the walk length cannot be negative")
-    if walk_length is not None and int(walk_length) > MAX_WALK_LENGTH:
-        raise GenerateError(
-            f"a walk of {int(walk_length):,} steps is longer than the "
-            f"{MAX_WALK_LENGTH:,} allowed (the distance stops growing after "
-            f"about {WALK_STEPS_PER_CELL} steps per cell)"
-        )
-    return int(count)
-
-
 def iter_generate_rows(
     shape: Shape,
     count: int,
@@ -210,39 +145,52 @@ def iter_generate_rows(
     for a 4x4 level too rare to hit is searched by random walks: ``"walk"``), so a record
     says what was done.  ``goal`` is a :class:`Board` of ``shape`` (default: blank-last)."""
     g = goal if goal is not None else preset_goal(shape)
-    count = _check_request(method, count, seed, walk_length)
-    target = _target(distance, min_distance, max_distance)
+    count = check_request(method, count, seed, walk_length)
+    target = read_target(distance, min_distance, max_distance)
     rng = np.random.default_rng(seed)
-    from ..core.progress_bar import ProgressBar  # tqdm: imported only when generating
-
     has_table = uses_exact_table(shape, data_dir)
     if target is not None and not has_table and shape.size > MAX_SEARCHED_CELLS:
         # A shuffled 5x5 position takes hours to solve; walks lengthened until they land at
         # the distance take seconds, whichever method was asked for.
         yield from _walk_rows(g, count, target, timeout, seed, data_dir, unique)
         return
-    _check_solvable_in_time(shape, has_table, method, walk_length, target)
-    counts = None
-    if has_table:
-        counts = distance_counts(shape, g, data_dir)
-    elif target is not None:
-        counts = reference_counts(shape, g, data_dir)
-    if target is not None:
-        _check_reachable(counts, *target)
-        if counts is not None:
-            target = (target[0], min(target[1], counts.max_distance))
-    if unique and has_table and target is None and count > counts.total:
-        raise GenerateError(
-            f"only {counts.total:,} {shape} positions can reach the goal, "
-            f"fewer than the {count:,} distinct ones asked for"
-        )
+    check_solvable_in_time(shape, has_table, method, walk_length, target)
+    counts, target = _level_counts(g, has_table, target, data_dir)
+    if unique and has_table and target is None:
+        check_unique_count(shape, count, counts)
     if count == 0:
         return
     if target is not None and not has_table:
-        method = _method_for_level(shape, method, *target, counts, progress)
+        method = method_for_level(shape, method, *target, counts, progress)
+    with _progress_bar(shape, count, target, progress) as bar:
+        draws = (g, count, target, method, rng, walk_length, unique, max_tries)
+        for tiles, d in _generate_rows(*draws, data_dir, has_table, bar, timeout):
+            yield Board(shape, tuple(int(t) for t in tiles)), int(d), method
+
+
+def _level_counts(g: Board, has_table: bool, target, data_dir):
+    """``(counts, target)``: how many positions lie at each distance from ``g`` (the exact
+    table's levels; else the published counts when a distance is asked for; else None), and
+    ``target`` checked against them, its top cut to the largest distance there is."""
+    counts = None
+    if has_table:
+        counts = distance_counts(g.shape, g, data_dir)
+    elif target is not None:
+        counts = reference_counts(g.shape, g, data_dir)
+    if target is not None:
+        check_reachable(counts, *target)
+        if counts is not None:
+            target = (target[0], min(target[1], counts.max_distance))
+    return counts, target
+
+
+def _progress_bar(shape: Shape, count: int, target, progress: bool):
+    """The bar that counts the rows made, on stderr (a context manager)."""
+    from ..core.progress_bar import ProgressBar  # tqdm: imported only when generating
+
     desc = f"generate {shape}" + (f" at {span(*target)}" if target else "")
     # The bar only on a terminal: in a log its redraws would bury the rows' one-line errors.
-    with ProgressBar(
+    return ProgressBar(
         total=count,
         desc=desc,
         unit="pos",
@@ -250,24 +198,7 @@ def iter_generate_rows(
         disable=None if progress else True,
         leave=False,
         delay=PROGRESS_DELAY,
-    ) as bar:
-        for tiles, d in _generate_rows(
-            g,
-            count,
-            target,
-            method,
-            rng,
-            data_dir,
-            has_table,
-            counts,
-            walk_length,
-            unique,
-            max_tries,
-            progress,
-            bar,
-            timeout,
-        ):
-            yield Board(shape, tuple(int(t) for t in tiles)), int(d), method
+    )
 
 
 def _walk_rows(g: Board, count: int, target, timeout, seed, data_dir, unique):
@@ -291,21 +222,11 @@ def _walk_rows(g: Board, count: int, target, timeout, seed, data_dir, unique):
 
 
 def _generate_rows(
-    g,
-    count,
-    target,
-    method,
-    rng,
-    data_dir,
-    has_table,
-    counts,
-    walk_length,
-    unique,
-    max_tries,
-    progress,
-    bar,
-    timeout=None,
+    g, count, target, method, rng, walk_length, unique, max_tries, data_dir, has_table, bar, timeout
 ):
+    """``(tiles, distance)`` rows by the way that fits: from the exact table where one is
+    built (sampled at a level, walked to it, or drawn and looked up), else drawn and solved
+    (kept when they land in ``target``).  ``bar`` counts the rows."""
     if has_table:
         tab = ExactTable(g, data_dir)
         if target is not None and method == "shuffle":
@@ -338,29 +259,9 @@ def _generate_rows(
     )
 
 
-def _method_for_level(shape: Shape, method: str, lo: int, hi: int, counts, progress: bool) -> str:
-    """The method that searches for positions at ``lo..hi`` on a board without exact tables:
-    ``method``, or ``"walk"`` for a ``shuffle`` whose level holds too small a share of the
-    positions (below the mean, where walks do better; said on stderr).  A level too rare
-    above the mean, where walks do no better, is refused (:class:`GenerateError`)."""
-    share = counts.share(lo, hi) if counts is not None else 1.0
-    if share < MIN_SHARE_ABOVE_MEAN and lo >= counts.mean:
-        raise GenerateError(
-            f"only {share:.2g} of the {shape} positions are at {span(lo, hi)}: about "
-            f"{1 / share:,.0f} optimal solves per position, and random walks do no better "
-            f"above the mean ({counts.mean:.2f}); ask for a distance nearer the mean"
-        )
-    if method == "shuffle" and share < MIN_SHUFFLE_SHARE and lo < counts.mean:
-        _note(
-            progress,
-            f"only {share:.2g} of the {shape} positions are at {span(lo, hi)}; "
-            f"searching random walks instead",
-        )
-        return "walk"
-    return method
-
-
 def _draw(g, count, method, rng, walk_length) -> np.ndarray:
+    """``count`` positions made by ``method`` (walks of ``walk_length`` steps, default
+    :func:`default_walk_length`), one row of tiles each."""
     if method == "walk":
         length = default_walk_length(g.shape) if walk_length is None else int(walk_length)
         return walked(g, count, length, rng)
@@ -390,6 +291,8 @@ def _draw_with_table(tab, g, count, method, rng, walk_length, unique, bar):
 
 
 def _draw_and_solve(g, count, method, rng, walk_length, unique, solve_distance, bar):
+    """Draw one position at a time and solve it (each solve costs more than a draw); with
+    ``unique``, give up after :data:`MAX_TRIES_PER_POSITION` repeats per position asked."""
     found, seen, repeats = 0, set(), 0
     while found < count:
         tiles = _draw(g, 1, method, rng, walk_length)[0]
