@@ -5,7 +5,6 @@ one JSON line with DESIGN §7's status, never a 500 -- hypothesis throws malform
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -392,12 +391,14 @@ def test_the_time_cap_holds_for_a_whole_batch(service_dir, tmp_path_factory):
     mp, c = _client(service_dir, tmp_path_factory, max_seconds=1)
     with c:
         post(c, "/solve", {"board": EASY_4X4})  # the worker is up
-        t0 = time.monotonic()
         status, body = post(
             c, "/solve", {"boards": [HARD_80] * 4, "goal": "blank-first", "heuristic": "manhattan"}
         )
-        assert time.monotonic() - t0 < 4  # not 4 x 1 s
         assert status == 200 and [r["status"] for r in body["results"]] == ["limit"] * 4
+        # The first board spends the batch's second; the others find it spent and stop at
+        # once (not 4 x 1 s), however slow the machine.
+        first, *rest = (r["nodes_generated"] for r in body["results"])
+        assert all(n <= first // 10 for n in rest), (first, rest)
     mp.undo()
 
 
