@@ -148,6 +148,20 @@ def test_every_path_named_exists():
     assert not missing, "\n".join(f"{doc}: {path}" for doc, path in missing)
 
 
+def test_the_module_map_names_every_module():
+    """docs/layout.md names each module of the packages in backquotes (by its name or its
+    path): a module added without a word there fails here."""
+    named = set(re.findall(r"`([\w/.]+)`", _text(ROOT / "docs" / "layout.md")))
+    modules = [
+        p
+        for package in ("solver", "pdb_builder")
+        for p in (ROOT / package).rglob("*.py")
+        if p.stem not in ("__init__", "__main__")
+    ]
+    unnamed = sorted(_rel(p) for p in modules if p.stem not in named and _rel(p) not in named)
+    assert not unnamed, "docs/layout.md does not name " + ", ".join(unnamed)
+
+
 def test_every_link_leads_somewhere():
     bad = []
     for doc in DOCS:
