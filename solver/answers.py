@@ -16,7 +16,7 @@ import time
 
 from . import api
 from .core.board import Board, BoardError, Shape, Solvability, goal_board, solvability
-from .core.solution import SearchLimitReached, Solution, Unsolvable
+from .core.solution import EXACT_HEURISTIC, SearchLimitReached, Solution, Unsolvable
 from .tables.errors import DatabaseError, DataDirError
 
 # What went wrong, in words every front end maps to its own signal (the CLI to an exit status,
@@ -74,7 +74,7 @@ def distance_fields(
 
 
 # Which estimate a heuristic question gets (the record's "heuristic" field), best first.
-EXACT_ESTIMATE, PDB_ESTIMATE, LC_ESTIMATE = "exact", "pdb", "linear-conflict"
+EXACT_ESTIMATE, PDB_ESTIMATE, LC_ESTIMATE = EXACT_HEURISTIC, "pdb", "linear-conflict"
 
 
 def heuristic_source(goal: Board, partition: str | None, data_dir=None):

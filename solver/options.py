@@ -197,9 +197,9 @@ SPEC: tuple[Option, ...] = (
            "cost."),
     Option("zero_aware", bool, config.DEFAULT_ZERO_AWARE, RESEARCH, flags=("--no-zero-aware",),
            negated=True, commands=("solve",), endpoints=("solve",),
-           help="Read the zero-aware twins of the databases where they are built (`build-pdb "
-           "--partition P --zero-aware`): a pattern's value also by the region of free cells "
-           "the blank is in.  --no-zero-aware (false) never reads them."),
+           help="The zero-aware twins of the databases (`build-pdb --partition P "
+           "--zero-aware`: a pattern's value also by the region of free cells the blank is "
+           "in) are read wherever they are built; --no-zero-aware (false) never reads them."),
     Option("promising_first", bool, config.DEFAULT_PROMISING_FIRST, RESEARCH,
            flags=("--promising-first",), off="--search-order",
            commands=("solve",), endpoints=("solve",),

@@ -160,7 +160,7 @@ def test_help_all_shows_every_option_under_its_tier():
         ("distance", ["Research options"]),
         ("hint", ["Research options"]),
         ("heuristic", ["Research options"]),
-        ("compare", ["Teaching options"]),
+        ("compare", []),  # a teaching command: its --help shows the teaching options
         ("check", []),
     ],
 )
@@ -173,3 +173,11 @@ def test_other_commands_keep_their_research_and_teaching_options_apart(name, tie
         assert f"\n{heading}:" not in plain
         assert (f"\n{heading}:" in every) == (heading in tiers)
     assert (f"npuzzle {name} --help-all" in plain) == bool(tiers)
+
+
+def test_the_teaching_command_shows_its_teaching_options_in_its_help():
+    """``compare``'s own examples use --depth-limit: its --help lists it."""
+    cmd = programs()["npuzzle compare"]
+    plain = cmd.get_help(click.Context(cmd, info_name="npuzzle compare"))
+    for flag in ("--heuristic", "--depth-limit", "--cycle-check"):
+        assert flag in plain

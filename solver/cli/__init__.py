@@ -46,8 +46,8 @@ def __getattr__(name: str):
 def launch() -> None:
     """The ``npuzzle`` command: a one-board question to a server named by ``--server`` or
     ``$NPUZZLE_SERVER`` is asked before click is imported (:mod:`solver.client.quick`);
-    everything else,
-    and anything the server did not answer, runs through click (:data:`main`)."""
+    everything else, and anything the server did not answer, runs through click
+    (:data:`main`)."""
     from ..client import quick
 
     status, args = quick.answer(sys.argv[1:])

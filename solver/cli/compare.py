@@ -166,7 +166,7 @@ def run_one(start, goal, algorithm: str, check: str | None, opts: api.SearchOpti
     "append :parent, :path or :visited to set one run's cycle check "
     "(e.g. dfs:path).",
 )
-@options.taken_by("compare")
+@options.taken_by("compare", shown=options.FOR_TEACHING)
 @errors.guarded
 def compare(board, goal, shape, as_json, algorithms, **params):
     """Run several algorithms on one board and print their statistics side by side.

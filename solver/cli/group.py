@@ -20,16 +20,18 @@ HEADINGS = {COMMON: "Options", RESEARCH: "Research options", TEACHING: "Teaching
 
 
 class TieredCommand(click.Command):
-    """A command whose ``--help`` shows the common options only, and ends by pointing at
-    ``--help-all``, which shows every option, each tier under its heading.  An option's tier
-    is its ``tier`` attribute (:mod:`solver.cli.options` sets it; common without one)."""
+    """A command whose ``--help`` shows the options it lists (``listed``: the common ones, and
+    a teaching command's teaching ones), and ends by pointing at ``--help-all``, which shows
+    every option, each tier under its heading (:mod:`solver.cli.options` sets both
+    attributes; an option without them is a listed one)."""
 
     def _tiers(self, ctx) -> dict[str, list]:
         rows: dict[str, list] = {tier: [] for tier in HEADINGS}
         for param in self.get_params(ctx):
             record = param.get_help_record(ctx)
             if record is not None and not isinstance(param, click.Argument):
-                rows[getattr(param, "tier", COMMON)].append(record)
+                listed = getattr(param, "listed", True)
+                rows[COMMON if listed else param.tier].append(record)
         return rows
 
     def format_options(self, ctx, formatter):

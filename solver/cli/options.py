@@ -14,18 +14,26 @@ from pathlib import Path
 
 import click
 
-from ..options import COMMON, SPEC, Option, SearchOptions, for_command
+from ..options import COMMON, SPEC, TEACHING, Option, SearchOptions, for_command
 from .errors import notice
 from .group import HELP_ALL
 from .option_types import DATA_DIR, SECONDS
 
 
 class SpecOption(click.Option):
-    """A click option that knows its tier (``common``, ``research`` or ``teaching``)."""
+    """A click option that knows its tier (``common``, ``research`` or ``teaching``) and
+    whether its command's ``--help`` lists it (``listed``: the common ones, and a teaching
+    command's teaching ones)."""
 
-    def __init__(self, *args, tier: str = COMMON, **kwargs):
+    def __init__(self, *args, tier: str = COMMON, listed: bool = True, **kwargs):
         super().__init__(*args, **kwargs)
         self.tier = tier
+        self.listed = listed
+
+    @property
+    def help_flag(self) -> str:
+        """The help that lists this option."""
+        return "--help" if self.listed else "--help-all"
 
 
 def _blank_is_none(ctx, param, value):
@@ -61,12 +69,14 @@ def _type(option: Option):
     return None
 
 
-def click_option(option: Option):
-    """The click option (a decorator) the command line takes for ``option``."""
+def click_option(option: Option, shown: tuple = (COMMON,)):
+    """The click option (a decorator) the command line takes for ``option``; one of the
+    ``shown`` tiers is listed by ``--help`` as a common one."""
     first = f"{option.flags[0]}/{option.off}" if option.off else option.flags[0]
     kwargs = {
         "cls": SpecOption,
         "tier": option.tier,
+        "listed": option.tier in shown,
         "default": option.command_line_default,
         "help": option.help,
         "metavar": option.metavar,
@@ -100,12 +110,16 @@ help_all_option = click.option(
 )
 
 
-def taken_by(command: str):
+FOR_TEACHING = (COMMON, TEACHING)  # the tiers a teaching command's --help shows
+
+
+def taken_by(command: str, shown: tuple = (COMMON,)):
     """A decorator giving ``npuzzle COMMAND`` its options from the specification, in its
-    order, and ``--help-all`` when some of them are research or teaching options."""
+    order, and ``--help-all`` when some of them are in tiers that ``--help`` does not show
+    (``shown``: a teaching command shows the teaching options too)."""
     mine = for_command(command)
-    decorators = [click_option(o) for o in mine]
-    if any(o.tier != COMMON for o in mine):
+    decorators = [click_option(o, shown) for o in mine]
+    if any(o.tier not in shown for o in mine):
         decorators.append(help_all_option)
 
     def apply(function):

@@ -18,12 +18,8 @@ from dataclasses import dataclass
 from .board_text import board_layout
 from .shape import (  # noqa: F401 - every board speaks this vocabulary: importers find it here
     BLANK,
-    BLANK_SYMBOLS,
     GOAL_PRESETS,
-    INFERRED_SHAPES,
     MAX_BOARD_CHARS,
-    MAX_SIDE,
-    MIN_SIDE,
     MOVES,
     OPPOSITE,
     BoardError,
@@ -258,15 +254,6 @@ def goal_board(shape: Shape | str, goal=None) -> Board:
         return parse_board(goal, shape)
     except BoardError as e:
         raise BoardError(f"the goal: {e}") from None
-
-
-def parse_moves(text: str) -> str:
-    """Normalise a move string (either case, optional spaces/commas) to upper-case ``UDLR``."""
-    cleaned = re.sub(r"[\s,]+", "", text).upper()
-    bad = set(cleaned) - set(MOVES)
-    if bad:
-        raise BoardError(f"'{sorted(bad)[0]}' is not a move: use U, D, L or R")
-    return cleaned
 
 
 # --- solvability -----------------------------------------------------------------------------

@@ -106,7 +106,9 @@ class OneLineUsage:
             return EXIT_USAGE
         except click.UsageError as e:
             where = e.ctx.command_path if e.ctx else program
-            say(f"{where.split()[0]}: error: {e.format_message()} (see '{where} --help')")
+            # An option that --help does not list points at the help that does.
+            helps = getattr(getattr(e, "param", None), "help_flag", "--help")
+            say(f"{where.split()[0]}: error: {e.format_message()} (see '{where} {helps}')")
             return EXIT_USAGE
         except click.ClickException as e:
             say(f"{program}: error: {e.format_message()}")

@@ -41,6 +41,10 @@ class SearchLimitReached(Exception):
         self.partial = partial
 
 
+# The heuristic an answer read from an exact table names: the distance itself.
+EXACT_HEURISTIC = "exact"
+
+
 @dataclass
 class Solution:
     """A solved (or abandoned) search from ``start`` to ``goal``.
@@ -132,6 +136,7 @@ class Solution:
 
 
 __all__ = [
+    "EXACT_HEURISTIC",
     "Solution",
     "InvalidSolution",
     "Unsolvable",

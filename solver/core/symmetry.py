@@ -162,15 +162,6 @@ def reduction(goal: Board, target: Board, symmetry_name: str | None = None) -> R
     return None
 
 
-def reduce_to(start: Board, goal: Board, target: Board) -> tuple[Reduction, Board] | None:
-    """``(reduction, reduced start)`` for ``start -> goal`` as a problem towards ``target``, or
-    None when no symmetry of the board puts ``goal``'s blank on ``target``'s blank cell."""
-    if start.shape != goal.shape:
-        raise BoardError(f"start is {start.shape} but goal is {goal.shape}")
-    red = reduction(goal, target)
-    return None if red is None else (red, red.board(start))
-
-
 def diagonal_reflection(goal: Board) -> Reduction | None:
     """The reflection across the main diagonal with the relabelling that maps ``goal`` onto
     itself, or None when the board is not square or the goal's blank is off the diagonal.
@@ -188,7 +179,6 @@ __all__ = [
     "symmetries",
     "relabelling",
     "reduction",
-    "reduce_to",
     "diagonal_reflection",
     "TRANSPOSE",
     "BLANK",

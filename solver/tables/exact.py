@@ -29,7 +29,7 @@ import numpy as np
 
 from ..core.board import Board, BoardError, Shape, preset_goal, solvability
 from ..core.ranking import rank, rank_many, unrank_many
-from ..core.solution import Solution, Unsolvable
+from ..core.solution import EXACT_HEURISTIC, Solution, Unsolvable
 from ..core.symmetry import Reduction
 from . import catalog, compact, names, store
 
@@ -358,6 +358,7 @@ def table_solution(
         moves=moves,
         algorithm="table",
         optimal=True,
+        heuristic=EXACT_HEURISTIC,
         database=database,
         root_h=len(moves),
         lower_bound=len(moves),

@@ -36,7 +36,6 @@ Imports: numpy, the standard library, :mod:`solver.core.config`.
 from __future__ import annotations
 
 import mmap
-import os
 from pathlib import Path
 
 import numpy as np
@@ -169,8 +168,3 @@ def within(buffer: np.ndarray, arrays) -> np.ndarray | None:
             return None
         offsets.append(p - start)
     return np.array(offsets, dtype=np.int64)
-
-
-def file_size(path: Path) -> int:
-    """The size of ``path`` in bytes."""
-    return os.stat(path).st_size
