@@ -130,6 +130,22 @@ def build_partition(
     return build_apdb(shape, partition, goal_b, data_dir, force=force, progress=progress)
 
 
+def build_step(shape: Shape, step, goal: Board, data_dir=None, progress=True) -> list[dict]:
+    """Build what one :class:`pdb_builder.strongest.Step` asks for: the additive database
+    and its zero-aware twin from one search where both are to be made, else the one that
+    is; the summary rows of both files (a kept one ``skipped``)."""
+    name = step.member.partition.name
+    if step.additive and step.twin:
+        from .zero_aware import build_with_twin
+
+        return list(build_with_twin(shape, name, goal, data_dir, progress))
+    # One file is missing (a forced step rebuilds both, above): build it, keep the other.
+    return [
+        build_partition(shape, name, goal, data_dir, False, progress),
+        build_partition(shape, name, goal, data_dir, False, progress, True),
+    ]
+
+
 def preflight(
     shape: Shape,
     partition: str | None,
