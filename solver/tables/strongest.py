@@ -75,20 +75,19 @@ def advice(
     served_by: Board | None = None,
 ) -> str | None:
     """The note a search towards ``goal`` hears where the strongest set is not built: what
-    is missing, the command that builds it and the measured gain; None where the set is
-    built -- for ``goal`` or for ``served_by``, the goal of the database the catalog chose
-    (a symmetry carries one onto the other) -- or where the shape has none."""
+    is missing, the command that builds it and the measured gain; None where the shape has
+    no set or where it is built, for ``goal`` or for ``served_by`` -- the goal of the
+    database the catalog chose, which a symmetry carries onto ``goal``.  The command builds
+    the set for ``served_by`` (beside the database the search reads now), else for ``goal``."""
     if not has_set(shape):
         return None
-    missing = not_built(shape, goal, data_dir, zero_aware)
-    if not missing:
+    target = served_by if served_by is not None else goal
+    missing = not_built(shape, target, data_dir, zero_aware)
+    if not missing or not not_built(shape, goal, data_dir, zero_aware):
         return None
-    if served_by is not None and served_by != goal:
-        if not not_built(shape, served_by, data_dir, zero_aware):
-            return None
-    total = len(members(shape, goal)) * (2 if zero_aware else 1)
+    total = len(members(shape, target)) * (2 if zero_aware else 1)
     return (
         f"{len(missing)} of the {total} databases of the strongest {shape} set are not "
         f"built; with them the search would be much faster ({config.STRONGEST_GAIN[str(shape)]}): "
-        f"{command(shape, goal, data_dir)}"
+        f"{command(shape, target, data_dir)}"
     )
