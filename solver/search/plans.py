@@ -298,7 +298,7 @@ def advice(goal: Board, heuristic: HeuristicSpec) -> str | None:
 
 def _set_advice(goal: Board, heuristic: HeuristicSpec, choice: catalog.Choice) -> str | None:
     """:func:`solver.tables.strongest.advice` for a search that found databases (``choice``):
-    the set counts as built where it is built for the goal the lead database serves too."""
+    the set counts as built where it is built for the goal of the first database chosen too."""
     served = choice.databases[0][0].goal
     return strongest.advice(goal.shape, goal, heuristic.data_dir, heuristic.zero_aware, served)
 
