@@ -150,8 +150,8 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
     is_flag=True,
     help="Build the zero-aware twin of each --partition (zpdb-...: two values a placement, "
     "by the region of free cells the blank is in, packed into a byte; the additive file's "
-    "size).  `npuzzle solve "
-    "--zero-aware` reads it: 0.69 times the nodes with 6-6-3.",
+    "size).  `npuzzle solve` "
+    "reads it wherever it is built: 0.69 times the nodes with 6-6-3.",
 )
 @click.option(
     "--strongest",
@@ -237,16 +237,7 @@ def _strongest(shapes, partitions, zero_aware, goal, data_dir, force, quiet) -> 
     take, then build it (a database and its missing twin from one search)."""
     from . import strongest
 
-    if len(shapes) != 1:
-        raise BoardError("--strongest needs one --shape: 4x4 or 5x5")
-    if partitions or zero_aware:
-        raise BoardError(
-            "--strongest chooses the partitions and their twins: leave out "
-            "--partition and --zero-aware"
-        )
-    shape = Shape.parse(shapes[0])
-    if not strongest.has_set(shape):
-        raise BoardError(f"{shape} has no strongest set: --strongest is for 4x4 and 5x5")
+    shape = _strongest_shape(shapes, partitions, zero_aware)
     goal_b = goal_board(shape, goal)
     steps = strongest.plan(shape, goal_b, data_dir, force)
     for step in steps:  # refuse what cannot fit before building anything
@@ -255,6 +246,7 @@ def _strongest(shapes, partitions, zero_aware, goal, data_dir, force, quiet) -> 
         if step.additive and not step.twin:
             build.preflight(shape, name, goal_b, data_dir, force, False)
     est = strongest.estimate(shape, steps)
+    build.check_disk(f"the strongest {shape} set", est.disk, data_dir)
     for line in strongest.describe(shape, steps, est):
         click.echo(line, err=True)
     if any(step.additive or step.twin for step in steps):
@@ -266,6 +258,23 @@ def _strongest(shapes, partitions, zero_aware, goal, data_dir, force, quiet) -> 
     for row in rows:
         row["status"] = "exists, kept" if row.get("skipped") else "built"
     _print_rows(rows, SUMMARY)
+
+
+def _strongest_shape(shapes, partitions, zero_aware) -> Shape:
+    """The one shape ``--strongest`` builds the set of (BoardError for any other use)."""
+    from . import strongest
+
+    if len(shapes) != 1:
+        raise BoardError("--strongest needs one --shape: 4x4 or 5x5")
+    if partitions or zero_aware:
+        raise BoardError(
+            "--strongest chooses the partitions and their twins: leave out "
+            "--partition and --zero-aware"
+        )
+    shape = Shape.parse(shapes[0])
+    if not strongest.has_set(shape):
+        raise BoardError(f"{shape} has no strongest set: --strongest is for 4x4 and 5x5")
+    return shape
 
 
 def _list(data_dir) -> None:

@@ -103,7 +103,12 @@ def test_strongest_says_the_plan_before_it_builds(tmp_path, monkeypatch):
     assert built == ["6-6-6-6", "6-6-6-6c", "6-6-6-6d", "6-6-6-6e"]  # every step is handed over
     checks = [e for e in events if e not in FIVE_SET]
     assert events.index(checks[-1]) < events.index("6-6-6-6")  # all fits checked first
-    assert len(checks) == 3 and all("zero-aware" in c for c in checks)  # the three missing
+    assert checks == [  # the three missing pairs, then the disk of them all
+        "partition 6-6-6-6c of 5x5 (zero-aware)",
+        "partition 6-6-6-6d of 5x5 (zero-aware)",
+        "partition 6-6-6-6e of 5x5 (zero-aware)",
+        "the strongest 5x5 set",
+    ]
 
 
 def test_strongest_with_everything_built_builds_nothing(tmp_path):
@@ -263,3 +268,16 @@ def test_no_database_at_all_is_said_before_the_search(run_cli, tmp_path):
     assert r.stderr.count("npuzzle: note:") == 1
     assert "build-pdb --shape 5x5 --strongest" in r.stderr
     assert r.stderr.index("note:") < r.stderr.index("limit:")
+
+
+def test_a_set_the_disk_cannot_hold_is_refused_before_anything(tmp_path, monkeypatch):
+    """Each file fits the disk alone, all eight do not: one line, exit 2, nothing written."""
+    from collections import namedtuple
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(build.budget, "available_memory", lambda: None)
+    monkeypatch.setattr(build.budget.shutil, "disk_usage", lambda _: usage(0, 0, 10**9))
+    r = _build_pdb(["--shape", "5x5", "--strongest", "--data-dir", tmp_path])
+    assert_one_line_error(r, 2)
+    assert "the strongest 5x5 set needs about 4.1 GB of disk" in r.stderr
+    assert "estimate" not in r.stderr and not list(tmp_path.iterdir())
