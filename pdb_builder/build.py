@@ -130,6 +130,22 @@ def build_partition(
     return build_apdb(shape, partition, goal_b, data_dir, force=force, progress=progress)
 
 
+def build_step(shape: Shape, step, goal: Board, data_dir=None, progress=True) -> list[dict]:
+    """Build what one :class:`pdb_builder.strongest.Step` asks for: the additive database
+    and its zero-aware twin from one search where both are to be made, else the one that
+    is; the summary rows of both files (a kept one ``skipped``)."""
+    name = step.member.partition.name
+    if step.additive and step.twin:
+        from .zero_aware import build_with_twin
+
+        return list(build_with_twin(shape, name, goal, data_dir, progress))
+    # One file is missing (a forced step rebuilds both, above): build it, keep the other.
+    return [
+        build_partition(shape, name, goal, data_dir, False, progress),
+        build_partition(shape, name, goal, data_dir, False, progress, True),
+    ]
+
+
 def preflight(
     shape: Shape,
     partition: str | None,
@@ -158,9 +174,21 @@ def preflight(
         what = f"partition {parsed.name} of {shape}" + (" (zero-aware)" if zero_aware else "")
         cost = budget.pattern_cost(shape.size, [len(p) for p in parsed], 2 if zero_aware else 1)
     if force or not os.path.lexists(path):
-        while not probe.exists() and probe != probe.parent:
-            probe = probe.parent  # the disk the directory will be created on
-        budget.check(what, cost, probe)
+        budget.check(what, cost, _disk_of(probe))
+
+
+def _disk_of(probe: Path) -> Path:
+    """The nearest existing directory at or above ``probe``: the disk a directory not yet
+    made will be created on."""
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    return probe
+
+
+def check_disk(what: str, disk: int, data_dir=None) -> None:
+    """Refuse (:class:`pdb_builder.budget.BudgetError`) files of ``disk`` bytes in all that
+    the data directory's disk has no room for (several builds, checked together)."""
+    budget.check(what, (0, disk), _disk_of(store.data_dir(data_dir)))
 
 
 def database_files(data_dir=None) -> list[Path]:

@@ -28,7 +28,7 @@ from solver.tables import names, store
 from solver.tables.partitions import Partition, parse_partition
 
 from .budget import peak_rss_mb
-from .pattern_bfs import bfs_pattern
+from .pattern_bfs import PatternResult, bfs_pattern
 
 KIND = names.ADDITIVE
 
@@ -85,6 +85,46 @@ def file_mb(path: Path) -> float:
     return path.stat().st_size / 2**20
 
 
+def write_pattern(f, i: int, pattern, result: PatternResult) -> dict:
+    """Write pattern ``i``'s table (the search's ``result``) into the open file ``f`` and
+    return its summary: tiles, entries, max_h, mean_h, states, unreached, seconds."""
+    counts, mean = result.counts, result.mean_h
+    store.write_table(
+        f,
+        f"pattern_{i}",
+        result.table,
+        tiles=np.array(pattern, np.int64),
+        counts=counts,
+        max_h=len(counts) - 1,
+        mean_h=mean,
+        unreached=result.unreached,
+        states=result.states,
+    )
+    return {
+        "tiles": str(pattern),
+        "entries": int(result.table.size),
+        "max_h": len(counts) - 1,
+        "mean_h": mean,
+        "states": result.states,
+        "unreached": result.unreached,
+        "seconds": result.seconds,
+    }
+
+
+def summary(row: dict, details: list[dict], path: Path, t0: float) -> dict:
+    """The summary row of a finished additive build (see :func:`build_apdb`)."""
+    return {
+        **row,
+        "skipped": False,
+        "mb": file_mb(path),
+        "max_h": sum(d["max_h"] for d in details),
+        "mean_h": sum(d["mean_h"] for d in details),
+        "seconds": time.perf_counter() - t0,
+        "peak_mb": peak_rss_mb(),
+        "patterns": details,
+    }
+
+
 def build_apdb(
     shape: Shape | str,
     partition: Partition | str,
@@ -110,37 +150,6 @@ def build_apdb(
         for i, pattern in enumerate(partition):
             label = f"{partition.name} pattern {i + 1}/{len(partition)} ({pattern})"
             result = bfs_pattern(shape, pattern, goal, progress=progress, label=label)
-            counts, mean = result.counts, result.mean_h
-            store.write_table(
-                f,
-                f"pattern_{i}",
-                result.table,
-                tiles=np.array(pattern, np.int64),
-                counts=counts,
-                max_h=len(counts) - 1,
-                mean_h=mean,
-                unreached=result.unreached,
-                states=result.states,
-            )
-            details.append(
-                {
-                    "tiles": str(pattern),
-                    "entries": int(result.table.size),
-                    "max_h": len(counts) - 1,
-                    "mean_h": mean,
-                    "states": result.states,
-                    "unreached": result.unreached,
-                    "seconds": result.seconds,
-                }
-            )
+            details.append(write_pattern(f, i, pattern, result))
             del result
-    return {
-        **row,
-        "skipped": False,
-        "mb": file_mb(path),
-        "max_h": sum(d["max_h"] for d in details),
-        "mean_h": sum(d["mean_h"] for d in details),
-        "seconds": time.perf_counter() - t0,
-        "peak_mb": peak_rss_mb(),
-        "patterns": details,
-    }
+    return summary(row, details, path, t0)

@@ -18,7 +18,7 @@ interrupts.install_if_program("build-pdb", "; no partial file was left behind")
 import click  # noqa: E402
 
 from solver.core import config  # noqa: E402
-from solver.core.board import BoardError, Shape  # noqa: E402
+from solver.core.board import BoardError, Shape, goal_board  # noqa: E402
 from solver.core.program import (  # noqa: E402
     DATA_DIR,
     EXIT_DATABASE,
@@ -150,11 +150,19 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
     is_flag=True,
     help="Build the zero-aware twin of each --partition (zpdb-...: two values a placement, "
     "by the region of free cells the blank is in, packed into a byte; the additive file's "
-    "size).  `npuzzle solve "
-    "--zero-aware` reads it: 0.69 times the nodes with 6-6-3.",
+    "size).  `npuzzle solve` "
+    "reads it wherever it is built: 0.69 times the nodes with 6-6-3.",
+)
+@click.option(
+    "--strongest",
+    is_flag=True,
+    help="Build everything the fastest search of the --shape reads, skipping what is built: "
+    "4x4 7-8, 5x5 6-6-6-6 and its cuts c, d and e, each with its zero-aware twin (one "
+    "search makes a database and its twin).  Says what it will build, the time, disk and "
+    "memory it expects, before it starts.  Example: build-pdb --shape 5x5 --strongest",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet, zero_aware):
+def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet, zero_aware, strongest):
     """Build the databases that npuzzle answers from, once, offline.
 
     \b
@@ -165,6 +173,8 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet, zero_a
     Examples:
       build-pdb                                  # the default set
       build-pdb --shape 3x3                      # exact 8-puzzle tables only
+      build-pdb --shape 4x4 --strongest          # the fastest 15-puzzle set: 7-8 and its twin
+      build-pdb --shape 5x5 --strongest          # the fastest 24-puzzle set (4 + 4 files, 4 GB)
       build-pdb --shape 4x4 --partition 7-8      # the strongest 15-puzzle heuristic (about a minute)
       build-pdb --shape 5x5                      # the 24-puzzle's 6-6-6-6 (about a minute, 486 MB)
       build-pdb --shape 5x5 --partition 6-6-6-6c --partition 6-6-6-6d --partition 6-6-6-6e
@@ -182,6 +192,9 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet, zero_a
             return
         if verify:
             _verify(data_dir)
+            return
+        if strongest:
+            _strongest(shapes, partitions, zero_aware, goal, data_dir, force, quiet)
             return
         if zero_aware and not partitions:
             raise BoardError("--zero-aware builds the twin of a --partition: name one")
@@ -217,6 +230,51 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet, zero_a
         _fail("out of memory", EXIT_USAGE)
     except KeyboardInterrupt:
         _fail("interrupted; no partial file was left behind", EXIT_INTERRUPTED)
+
+
+def _strongest(shapes, partitions, zero_aware, goal, data_dir, force, quiet) -> None:
+    """``--strongest``: say what the set of the one --shape still needs and what it will
+    take, then build it (a database and its missing twin from one search)."""
+    from . import strongest
+
+    shape = _strongest_shape(shapes, partitions, zero_aware)
+    goal_b = goal_board(shape, goal)
+    steps = strongest.plan(shape, goal_b, data_dir, force)
+    for step in steps:  # refuse what cannot fit before building anything
+        name = step.member.partition.name
+        build.preflight(shape, name, goal_b, data_dir, force, step.twin)
+        if step.additive and not step.twin:
+            build.preflight(shape, name, goal_b, data_dir, force, False)
+    est = strongest.estimate(shape, steps)
+    build.check_disk(f"the strongest {shape} set", est.disk, data_dir)
+    for line in strongest.describe(shape, steps, est):
+        click.echo(line, err=True)
+    if any(step.additive or step.twin for step in steps):
+        directory = store.ensure_writable(store.data_dir(data_dir))
+        click.echo(f"building into {directory}", err=True)
+    rows = []
+    for step in steps:
+        rows += build.build_step(shape, step, goal_b, data_dir, not quiet)
+    for row in rows:
+        row["status"] = "exists, kept" if row.get("skipped") else "built"
+    _print_rows(rows, SUMMARY)
+
+
+def _strongest_shape(shapes, partitions, zero_aware) -> Shape:
+    """The one shape ``--strongest`` builds the set of (BoardError for any other use)."""
+    from . import strongest
+
+    if len(shapes) != 1:
+        raise BoardError("--strongest needs one --shape: 4x4 or 5x5")
+    if partitions or zero_aware:
+        raise BoardError(
+            "--strongest chooses the partitions and their twins: leave out "
+            "--partition and --zero-aware"
+        )
+    shape = Shape.parse(shapes[0])
+    if not strongest.has_set(shape):
+        raise BoardError(f"{shape} has no strongest set: --strongest is for 4x4 and 5x5")
+    return shape
 
 
 def _list(data_dir) -> None:

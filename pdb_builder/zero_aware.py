@@ -41,7 +41,7 @@ from solver.tables import names, store
 
 from .bitops import pext
 from .budget import peak_rss_mb
-from .build_apdb import file_mb, start
+from .build_apdb import file_mb, start, summary, write_pattern
 from .pattern_bfs import UNREACHED, bfs_pattern, thread_count
 from .threads import run_items
 
@@ -136,32 +136,80 @@ def build_zero_aware(
     if path.exists() and not force:
         return {**row, "skipped": True, "mb": file_mb(path)}
     t0 = time.perf_counter()
-    mean, mean_additive = 0.0, 0.0
     with store.atomic_h5(path, attrs) as f:
-        for i, pattern in enumerate(partition):
-            label = f"{partition.name} zero-aware pattern {i + 1}/{len(partition)} ({pattern})"
+        means = [
+            _write_twin(f, i, pattern, *zero_aware_tables(shape, pattern, goal, progress, label))
+            for i, pattern, label in _labelled(partition)
+        ]
+    return _twin_summary(row, means, path, t0)
+
+
+def build_with_twin(
+    shape: Shape | str,
+    partition,
+    goal: Board | str | None = None,
+    data_dir=None,
+    progress: bool = True,
+) -> tuple[dict, dict]:
+    """Build the additive database of ``partition`` and its zero-aware twin from ONE search
+    per pattern: the twin's search (:func:`zero_aware_tables`) finds the additive table too
+    (the smaller of each pair), so the additive file costs only its writing.  Both files are
+    written atomically and (re)built whether or not they exist; returns their summary rows
+    (:func:`~pdb_builder.build_apdb.build_apdb`'s, then :func:`build_zero_aware`'s)."""
+    shape, goal, partition, path, row, attrs = start(shape, partition, goal, data_dir, KIND)
+    additive = start(shape, partition, goal, data_dir)
+    t0 = time.perf_counter()
+    details, means = [], []
+    with store.atomic_h5(additive.path, additive.attrs) as fa, store.atomic_h5(path, attrs) as fz:
+        for i, pattern, label in _labelled(partition):
             pairs, result = zero_aware_tables(shape, pattern, goal, progress, label)
-            main = pairs[0::2]
-            seen = main[main != UNREACHED]
-            mean += float(seen.mean()) if seen.size else 0.0
-            mean_additive += result.mean_h
-            packed, clipped = pack_classes(pairs)
-            del pairs, main, seen
-            store.write_table(
-                f,
-                f"pattern_{i}",
-                packed,
-                tiles=np.array(pattern, np.int64),
-                classes=2,
-                clipped=clipped,
-            )
-            del packed, result
+            details.append(write_pattern(fa, i, pattern, result))
+            means.append(_write_twin(fz, i, pattern, pairs, result))
+            del pairs, result
+    seconds = time.perf_counter() - t0
+    rows = summary(additive.row, details, additive.path, t0), _twin_summary(row, means, path, t0)
+    rows[0]["seconds"] = 0.0  # its search is the twin's: the time is counted once, there
+    rows[1]["seconds"] = seconds
+    return rows
+
+
+def _labelled(partition):
+    """``(index, pattern, progress label)`` of each pattern of a twin's build."""
+    for i, pattern in enumerate(partition):
+        yield (
+            i,
+            pattern,
+            f"{partition.name} zero-aware pattern {i + 1}/{len(partition)} ({pattern})",
+        )
+
+
+def _write_twin(f, i: int, pattern, pairs: np.ndarray, result) -> tuple[float, float]:
+    """Write pattern ``i``'s two-class table, packed, into the open file ``f``; return its
+    mean over the main class and the additive table's mean."""
+    main = pairs[0::2]
+    seen = main[main != UNREACHED]
+    mean = float(seen.mean()) if seen.size else 0.0
+    packed, clipped = pack_classes(pairs)
+    del main, seen
+    store.write_table(
+        f,
+        f"pattern_{i}",
+        packed,
+        tiles=np.array(pattern, np.int64),
+        classes=2,
+        clipped=clipped,
+    )
+    return mean, result.mean_h
+
+
+def _twin_summary(row: dict, means: list[tuple[float, float]], path, t0: float) -> dict:
+    """The summary row of a finished twin (see :func:`build_zero_aware`)."""
     return {
         **row,
         "skipped": False,
         "mb": file_mb(path),
-        "mean_h": mean,
-        "mean_h_additive": mean_additive,
+        "mean_h": sum(m for m, _ in means),
+        "mean_h_additive": sum(a for _, a in means),
         "seconds": time.perf_counter() - t0,
         "peak_mb": peak_rss_mb(),
     }

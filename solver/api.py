@@ -116,6 +116,18 @@ def search_request(start: Board, goal: Board, opts: SearchOptions, plans: bool =
     return request.with_plans() if plans else request
 
 
+def advice(goal: Board, opts: SearchOptions) -> str | None:
+    """The note a search towards ``goal`` with ``opts`` should hear before it starts, or
+    None: where it would fall back to linear conflict, or where the strongest set of
+    databases of the shape is not built and would make it much faster
+    (:func:`solver.search.plans.advice`).  Only IDA* reads databases."""
+    if resolve_algorithm(goal, opts) != "idastar":
+        return None
+    from .search.plans import advice as plan_advice
+
+    return plan_advice(goal, heuristic_spec(goal, opts))
+
+
 def solve_idastar(start: Board, goal: Board, opts: SearchOptions) -> Solution:
     """IDA* (algorithm ``idastar``) on the search ``opts`` asks for
     (:func:`search_request`, then :func:`solver.search.idastar.solve`).  Its ``seconds``

@@ -9,7 +9,7 @@ from dataclasses import replace
 import click
 
 from .. import answers, api
-from ..core.board import Board
+from ..core.board import Board, solvability
 from ..core.solution import Solution
 from . import errors, io, options
 from . import scheduler as cluster
@@ -155,6 +155,39 @@ def _bulk(opts: api.SearchOptions, tiles: bool):
     return answer
 
 
+def _advise_once(goal: Board, opts: api.SearchOptions, said: set) -> None:
+    """Say, once per goal of a command and before its search starts, what would make the
+    search much faster (:func:`solver.api.advice`)."""
+    if goal.tiles not in said:
+        said.add(goal.tiles)
+        errors.notice(api.advice(goal, opts))
+
+
+def _advised_one(solve_one, opts: api.SearchOptions):
+    """``solve_one`` that first says the advice of its board's search (not for a board
+    that cannot be read or solved: its error comes alone)."""
+
+    def solve(text, goal=None, *, shape=None, options=None):
+        start, goal_b = api.read_problem(text, goal, shape)
+        if solvability(start, goal_b).solvable:
+            _advise_once(goal_b, options or opts, set())
+        return solve_one(text, goal, shape=shape, options=options)
+
+    return solve
+
+
+def _advised_many(solve_many, opts: api.SearchOptions):
+    """``solve_many`` that first says the advice of each goal of the batch, once."""
+    said: set = set()
+
+    def answer(problems):
+        for _, goal_b in problems:
+            _advise_once(goal_b, opts, said)
+        return solve_many(problems)
+
+    return answer
+
+
 def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
     from . import stream
 
@@ -165,7 +198,7 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
             record=lambda sol: (errors.notice(sol.notice), answers.solution_record(sol))[1],
             code=lambda sol: errors.EXIT_LIMIT if sol.moves is None else errors.EXIT_OK,
             bulk=_bulk(opts, tiles),
-            many=solve_many,
+            many=_advised_many(solve_many, opts),
             counted=(errors.EXIT_USAGE, errors.EXIT_LIMIT),
             goal=goal,
             shape=shape,
@@ -210,6 +243,7 @@ def solve(board, goal, shape, as_json, show, tiles, jobs, scheduler, verbose, **
     text = io.board_text(board)
     with _iteration_log(verbose) as log, cluster.solver(scheduler) as solve_one:
         opts = replace(opts, jobs=jobs, progress=log)
+        solve_one = _advised_one(solve_one, opts)
         sol = io.answer_one(lambda t: solve_one(t, goal, shape=shape, options=opts), text, as_json)
     raise SystemExit(_print_solution(sol, as_json, show, tiles, verbose))
 

@@ -38,6 +38,23 @@ COMPACT_EXACT_CELLS = 10
 # The partition a bare `build-pdb --shape S` builds and a missing-database message suggests.
 # 4x4: 6-6-3 builds in seconds; 7-8 (minutes, 550 MB) is the one to build for speed.
 DEFAULT_PARTITION = {"2x3": "3-2", "3x3": "4-4", "4x4": "6-6-3", "5x5": "6-6-6-6"}
+# The strongest set of a shape, built by `build-pdb --shape S --strongest`: these partitions,
+# each with its zero-aware twin -- everything the fastest measured search reads
+# (docs/research/search.md).  4x4: 7-8 and its twin, Korf's 100 at 1.3 ms a board against
+# 8.6 ms with 6-6-3 and its twin (section 7b); 7-8b is left out: its twin in a maximum with
+# 7-8's cut the nodes to 0.66x but took more time (the 80-move positions 6.62-7.09 s against
+# 6.32-6.56 s, Korf's 100 0.19 s against 0.16 s: section 8c).  5x5: 6-6-6-6 and the cuts a
+# long search races (section 4), with their twins: Korf & Taylor #2 in 2-3 s on 2 threads
+# against 11-22 s with 6-6-6-6 alone.
+STRONGEST = {
+    "4x4": ("7-8",),
+    "5x5": ("6-6-6-6", "6-6-6-6c", "6-6-6-6d", "6-6-6-6e"),
+}
+# What a search is told the strongest set gains, where it is not built (the same records).
+STRONGEST_GAIN = {
+    "4x4": "Korf's 100: 8.6 ms a board with 6-6-3 and its twin, 1.3 ms with the set",
+    "5x5": "Korf & Taylor #2 on 2 threads: 11-22 s with 6-6-6-6 alone, 2-3 s with the set",
+}
 # Shapes whose IDA* without a pattern database would take minutes to hours: a search there
 # without one is refused (exit 3, with the command that builds one) instead of falling back.
 REQUIRES_PDB = ("4x4",)

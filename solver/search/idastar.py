@@ -87,7 +87,7 @@ def solve(request: SearchRequest) -> Solution:
         iterations=res.iterations,
         depth_reached=res.lower_bound,
         seconds=time.perf_counter() - t0,
-        notice=plan.notice,
+        notice=entrants[0][0].notice,  # the first entrant's: said whichever plan won
         extra=_extra(request, res, entrants, weighting, race_said),
     )
     if res.stopped:

@@ -25,7 +25,7 @@ import numpy as np
 from ..core import config
 from ..core.board import Board, Shape
 from ..core.symmetry import Reduction, diagonal_reflection, reduction
-from ..tables import catalog, names, pattern_db, store
+from ..tables import catalog, names, pattern_db, store, strongest
 from ..tables.catalog import MAX_COMBINED
 from ..tables.partitions import MAX_CELLS, Partition
 from .kernel_data import Lines, Lookup, Plan, frame, stacked, zero_aware_data
@@ -265,6 +265,9 @@ def choose(
     found = [(_open(entry, heuristic), red) for entry, red in choice.databases]
     reflect, zero = heuristic.reflect, heuristic.zero_aware
     lead = (pdb_plan_from([pdb for pdb, _ in found], reflect, zero), found[0][1])
+    note = None if heuristic.partitions else _set_advice(goal, heuristic, choice)
+    if note:
+        lead = (replace(lead[0], notice=note), lead[1])
     if not choice.rivals:
         return (lead,)
     found += [(_open(entry, heuristic), red) for entry, red in choice.rivals]
@@ -272,6 +275,32 @@ def choose(
     if heuristic.pick_max:
         out += [(pdb_plan_from(pdbs, reflect, zero), red) for pdbs, red in _maxima(found)]
     return tuple(out)
+
+
+def advice(goal: Board, heuristic: HeuristicSpec) -> str | None:
+    """The note a search towards ``goal`` reading ``heuristic`` should hear before its first
+    iteration (the same as its plan's :attr:`~solver.search.kernel_data.Plan.notice`): where
+    no database is built and it falls back to linear conflict, :func:`fallback_notice`;
+    where the strongest set of the shape (:mod:`solver.tables.strongest`) is not built and
+    would make it much faster, the command that builds it and the measured gain.  None
+    otherwise, and where partitions were asked for (the user chose) or the search will
+    refuse to run (its error names the command)."""
+    if not heuristic.reads_databases or heuristic.partitions:
+        return None
+    shape = goal.shape
+    choice = catalog.choose(shape, goal, (), heuristic.data_dir)
+    if choice.missing is None:
+        return _set_advice(goal, heuristic, choice)
+    if heuristic.name == "pdb" or str(shape) in config.REQUIRES_PDB:
+        return None
+    return fallback_notice(choice.missing, goal, heuristic.data_dir, choice.exact_built)
+
+
+def _set_advice(goal: Board, heuristic: HeuristicSpec, choice: catalog.Choice) -> str | None:
+    """:func:`solver.tables.strongest.advice` for a search that found databases (``choice``):
+    the set counts as built where it is built for the goal of the first database chosen too."""
+    served = choice.databases[0][0].goal
+    return strongest.advice(goal.shape, goal, heuristic.data_dir, heuristic.zero_aware, served)
 
 
 def _open(entry: names.Entry, heuristic: HeuristicSpec) -> pattern_db.AdditivePDB:
@@ -305,6 +334,8 @@ def fallback_notice(
     if shape.size > MAX_CELLS:
         return f"{said}; pattern databases are built for boards of up to {MAX_CELLS} cells"
     said += f"; to build one: {missing.fix}"
+    if strongest.has_set(shape):
+        said += f" (or, for the fastest searches: {strongest.command(shape, goal, data_dir)})"
     if shape.size <= config.MAX_EXACT_CELLS and not exact_built:
         command = names.build_command(shape, goal=goal, data_dir=data_dir, kind=names.EXACT)
         said += f" (or, for instant exact answers: {command})"

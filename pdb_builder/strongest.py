@@ -1,0 +1,165 @@
+"""``build-pdb --strongest``: what the strongest set of a shape still needs, and its cost
+(builder layer).
+
+The set is :data:`solver.core.config.STRONGEST`'s partitions, each with its zero-aware twin
+(:mod:`solver.tables.strongest` names the files).  :func:`plan` says, per partition, which of
+the two files a build must make; :func:`estimate` what that will take, before anything is
+built: disk from the tables' entry counts (a byte a placement), time and peak memory from
+builds measured in docs/research/search.md (sections 8b and 10).  A partition whose two
+files are both missing is built by one search per pattern
+(:func:`pdb_builder.zero_aware.build_with_twin`): it costs the twin's time alone.
+
+Imports: :mod:`solver.core`, :mod:`solver.tables`, :mod:`pdb_builder`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import NamedTuple
+
+from solver.core.board import Board, Shape
+from solver.tables import store
+from solver.tables.strongest import Member, has_set, members
+
+from . import budget
+from .pattern_bfs import thread_count
+
+
+class Step(NamedTuple):
+    """One partition of the set: which of its two files the build makes."""
+
+    member: Member
+    additive: bool  # build the additive file
+    twin: bool  # build the zero-aware twin
+
+
+class Measured(NamedTuple):
+    """A table's build as measured: seconds on 2 cores and on 16 (None: not measured there),
+    and the build's peak memory in bytes (None: not measured; the builder's memory model,
+    :func:`pdb_builder.budget.pattern_cost`, stands in)."""
+
+    two_cores: float
+    sixteen_cores: float | None
+    peak: int | None
+
+
+# Per file of one partition, by (shape, kind).  5x5: the set built on 16 cores of machine B in
+# 25.9 s (6-6-6-6) + 56.1 s (three cuts) + 199.4 s (four twins), peak 1.6 GB (section 10); on
+# 2 cores 6-6-6-6 in about a minute, the three cuts in 4.3 minutes, a twin in 117-119 s, peak
+# 1.5 GB (section 8b).  4x4: 7-8 in about a minute, its twin in 135 s with a peak of 2.7 GB on
+# 2 cores (section 8b).
+MEASURED = {
+    ("5x5", "additive"): Measured((60 + 258) / 4, (25.9 + 56.1) / 4, int(1.6e9)),
+    ("5x5", "twin"): Measured(118, 199.4 / 4, int(1.5e9)),
+    ("4x4", "additive"): Measured(60, None, None),
+    ("4x4", "twin"): Measured(135, None, int(2.7e9)),
+}
+GB = 1e9
+
+
+class Estimate(NamedTuple):
+    """What a build will take: seconds, bytes of disk, peak bytes of memory, and the cores
+    the time is scaled to."""
+
+    seconds: float
+    disk: int
+    memory: int
+    cores: int
+
+
+def plan(shape: Shape, goal: Board, data_dir=None, force: bool = False) -> list[Step]:
+    """Each partition of ``shape``'s strongest set for ``goal``, with the files the build
+    must make: the missing ones (every one with ``force``)."""
+    directory = store.data_dir(data_dir)
+    steps = []
+    for m in members(shape, goal):
+        additive = force or not os.path.lexists(directory / m.additive)
+        twin = force or not os.path.lexists(directory / m.twin)
+        steps.append(Step(m, additive, twin))
+    return steps
+
+
+def seconds_on(measured: Measured, serial: float, cores: int) -> float:
+    """A build's time on ``cores`` cores: a serial part and a part shared over the cores,
+    fitted to the two measurements (Amdahl's law), else ``serial`` (the serial share) of
+    the 2-core time.
+
+    >>> round(seconds_on(Measured(100, 40, 0), 0, 2)), round(seconds_on(Measured(100, 40, 0), 0, 16))
+    (100, 40)
+    """
+    if measured.sixteen_cores is not None:
+        parallel = (measured.two_cores - measured.sixteen_cores) / (1 / 2 - 1 / 16)
+        fixed = measured.two_cores - parallel / 2
+    else:
+        fixed = serial * measured.two_cores
+        parallel = 2 * (measured.two_cores - fixed)
+    return fixed + parallel / max(1, cores)
+
+
+def _serial_share(kind: str) -> float:
+    """The share of a build's time that more threads do not shorten, where only 2 cores
+    measured it: that of the 5x5 builds of ``kind`` (both measurements exist there)."""
+    m = MEASURED[("5x5", kind)]
+    parallel = (m.two_cores - m.sixteen_cores) / (1 / 2 - 1 / 16)
+    return (m.two_cores - parallel / 2) / m.two_cores
+
+
+def estimate(shape: Shape, steps: list[Step], cores: int | None = None) -> Estimate:
+    """What building ``steps`` will take on ``cores`` (default: the builder's threads)."""
+    cores = cores or thread_count()
+    seconds, disk, memory = 0.0, 0, 0
+    for step in steps:
+        sizes = [len(p) for p in step.member.partition]
+        size = sum(math.perm(shape.size, k) for k in sizes) + budget.FILE_OVERHEAD
+        disk += size * (step.additive + step.twin)
+        # Both files: one search, the twin's (pdb_builder.zero_aware.build_with_twin).
+        kind = "twin" if step.twin else "additive" if step.additive else None
+        if kind is None:
+            continue
+        measured = MEASURED[(str(shape), kind)]
+        seconds += seconds_on(measured, _serial_share(kind), cores)
+        model = budget.pattern_cost(shape.size, sizes, 1 + step.twin)[0]
+        memory = max(memory, measured.peak or model)
+    return Estimate(seconds, disk, memory, cores)
+
+
+def describe(shape: Shape, steps: list[Step], est: Estimate) -> list[str]:
+    """The lines ``build-pdb --strongest`` says before it builds: the set, what exists,
+    what it will build and the estimate."""
+    names = ", ".join(s.member.partition.name for s in steps)
+    lines = [f"the strongest {shape} set: {names}, each with its zero-aware twin"]
+    kept = [
+        f
+        for s in steps
+        for f, build in ((s.member.additive, s.additive), (s.member.twin, s.twin))
+        if not build
+    ]
+    if kept:
+        lines.append(f"already built, kept: {', '.join(kept)}")
+    todo = [s for s in steps if s.additive or s.twin]
+    if not todo:
+        lines.append("nothing to build")
+        return lines
+    for s in todo:
+        files = [f for f, b in ((s.member.additive, s.additive), (s.member.twin, s.twin)) if b]
+        shared = " (one search for both)" if len(files) == 2 else ""
+        lines.append(f"to build: {' and '.join(files)}{shared}")
+    lines.append(
+        f"estimate: about {_duration(est.seconds)} on {est.cores} core(s), "
+        f"{est.disk / GB:.1f} GB of disk, peak memory about {est.memory / GB:.1f} GB "
+        f"(an estimate from the builds measured in docs/research/search.md)"
+    )
+    return lines
+
+
+def _duration(seconds: float) -> str:
+    """``45 s``, ``7 min``, ``1.5 h``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+__all__ = ["Estimate", "Measured", "Step", "describe", "estimate", "has_set", "plan"]

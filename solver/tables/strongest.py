@@ -1,0 +1,93 @@
+"""The strongest set of databases of a shape, and whether it is built (layer 1: tables).
+
+:data:`solver.core.config.STRONGEST` names, per shape, the partitions that the fastest
+measured search reads; each is built with its zero-aware twin, by one command
+(``build-pdb --shape S --strongest``).  Here: the files of the set for a goal, which of them
+are not built, and the note a search hears where the set would make it much faster
+(:func:`advice`).  The builder plans its work from :func:`members`; the search asks
+:func:`advice` once, before its first iteration.
+
+Imports: :mod:`solver.core`, :mod:`solver.tables` (catalog, names, partitions).
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import NamedTuple
+
+from ..core import config
+from ..core.board import Board, Shape, preset_goal
+from . import catalog, names
+from .partitions import Partition, parse_partition
+
+
+class Member(NamedTuple):
+    """One partition of a strongest set: the additive file and its zero-aware twin's."""
+
+    partition: Partition
+    additive: str  # file name
+    twin: str  # file name
+
+
+def has_set(shape: Shape) -> bool:
+    """Whether ``shape`` has a strongest set (``build-pdb --strongest`` builds one)."""
+    return str(shape) in config.STRONGEST
+
+
+def members(shape: Shape, goal: Board | None = None) -> list[Member]:
+    """The partitions of ``shape``'s strongest set as tiles of ``goal`` (default:
+    blank-last), with their files' names; empty for a shape without a set."""
+    goal = goal if goal is not None else preset_goal(shape)
+    out = []
+    for name in config.STRONGEST.get(str(shape), ()):
+        partition = parse_partition(name, shape, goal)
+        additive = names.apdb_file_name(shape, partition, goal)
+        out.append(Member(partition, additive, names.zpdb_file_name(shape, partition, goal)))
+    return out
+
+
+def not_built(shape: Shape, goal: Board, data_dir=None, zero_aware: bool = True) -> list[str]:
+    """The files of the strongest set for ``goal`` that the data directory lacks (the twins
+    only when ``zero_aware``: a search that never reads them does not miss them)."""
+    built = {e.path.name for e in catalog.scan(data_dir)}
+    wanted = []
+    for m in members(shape, goal):
+        wanted += [m.additive, m.twin] if zero_aware else [m.additive]
+    return [name for name in wanted if name not in built]
+
+
+def command(shape: Shape, goal: Board | None = None, data_dir=None) -> str:
+    """``build-pdb --shape S --strongest`` for ``goal`` and ``data_dir``, ready to paste."""
+    words = ["build-pdb", "--shape", str(shape), "--strongest"]
+    if goal is not None and goal != preset_goal(shape):
+        tag = names.goal_tag(goal)
+        words += ["--goal", goal.flat() if tag.startswith(names.CUSTOM_GOAL) else tag]
+    if data_dir:
+        words += ["--data-dir", str(data_dir)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def advice(
+    shape: Shape,
+    goal: Board,
+    data_dir=None,
+    zero_aware: bool = True,
+    served_by: Board | None = None,
+) -> str | None:
+    """The note a search towards ``goal`` hears where the strongest set is not built: what
+    is missing, the command that builds it and the measured gain; None where the shape has
+    no set or where it is built, for ``goal`` or for ``served_by`` -- the goal of the
+    database the catalog chose, which a symmetry carries onto ``goal``.  The command builds
+    the set for ``served_by`` (beside the database the search reads now), else for ``goal``."""
+    if not has_set(shape):
+        return None
+    target = served_by if served_by is not None else goal
+    missing = not_built(shape, target, data_dir, zero_aware)
+    if not missing or not not_built(shape, goal, data_dir, zero_aware):
+        return None
+    total = len(members(shape, target)) * (2 if zero_aware else 1)
+    return (
+        f"{len(missing)} of the {total} databases of the strongest {shape} set are not "
+        f"built; with them the search would be much faster ({config.STRONGEST_GAIN[str(shape)]}): "
+        f"{command(shape, target, data_dir)}"
+    )
