@@ -30,7 +30,7 @@ from .core.board import BoardError
 ALGORITHMS = {
     "table": ("solver.tables.exact", "solve"),
     "idastar": ("solver.api", "solve_idastar"),
-    "astar": ("solver.search.blind", "astar"),
+    "astar": ("solver.api", "solve_astar"),
     "bfs": ("solver.search.blind", "bfs"),
     "dfs": ("solver.search.blind", "dfs"),
     "dls": ("solver.search.blind", "dls"),

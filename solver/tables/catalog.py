@@ -274,7 +274,7 @@ def choose(
     wanted: tuple[Partition, ...] = (),
     data_dir=None,
     *,
-    named: str | None = None,
+    named: tuple[str, ...] = (),
     combine: bool = False,
     race: bool = False,
 ) -> Choice:
@@ -282,9 +282,9 @@ def choose(
     (tiles of ``goal``; several: their maximum, built for one goal), else :func:`resolve`'s
     choice -- with ``combine`` and every other database of its goal as strong (the cuts
     drawn for the race first, up to :data:`MAX_COMBINED`) -- and, with ``race`` (and neither
-    partitions nor ``combine``), the :func:`rivals` a race enters.  ``named``: the partitions
-    as the caller wrote them, for messages.  A missing database is returned, not raised
-    (:attr:`Choice.missing`): the search may fall back without one."""
+    partitions nor ``combine``), the :func:`rivals` a race enters.  ``named``: the words
+    each partition was written in, one per partition, for messages.  A missing database is
+    returned, not raised (:attr:`Choice.missing`): the search may fall back without one."""
     exact_built = any(e.kind == EXACT and e.shape == shape for e in scan(data_dir))
     try:
         databases = _databases(shape, goal, wanted, data_dir, named, combine)
@@ -298,23 +298,20 @@ def choose(
 
 def _databases(shape, goal, wanted, data_dir, named, combine) -> list[tuple[Entry, Reduction]]:
     """:func:`choose`'s databases (raises :class:`~solver.tables.store.DatabaseMissing`)."""
+    words = [_words(p, named[i] if i < len(named) else None) for i, p in enumerate(wanted)]
     if len(wanted) > 1:
-        parts = named.split("+") if named and named.count("+") == len(wanted) - 1 else None
-        found = [
-            resolve(shape, goal, p, data_dir, parts[i] if parts else None)
-            for i, p in enumerate(wanted)
-        ]
+        found = [resolve(shape, goal, p, data_dir, words[i]) for i, p in enumerate(wanted)]
         if len({entry.goal for entry, _ in found}) > 1:
             raise store.DatabaseMissing(
-                f"the partitions {named or '+'.join(p.name for p in wanted)} are not built "
-                f"for one goal in {store.data_dir(data_dir)}",
-                build_command(shape, parts[0] if parts else wanted[0].name, goal, data_dir),
+                f"the partitions {' and '.join(words)} are not built for one goal in "
+                f"{store.data_dir(data_dir)}",
+                build_command(shape, words[0], goal, data_dir),
             )
         return found
     partition = wanted[0] if wanted else None
     found = candidates(shape, goal, partition, data_dir)  # resolve()'s choice is the first
     if not found:
-        raise missing(shape, goal, _words(partition, named), data_dir)
+        raise missing(shape, goal, words[0] if words else None, data_dir)
     if partition is not None or not combine:
         return found[:1]
     lead = found[0][0]
