@@ -13,7 +13,8 @@ which service endpoints take it.  From :data:`SPEC` come
 
 ``tests/test_options.py`` checks that the three agree.
 
-Imports: :mod:`solver.core` only.
+Imports: :mod:`solver.core` at module level; :mod:`solver.search.weights` (numpy, no numba)
+lazily, when a :class:`SearchOptions` checks its weight.
 """
 
 from __future__ import annotations
@@ -155,7 +156,7 @@ SPEC: tuple[Option, ...] = (
            endpoints=("distance", "hint", "solve"),
            help="Give up a search after generating N nodes (exit status 4)."),
     Option("scheduler", str, None, flags=("--scheduler",), metavar="ADDRESS", search=False,
-           envvar="DASK_SCHEDULER_ADDRESS", commands=("solve", "distance"),
+           envvar=config.ENV_SCHEDULER, commands=("solve", "distance"),
            help="Solve on a Dask cluster: the address of its scheduler (tcp://host:8786; "
            "default $DASK_SCHEDULER_ADDRESS; --scheduler '' solves on this machine).  Each "
            "worker needs npuzzle and the databases (a shared --data-dir, or build-pdb on each "
@@ -166,7 +167,7 @@ SPEC: tuple[Option, ...] = (
            help="Statistics on stderr, and the iterations of a long search even when stderr "
            "is not a terminal."),
     Option("server", str, None, flags=("--server",), metavar="URL", search=False,
-           envvar="NPUZZLE_SERVER",
+           envvar=config.ENV_SERVER,
            commands=("solve", "distance", "hint", "heuristic", "check", "generate"),
            help="Ask a running `npuzzle serve` (http://HOST:PORT; default $NPUZZLE_SERVER): "
            "the same answers without starting numpy and numba here.  Without a server there, "

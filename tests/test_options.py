@@ -87,6 +87,14 @@ def test_a_search_request_has_the_defaults_of_the_options():
     assert bare.promising_first == asked.promising_first
 
 
+def test_the_warm_path_forwards_the_commands_server_is_taken_by():
+    """The client keeps its own list (it must start without importing this module): the
+    same commands."""
+    from solver.client import wire
+
+    assert wire.FORWARDED == BY_NAME["server"].commands
+
+
 def test_search_options_keeps_its_rules():
     for bad in (
         {"algorithm": "warp"},

@@ -317,7 +317,7 @@ def _databases(shape, goal, wanted, data_dir, named, combine) -> list[tuple[Entr
     lead = found[0][0]
     companions = [(entry, red) for entry, red in _as_strong(found) if entry.goal == lead.goal]
     # The cuts drawn for the race first: each is the best alone on some boards (6-6-6-6b
-    # never is: docs/research-table.md, section 4).
+    # never is: docs/research/search.md, section 4).
     companions.sort(key=lambda er: not partitions.races(er[0].partition_name))
     return found[:1] + companions[: MAX_COMBINED - 1]
 
