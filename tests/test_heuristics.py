@@ -25,7 +25,7 @@ from solver.core import ranking
 from solver.core.board import Board, Shape, goal_board, is_solvable
 from solver.heuristics import evaluate, linear_conflict, manhattan
 from solver.tables import pattern_db, store
-from solver.tables.catalog import apdb_file_name
+from solver.tables.names import apdb_file_name
 from solver.tables.partitions import parse_partition
 from solver.tables.pattern_db import built_partitions
 

@@ -28,26 +28,16 @@ from ..core import config
 from ..core.board import Board, Shape, preset_goal
 from ..core.symmetry import Reduction, reduction
 from . import partitions, store
-from .names import (  # noqa: F401 - callers that only name files may keep asking the catalog
+from .names import (
     ADDITIVE,
     COMPACT,
     EXACT,
-    FULL,
-    ZERO_AWARE,
     Entry,
-    apdb_file_name,
     build_command,
     canonical_goal,
-    default_build_command,
     default_exact_goal,
-    exact_file_name,
     exact_layout,
-    goal_from_tag,
-    goal_tag,
     parse_name,
-    pattern_file_name,
-    table_cell,
-    zpdb_file_name,
 )
 from .partitions import Partition
 
