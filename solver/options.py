@@ -133,9 +133,9 @@ SPEC: tuple[Option, ...] = (
     Option("partition", str, None, flags=("--partition", "-p"), metavar="P",
            commands=("solve", "heuristic"), endpoints=("heuristic", "hint", "solve"),
            help="Which pattern database: a preset (7-8, 7-8b, 6-6-3, 5-5-5 on 4x4; 6-6-6-6, "
-           "6-6-6-6b to 6-6-6-6e on 5x5), tiles like 1,2,3,4/5,6,7,8, or A+B (up to four: "
-           "A+B+C+D) for the largest of the databases' values; default: the strongest built "
-           "for the goal."),
+           "6-6-6-6b to 6-6-6-6e on 5x5), tiles like 1,2,3,4/5,6,7,8, or, for IDA*, A+B (up to "
+           "four: A+B+C+D) for the largest of the databases' values; default: the strongest "
+           "built for the goal."),
     Option("weight", float, 1, flags=("--weight", "-w"), low=1, high=MAX_WEIGHT,
            commands=("solve",), endpoints=("solve",),
            help="Accept a solution up to W times the optimal length, found much faster "
