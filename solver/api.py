@@ -52,7 +52,7 @@ def algorithm_function(name: str):
     return getattr(importlib.import_module(module), func)
 
 
-# --- IDA*: the options resolved once, here ------------------------------------------------
+# --- IDA* and A*: the options resolved once, here ------------------------------------------
 
 
 def partition_words(text: str | None) -> tuple[str, ...]:
