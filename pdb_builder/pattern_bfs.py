@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.core import ranking
+from solver.core import config, ranking
 from solver.core.board import Board, Shape
 from solver.core.progress_bar import ProgressBar
 
@@ -48,7 +48,6 @@ from .threads import run_items
 
 UNREACHED = 255  # dist value of a placement no search reached (e.g. the other parity class)
 MAX_DEPTH = 254
-THREADS_ENV = "NPUZZLE_THREADS"
 MAX_CELLS = 31  # cell masks are 32-bit (pext/pdep) and a word holds two bits per free cell
 BLOCKS_PER_ITEM = 16384  # work handed to a thread at a time, at most
 ITEMS_PER_THREAD = 8  # at least, where the table is large enough: threads finish together
@@ -100,7 +99,7 @@ class PatternResult:
 
 def thread_count() -> int:
     """Worker threads for the sweeps: ``$NPUZZLE_THREADS`` or the CPUs this process may use."""
-    env = os.environ.get(THREADS_ENV)
+    env = os.environ.get(config.ENV_THREADS)
     if env and env.isdigit() and int(env) > 0:
         return int(env)
     try:

@@ -30,14 +30,14 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from solver.core.board import Board, Shape, goal_board  # noqa: E402
-from solver.tables import catalog, exact  # noqa: E402
+from solver.tables import exact, names  # noqa: E402
 from solver.workloads.distributions import reference_counts  # noqa: E402
 from solver.workloads.generate import shuffled  # noqa: E402
 
 
 def build(shape: Shape, data_dir: Path, force: bool) -> dict:
     """Build in a child process; its wall time and peak RSS (from the kernel's rusage)."""
-    path = data_dir / catalog.exact_file_name(shape)
+    path = data_dir / names.exact_file_name(shape)
     if path.exists() and not force:
         return {"seconds": None, "peak_mb": None, "mb": path.stat().st_size / 1e6}
     cmd = [

@@ -13,11 +13,15 @@ Imports: :mod:`solver.api` and below.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from . import api
 from .core.board import Board, BoardError, Shape, Solvability, goal_board, solvability
 from .core.solution import EXACT_HEURISTIC, SearchLimitReached, Solution, Unsolvable
 from .tables.errors import DatabaseError, DataDirError
+
+if TYPE_CHECKING:
+    from .tables.partitions import Partition
 
 # What went wrong, in words every front end maps to its own signal (the CLI to an exit status,
 # the service to an HTTP status): exception type -> (kind, prefix of the one-line message).
@@ -77,12 +81,22 @@ def distance_fields(
 EXACT_ESTIMATE, PDB_ESTIMATE, LC_ESTIMATE = EXACT_HEURISTIC, "pdb", "linear-conflict"
 
 
-def heuristic_source(goal: Board, partition: str | None, data_dir=None):
+def heuristic_partition(text: str | None, goal: Board):
+    """The partition a heuristic question names (``--partition``, the service's
+    ``partition``), parsed as tiles of ``goal``; None for none.  One database: ``A+B`` is
+    refused (:func:`solver.api.one_partition`)."""
+    return api.one_partition(text, goal, "a heuristic question")
+
+
+def heuristic_source(
+    goal: Board, partition: Partition | None, data_dir=None, named: str | None = None
+):
     """``(kind, notice)``: the best estimate built for ``goal`` on its shape, as
     ``solve`` chooses -- the exact table where one serves the goal (the true distance), else
     the pattern database the catalog chooses, else linear conflict (with a notice naming the
-    command that builds a database).  A ``partition`` asks for that database and nothing else
-    (:class:`~solver.tables.store.DatabaseMissing` when it is not built)."""
+    command that builds a database).  A ``partition`` (parsed: :func:`heuristic_partition`)
+    asks for that database and nothing else (:class:`~solver.tables.store.DatabaseMissing`,
+    in the words ``named``, when it is not built)."""
     from .tables import exact, pattern_db
     from .tables.store import DatabaseMissing
 
@@ -95,7 +109,7 @@ def heuristic_source(goal: Board, partition: str | None, data_dir=None):
         except DatabaseMissing:
             pass  # the shape's table serves other goals: a database may serve this one
     try:
-        pattern_db.resolve(shape, goal, partition, data_dir)
+        pattern_db.resolve(shape, goal, partition, data_dir, named)
         return PDB_ESTIMATE, None
     except DatabaseMissing as e:
         if partition is not None:
@@ -117,17 +131,19 @@ def heuristic_record(
 ) -> dict:
     """The best lower bound on the distance that is built (:func:`heuristic_source`), named
     in ``heuristic``, with Manhattan distance and linear conflict for comparison; from a
-    pattern database, its parts too (see :func:`solver.heuristics.evaluate`)."""
+    pattern database, its parts too (see :func:`solver.heuristics.evaluate`).  ``partition``:
+    the words asked for (:func:`heuristic_partition`)."""
     from . import heuristics
 
     t0 = time.perf_counter()
     start, goal_b = api.read_problem(board, goal, shape)
     api.check_solvable(start, goal_b)
-    kind, notice = heuristic_source(goal_b, partition, data_dir)
+    asked = heuristic_partition(partition, goal_b)
+    kind, notice = heuristic_source(goal_b, asked, data_dir, partition or None)
     if kind == PDB_ESTIMATE:
         parts = {
             "heuristic": kind,
-            **heuristics.evaluate(start, goal_b, partition, reflect, data_dir),
+            **heuristics.evaluate(start, goal_b, asked, reflect, data_dir),
         }
     else:
         lc = heuristics.linear_conflict(start, goal_b)
@@ -306,6 +322,7 @@ __all__ = [
     "distance_record",
     "heuristic_record",
     "heuristic_source",
+    "heuristic_partition",
     "estimate_parts",
     "check_record",
     "solution_record",

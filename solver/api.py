@@ -52,7 +52,13 @@ def algorithm_function(name: str):
     return getattr(importlib.import_module(module), func)
 
 
-# --- IDA*: the options resolved once, here ------------------------------------------------
+# --- IDA* and A*: the options resolved once, here ------------------------------------------
+
+
+def partition_words(text: str | None) -> tuple[str, ...]:
+    """The words of ``--partition``, one per partition (``A+B`` is two), as the user wrote
+    them; none for no partition."""
+    return tuple(str(text).split("+")) if text else ()
 
 
 def partitions_asked(text: str | None, goal: Board) -> tuple:
@@ -63,12 +69,26 @@ def partitions_asked(text: str | None, goal: Board) -> tuple:
     from .tables.catalog import MAX_COMBINED
     from .tables.partitions import PartitionError, parse_partition
 
-    if not text:
-        return ()
-    parts = str(text).split("+")
-    if len(parts) > MAX_COMBINED:
+    words = partition_words(text)
+    if len(words) > MAX_COMBINED:
         raise PartitionError(f"at most {MAX_COMBINED} databases combine, not {text}")
-    return tuple(parse_partition(part, goal.shape, goal) for part in parts)
+    return tuple(parse_partition(word, goal.shape, goal) for word in words)
+
+
+def one_partition(text: str | None, goal: Board, reader: str):
+    """The one partition ``--partition`` names for ``reader`` (A*, a heuristic question), which
+    reads a single database, parsed as tiles of ``goal``; None for none.  ``A+B``, the maximum
+    of several databases, is IDA*'s: a :class:`~solver.tables.partitions.PartitionError`
+    says so."""
+    from .tables.partitions import PartitionError
+
+    if len(partition_words(text)) > 1:
+        raise PartitionError(
+            f"{reader} reads one pattern database, not {text}: the maximum of several "
+            f"databases is IDA*'s (solve --algorithm idastar)"
+        )
+    asked = partitions_asked(text, goal)
+    return asked[0] if asked else None
 
 
 def heuristic_spec(goal: Board, opts: SearchOptions):
@@ -83,13 +103,15 @@ def heuristic_spec(goal: Board, opts: SearchOptions):
         combine=bool(opts.combine),
         pick=bool(opts.pick),
         pick_max=bool(opts.pick_max),
-        zero_aware=opts.zero_aware is not False,
+        zero_aware=bool(opts.zero_aware),
         data_dir=opts.data_dir,
     )
     if not spec.reads_databases or not opts.partition:
         return spec
     return replace(
-        spec, partitions=partitions_asked(opts.partition, goal), named=str(opts.partition)
+        spec,
+        partitions=partitions_asked(opts.partition, goal),
+        named=partition_words(opts.partition),
     )
 
 
@@ -108,7 +130,7 @@ def search_request(start: Board, goal: Board, opts: SearchOptions, plans: bool =
         weight=parse_weight(opts.weight),
         timeout=opts.timeout,
         max_nodes=opts.max_nodes,
-        jobs=max(1, opts.jobs or 1),
+        jobs=opts.jobs,
         fsm_depth=opts.fsm,
         promising_first=bool(opts.promising_first),
         progress=opts.progress,
@@ -140,6 +162,19 @@ def solve_idastar(start: Board, goal: Board, opts: SearchOptions) -> Solution:
     sol = idastar.solve(request)
     sol.seconds += prepared
     return sol
+
+
+def solve_astar(start: Board, goal: Board, opts: SearchOptions) -> Solution:
+    """A* (algorithm ``astar``, :func:`solver.search.blind.astar`) with the partition ``opts``
+    names parsed here, for the heuristics that read a pattern database: one database
+    (:func:`one_partition`)."""
+    from .search import blind
+    from .search.plans import HeuristicSpec
+
+    if not HeuristicSpec(name=opts.heuristic).reads_databases:
+        return blind.astar(start, goal, opts)
+    partition = one_partition(opts.partition, goal, "A*")
+    return blind.astar(start, goal, opts, partition, opts.partition or None)
 
 
 def warm_up(goal: Board, opts: SearchOptions) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from .core.board import BLANK, Board, preset_goal
 from .core.board import manhattan as _board_manhattan
 from .tables import pattern_db
+from .tables.partitions import Partition
 
 # --- Manhattan distance and linear conflict ---------------------------------------------------
 
@@ -83,7 +84,7 @@ def linear_conflict(board: Board, goal: Board | None = None) -> int:
 def evaluate(
     board: Board,
     goal: Board | None = None,
-    partition: str | None = None,
+    partition: Partition | None = None,
     reflect: bool = True,
     data_dir=None,
 ) -> dict:
@@ -92,8 +93,10 @@ def evaluate(
     the goal does not allow it), per-pattern values, the partition and file used, plus
     ``manhattan`` and ``linear_conflict`` for comparison.
 
-    The database is the catalog's choice for the goal: its own, else one built for a goal a
-    board symmetry and a relabelling carry it onto (the values are the same).
+    The database is ``partition``'s (tiles of ``goal``, parsed where the question arrived:
+    :func:`solver.answers.heuristic_partition`) or, with none, the catalog's choice for the
+    goal: its own, else one built for a goal a board symmetry and a relabelling carry it onto
+    (the values are the same).
     """
     goal = _goal(board, goal)
     pdb, red = pattern_db.resolve(board.shape, goal, partition, data_dir)

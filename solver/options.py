@@ -13,7 +13,8 @@ which service endpoints take it.  From :data:`SPEC` come
 
 ``tests/test_options.py`` checks that the three agree.
 
-Imports: :mod:`solver.core` only.
+Imports: :mod:`solver.core` at module level; :mod:`solver.search.weights` (numpy, no numba)
+lazily, when a :class:`SearchOptions` checks its weight.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from .core.board import BoardError
 ALGORITHMS = {
     "table": ("solver.tables.exact", "solve"),
     "idastar": ("solver.api", "solve_idastar"),
-    "astar": ("solver.search.blind", "astar"),
+    "astar": ("solver.api", "solve_astar"),
     "bfs": ("solver.search.blind", "bfs"),
     "dfs": ("solver.search.blind", "dfs"),
     "dls": ("solver.search.blind", "dls"),
@@ -132,9 +133,9 @@ SPEC: tuple[Option, ...] = (
     Option("partition", str, None, flags=("--partition", "-p"), metavar="P",
            commands=("solve", "heuristic"), endpoints=("heuristic", "hint", "solve"),
            help="Which pattern database: a preset (7-8, 7-8b, 6-6-3, 5-5-5 on 4x4; 6-6-6-6, "
-           "6-6-6-6b to 6-6-6-6e on 5x5), tiles like 1,2,3,4/5,6,7,8, or A+B (up to four: "
-           "A+B+C+D) for the largest of the databases' values; default: the strongest built "
-           "for the goal."),
+           "6-6-6-6b to 6-6-6-6e on 5x5), tiles like 1,2,3,4/5,6,7,8, or, for IDA*, A+B (up to "
+           "four: A+B+C+D) for the largest of the databases' values; default: the strongest "
+           "built for the goal."),
     Option("weight", float, 1, flags=("--weight", "-w"), low=1, high=MAX_WEIGHT,
            commands=("solve",), endpoints=("solve",),
            help="Accept a solution up to W times the optimal length, found much faster "
@@ -155,7 +156,7 @@ SPEC: tuple[Option, ...] = (
            endpoints=("distance", "hint", "solve"),
            help="Give up a search after generating N nodes (exit status 4)."),
     Option("scheduler", str, None, flags=("--scheduler",), metavar="ADDRESS", search=False,
-           envvar="DASK_SCHEDULER_ADDRESS", commands=("solve", "distance"),
+           envvar=config.ENV_SCHEDULER, commands=("solve", "distance"),
            help="Solve on a Dask cluster: the address of its scheduler (tcp://host:8786; "
            "default $DASK_SCHEDULER_ADDRESS; --scheduler '' solves on this machine).  Each "
            "worker needs npuzzle and the databases (a shared --data-dir, or build-pdb on each "
@@ -166,7 +167,7 @@ SPEC: tuple[Option, ...] = (
            help="Statistics on stderr, and the iterations of a long search even when stderr "
            "is not a terminal."),
     Option("server", str, None, flags=("--server",), metavar="URL", search=False,
-           envvar="NPUZZLE_SERVER",
+           envvar=config.ENV_SERVER,
            commands=("solve", "distance", "hint", "heuristic", "check", "generate"),
            help="Ask a running `npuzzle serve` (http://HOST:PORT; default $NPUZZLE_SERVER): "
            "the same answers without starting numpy and numba here.  Without a server there, "

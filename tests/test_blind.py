@@ -10,6 +10,7 @@ import json
 import random
 
 import pytest
+from conftest import assert_one_line_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from naive_bfs import distances_from
@@ -104,6 +105,36 @@ def test_astar_auto_heuristic(pdb_3x3_dir, tmp_path):
     board = Board.parse("8 6 7/2 5 4/3 0 1")
     assert run(board, algorithm="astar", data_dir=pdb_3x3_dir).heuristic == "pdb"
     assert run(board, algorithm="astar", data_dir=tmp_path).heuristic == "linear-conflict"
+
+
+def test_astar_reads_the_partition_asked_for(pdb_dir, run_cli):
+    """``--partition`` is read for A* where it is read for IDA* (solver.api): a preset or
+    tiles pick that database; a partition not built is exit 3 and words that name none exit
+    2, with either algorithm, in the same words."""
+    board = "8 6 7 2 5 4 3 0 1"
+    for words, database in (("4-4", "apdb-3x3-4-4.h5"), ("3,6/7,4,1/8,5,2", "1.4.7-2.5.8-3.6")):
+        sol = run(board, algorithm="astar", partition=words, data_dir=pdb_dir)
+        assert sol.length == 31 and sol.heuristic == "pdb" and database in sol.database
+    for words, code in (("1,2/3,4/5,6/7,8", 3), ("4-5", 2)):
+        said = set()
+        for algorithm in ("astar", "idastar"):
+            r = run_cli(["solve", board, "-a", algorithm, "-p", words, "--data-dir", pdb_dir])
+            assert_one_line_error(r, code)
+            said.add(r.stderr)
+        assert len(said) == 1, said
+
+
+def test_astar_refuses_the_maximum_of_several_databases(pdb_dir, run_cli):
+    """``A+B`` is IDA*'s: A* says so in one line (exit 2); IDA* searches with it."""
+    board, both = "8 6 7 2 5 4 3 0 1", "4-4+1,4,7/2,5,8/3,6"
+    r = run_cli(["solve", board, "-a", "astar", "-p", both, "--data-dir", pdb_dir])
+    assert_one_line_error(r, 2)
+    assert "one pattern database" in r.stderr and "IDA*" in r.stderr
+    with pytest.raises(BoardError, match="IDA"):
+        run(board, algorithm="astar", partition=both, data_dir=pdb_dir)
+    assert run(board, algorithm="astar", heuristic="manhattan", partition=both).length == 31
+    r = run_cli(["solve", board, "-a", "idastar", "-p", both, "--data-dir", pdb_dir])
+    assert r.exit_code == 0 and r.stdout.startswith("31 moves")
 
 
 @pytest.mark.parametrize("check", ["path", "parent"])

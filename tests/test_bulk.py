@@ -265,7 +265,7 @@ def compact_dir(tmp_path_factory):
     """2x4 exact tables in the compact layout (one per blank-cell class)."""
     from pdb_builder.build import build_exact
     from solver.core.board import Shape
-    from solver.tables import catalog
+    from solver.tables import names
 
     d = tmp_path_factory.mktemp("compact")
     shape = Shape.parse("2x4")
@@ -274,8 +274,8 @@ def compact_dir(tmp_path_factory):
             shape,
             d,
             progress=False,
-            layout=catalog.COMPACT,
-            goal=catalog.canonical_goal(shape, cell).flat(),
+            layout=names.COMPACT,
+            goal=names.canonical_goal(shape, cell).flat(),
         )
     return d
 

@@ -23,7 +23,7 @@ from naive_bfs import distances_from
 
 from pdb_builder.build_apdb import build_apdb
 from solver.core.board import Board, goal_board
-from solver.tables import catalog
+from solver.tables import catalog, names
 from solver.tables.partitions import parse_partition
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,7 +97,7 @@ def answers_of(run_cli, shape, goal, data_dir, board):
 def test_a_goals_own_database_serves_every_command(run_cli, own_dirs, shape, key):
     goal = (GOALS_3X3 if shape == "3x3" else GOALS_4X4)[key]
     goal_b = goal_board(shape, goal)
-    want = catalog.apdb_file_name(goal_b.shape, PRESET[shape], goal_b)
+    want = names.apdb_file_name(goal_b.shape, PRESET[shape], goal_b)
     board = walk(goal_b, 14, seed=len(key))
     out = answers_of(run_cli, shape, goal, own_dirs[shape, key], board)
     assert {k: v["database"] for k, v in out.items()} == dict.fromkeys(out, want)
@@ -119,12 +119,12 @@ def test_the_default_goals_database_serves_by_symmetry_or_names_the_fix(
     reducible = catalog.reduction(goal_b, goal_board(shape)) is not None
     if reducible:
         out = answers_of(run_cli, shape, goal, default_dir, board)
-        want = catalog.apdb_file_name(goal_b.shape, PRESET[shape])
+        want = names.apdb_file_name(goal_b.shape, PRESET[shape])
         assert {k: v["database"] for k, v in out.items()} == dict.fromkeys(out, want)
         for k in ("idastar", "astar", "batch"):
             assert board.apply(out[k]["moves"]) == goal_b
         return
-    fix = catalog.build_command(goal_b.shape, None, goal_b, default_dir)
+    fix = names.build_command(goal_b.shape, None, goal_b, default_dir)
     base = [
         "solve",
         str(board),
@@ -225,17 +225,17 @@ def test_file_names_round_trip_through_the_catalog():
                 PRESET[shape],
                 "1.2-3.4.5.6.7.8" if shape == "3x3" else "1.2.3.4.5.6.7-8.9.10.11.12.13.14.15",
             ):
-                name = catalog.apdb_file_name(g.shape, part, g)
-                entry = catalog.parse_name(Path(name))
+                name = names.apdb_file_name(g.shape, part, g)
+                entry = names.parse_name(Path(name))
                 assert (entry.kind, entry.shape, entry.goal, entry.partition_name) == (
-                    catalog.ADDITIVE,
+                    names.ADDITIVE,
                     g.shape,
                     g,
                     part,
                 )
-    assert catalog.parse_name(Path("exact-3x3.h5")).kind == catalog.EXACT
+    assert names.parse_name(Path("exact-3x3.h5")).kind == names.EXACT
     for other in ("apdb-3x3.h5", "notes.txt", "apdb-3x3-4-4-goal-1.2.h5", "exact-9x9x9.h5"):
-        assert catalog.parse_name(Path(other)) is None
+        assert names.parse_name(Path(other)) is None
 
 
 @pytest.mark.parametrize("shape", ["3x4", "2x6", "3x5", "4x5", "5x6"])
@@ -246,7 +246,7 @@ def test_shapes_without_a_preset_get_a_partition_that_can_be_pasted(shape):
     from solver.tables import partitions
 
     s = Shape.parse(shape)
-    argv = shlex.split(catalog.build_command(s))
+    argv = shlex.split(names.build_command(s))
     spec = argv[argv.index("--partition") + 1]
     groups = partitions.parse_partition(spec, s)  # covers every tile once, or raises
     assert all(math.perm(s.size, len(g)) <= partitions.SUGGESTED_MAX_ENTRIES for g in groups)
@@ -271,7 +271,7 @@ def test_a_preset_ending_in_a_letter_is_read_back_from_its_file_name():
         ("apdb-4x4-7-8b-blank-first.h5", "7-8b", "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"),
         ("apdb-4x4-7-8-blank-first.h5", "7-8", "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"),
     ]:
-        entry = catalog.parse_name(Path(name))
+        entry = names.parse_name(Path(name))
         assert (entry.partition_name, entry.goal.flat()) == (partition, goal), name
 
 

@@ -13,6 +13,7 @@ from solver import api
 from solver.core.board import Shape, goal_board
 from solver.search import plans
 from solver.tables import exact, pattern_db
+from solver.tables.partitions import parse_partition
 
 SECOND = "1,2,4,5/3,6,7,8"  # as strong as 4-4 (two 4-tile patterns), cut differently
 THIRD = "1,4,7,8/2,3,5,6"  # and a third cut
@@ -107,7 +108,8 @@ def test_the_maximum_of_three_databases_is_optimal_and_never_costs_nodes(
 
 def test_the_heuristic_is_the_largest_of_the_lookups(two_cuts):
     goal = goal_board(Shape(3, 3))
-    pdbs = [pattern_db.resolve(Shape(3, 3), goal, p, two_cuts)[0] for p in ("4-4", SECOND, THIRD)]
+    asked = [parse_partition(p, goal.shape, goal) for p in ("4-4", SECOND, THIRD)]
+    pdbs = [pattern_db.resolve(goal.shape, goal, p, two_cuts)[0] for p in asked]
     plan = plans.pdb_plan_from(pdbs, reflect=True)
     assert len(plan.lookups) == 6  # each database and its reflection
     for start in _boards(30, 9):

@@ -148,6 +148,29 @@ def test_every_path_named_exists():
     assert not missing, "\n".join(f"{doc}: {path}" for doc, path in missing)
 
 
+def test_every_docs_path_named_in_the_code_exists():
+    """The comments and docstrings of the packages cite the docs by path: each one is there."""
+    missing = []
+    for package in ("solver", "pdb_builder"):
+        for source in sorted((ROOT / package).rglob("*.py")):
+            for m in PATH.finditer(_text(source)):
+                path = m.group(1).rstrip(".").split("#")[0]
+                if path.startswith("docs/") and not (ROOT / path).exists():
+                    missing.append(f"{_rel(source)}: {path}")
+    assert not missing, "\n".join(missing)
+
+
+def test_every_environment_variable_named_is_read_by_its_constant():
+    """Each ``NPUZZLE_*`` variable the docs name is the value of a ``config.ENV_*``
+    constant: the one place the code reads it from."""
+    from solver.core import config
+
+    read = {v for k, v in vars(config).items() if k.startswith("ENV_")}
+    named = _named(re.compile(r"\b(NPUZZLE_\w+)"))
+    unknown = sorted({(doc, name) for doc, name in named if name not in read})
+    assert not unknown, "\n".join(f"{doc}: {name}" for doc, name in unknown)
+
+
 def test_the_module_map_names_every_module():
     """docs/layout.md names each module of the packages in backquotes (by its name or its
     path): a module added without a word there fails here."""

@@ -30,7 +30,7 @@ from solver import api
 from solver.core import interrupts
 from solver.core.board import Board, goal_board
 from solver.core.solution import InvalidSolution, Solution
-from solver.tables import audit, catalog, exact, store
+from solver.tables import audit, catalog, exact, names, store
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -232,7 +232,7 @@ def test_a_fifo_or_directory_under_a_name_is_refused_at_once(damaged, tmp_path, 
     )
     fix = p.stderr.split("fix: ", 1)[1].strip()
     assert _paste(fix, tmp_path).returncode == 0
-    assert catalog.parse_name(target) and audit.audit(target) == []
+    assert names.parse_name(target) and audit.audit(target) == []
     if kind == "directory":  # moved aside, not deleted
         assert [p.name for p in damaged.glob(f"{EXACT}.moved-*/keep.txt")] == ["keep.txt"]
 

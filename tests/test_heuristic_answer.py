@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import assert_one_line_error
 
 from solver.cli import errors
 from solver.core.board import goal_board, parse_board
@@ -44,6 +45,30 @@ def test_a_named_partition_asks_for_that_database(run_cli, tables_dir):
     r, [rec] = _json(run_cli, tables_dir, FAR_3X3, "--partition", "4-4")
     assert r.exit_code == 0 and rec["heuristic"] == "pdb" and rec["partition"] == "4-4"
     assert 23 <= rec["h"] <= 31 and rec["database"] == "apdb-3x3-4-4.h5"
+
+
+def test_a_partition_is_read_where_the_question_arrives(run_cli, pdb_dir):
+    """The words of ``--partition`` (a preset, tiles in any order) ask for that database: the
+    value is the database's own, one board or a batch; ``A+B`` is one line, exit 2 (the
+    maximum of several databases is IDA*'s); a partition not built, exit 3."""
+    from solver.core.board import Shape
+    from solver.tables import pattern_db
+    from solver.tables.partitions import parse_partition
+
+    board, shape = parse_board(FAR_3X3), Shape(3, 3)
+    for words in ("4-4", "3,6/7,4,1/8,5,2"):
+        pdb = pattern_db.load_apdb(shape, parse_partition(words, shape), data_dir=pdb_dir)
+        r, [rec] = _json(run_cli, pdb_dir, FAR_3X3, "--partition", words)
+        assert r.exit_code == 0 and rec["heuristic"] == "pdb"
+        assert rec["partition"] == pdb.name and rec["h"] == pdb.value(board)
+        r, recs = _json(run_cli, pdb_dir, "-", "--partition", words, input=BATCH)
+        assert r.exit_code == 0 and recs[0]["h"] == rec["h"] and recs[0]["partition"] == pdb.name
+    r = run_cli(["heuristic", FAR_3X3, "-p", "4-4+1,4,7/2,5,8/3,6", "--data-dir", pdb_dir])
+    assert_one_line_error(r, 2)
+    assert "one pattern database" in r.stderr and "IDA*" in r.stderr
+    r = run_cli(["heuristic", FAR_3X3, "-p", "1,2/3,4/5,6/7,8", "--data-dir", pdb_dir])
+    assert_one_line_error(r, 3)
+    assert "no partition 1,2/3,4/5,6/7,8 is built" in r.stderr
 
 
 def test_the_pattern_database_where_no_exact_table_is_built(run_cli, pdb_dir):

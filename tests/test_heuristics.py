@@ -25,11 +25,20 @@ from solver.core import ranking
 from solver.core.board import Board, Shape, goal_board, is_solvable
 from solver.heuristics import evaluate, linear_conflict, manhattan
 from solver.tables import pattern_db, store
-from solver.tables.catalog import apdb_file_name
-from solver.tables.pattern_db import built_partitions, load_apdb
+from solver.tables.names import apdb_file_name
+from solver.tables.partitions import parse_partition
+from solver.tables.pattern_db import built_partitions
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTITIONS_3X3 = ["4-4", "1,4,7/2,5,8/3,6", "1,2/3,4/5,6/7,8"]
+
+
+def load_apdb(shape: Shape, partition=None, goal=None, data_dir=None):
+    """:func:`solver.tables.pattern_db.load_apdb` with the partition written as a user writes
+    it, parsed for the goal as the command line parses it."""
+    tiles_of = goal if goal is not None else goal_board(shape)
+    asked = parse_partition(partition, shape, tiles_of) if partition else None
+    return pattern_db.load_apdb(shape, asked, goal, data_dir)
 
 
 @pytest.fixture(scope="session")
@@ -423,8 +432,10 @@ def test_an_interrupted_build_leaves_the_old_file_and_no_partial_one(tmp_path, s
 def test_lookups_do_not_import_numba(apdb_dir):
     code = (
         "import sys; from solver.core.board import Shape; "
+        "from solver.tables.partitions import parse_partition; "
         "from solver.tables.pattern_db import load_apdb; "
-        f"p = load_apdb(Shape(3, 3), '4-4', data_dir={str(apdb_dir)!r}); "
+        "s = Shape(3, 3); "
+        f"p = load_apdb(s, parse_partition('4-4', s), data_dir={str(apdb_dir)!r}); "
         "print(p.value('8 6 7 2 5 4 3 0 1'.split() and (8,6,7,2,5,4,3,0,1)), "
         "'numba' in sys.modules)"
     )

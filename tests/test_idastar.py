@@ -316,9 +316,10 @@ def test_3x3_pattern_database_through_symmetry(pdb_dir, goal):
 
 
 def test_root_h_is_the_database_value(pdb_dir):
+    from solver.tables.partitions import parse_partition
     from solver.tables.pattern_db import load_apdb
 
-    pdb = load_apdb(SHAPE4, "5-5-5", None, pdb_dir)
+    pdb = load_apdb(SHAPE4, parse_partition("5-5-5", SHAPE4), None, pdb_dir)
     opts = SearchOptions(algorithm="idastar", partition="5-5-5", data_dir=pdb_dir)
     plan, _ = first_plan(goal_board(SHAPE4), opts)
     rng = random.Random(4)

@@ -73,6 +73,28 @@ def test_search_options_has_every_search_option_with_its_default():
         assert getattr(api, name) is getattr(solver_options, name)
 
 
+def test_a_search_request_has_the_defaults_of_the_options():
+    """A request made in code without a field searches as the options' default would: the
+    pruning machine of depth DEFAULT_FSM_DEPTH (None was the weakest machine), the same
+    heuristic switches."""
+    from solver.core.board import goal_board
+    from solver.search.request import SearchRequest
+
+    goal = goal_board("3x3")
+    bare, asked = SearchRequest(goal, goal), api.search_request(goal, goal, SearchOptions(), False)
+    assert bare.fsm_depth == SearchOptions().fsm == asked.fsm_depth
+    assert bare.heuristic == asked.heuristic and bare.jobs == asked.jobs
+    assert bare.promising_first == asked.promising_first
+
+
+def test_the_warm_path_forwards_the_commands_server_is_taken_by():
+    """The client keeps its own list (it must start without importing this module): the
+    same commands."""
+    from solver.client import wire
+
+    assert wire.FORWARDED == BY_NAME["server"].commands
+
+
 def test_search_options_keeps_its_rules():
     for bad in (
         {"algorithm": "warp"},

@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 from pdb_builder.build_apdb import build_apdb
 from solver import api, heuristics
 from solver.core.board import Board, goal_board
-from solver.tables import catalog, store
+from solver.tables import catalog, names, store
 from solver.tables.partitions import parse_partition
 
 # One three-tile pattern, pairs and a single: every table is tiny (25*24*23 entries at most).
 SMALL = "1,2,3/4,5/6,7/8,9/10,11/12,13/14,15/16,17/18,19/20,21/22,23/24"
-FILE = catalog.apdb_file_name(
+FILE = names.apdb_file_name(
     goal_board("5x5").shape, parse_partition(SMALL, goal_board("5x5").shape)
 )
 GOALS = ["blank-last", "blank-first"]  # blank-first is served by a 180-degree rotation

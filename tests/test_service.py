@@ -310,6 +310,8 @@ def test_docs_work_offline(client):
         ("/solve", {"board": FAR_3X3, "algorithm": "magic"}, 400, "algorithm"),
         ("/solve", {"board": FAR_3X3, "algorithm": "dls"}, 400, "depth"),
         ("/heuristic", {"board": FAR_3X3, "partition": "1,2/3"}, 400, ""),
+        ("/heuristic", {"board": FAR_3X3, "partition": "4-4+4-4"}, 400, "one pattern database"),
+        ("/solve", {"board": FAR_3X3, "algorithm": "astar", "partition": "4-4+4-4"}, 400, "IDA*"),
         ("/generate", {"shape": "3x3", "distance": 40}, 400, "maximum is 31"),
         ("/generate", {"shape": "3x3", "count": 101}, 400, "at most 100"),
         ("/generate", {"shape": "1x1"}, 400, "not supported"),

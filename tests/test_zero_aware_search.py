@@ -310,6 +310,7 @@ def test_a_twin_of_the_wrong_size_is_refused_with_its_command(tmp_path):
         api.solve("8 6 7 2 5 4 3 0 1", partition=HALVES, zero_aware=True, data_dir=tmp_path)
     assert "3024 uint8 entries" in str(info.value)
     assert "--partition 4-4 --zero-aware" in info.value.fix and "--force" in info.value.fix
+    assert f"--data-dir {tmp_path}" in info.value.fix  # the directory it was found in
 
 
 def test_a_search_over_a_twin_maps_its_additive_file_and_reads_only_the_twin(eight, monkeypatch):
@@ -327,7 +328,7 @@ def test_a_search_over_a_twin_maps_its_additive_file_and_reads_only_the_twin(eig
     monkeypatch.delenv("NPUZZLE_LOAD", raising=False)
     try:
         for zero, want in (
-            (None, {("apdb", "map"), ("zpdb", "read")}),
+            (True, {("apdb", "map"), ("zpdb", "read")}),
             (False, {("apdb", "read")}),
         ):
             store.clear_cache()

@@ -23,7 +23,8 @@ def _bulk(partition, reflect: bool, data_dir):
         from .stream import BulkAnswers
 
         t0 = time.perf_counter()
-        kind, notice = answers.heuristic_source(group.goal, partition, data_dir)
+        asked = answers.heuristic_partition(partition, group.goal)
+        kind, notice = answers.heuristic_source(group.goal, asked, data_dir, partition or None)
         errors.notice(notice)
         parity = ba.parity_many(group.tiles, group.goal)
         ok = parity.solvable
@@ -32,7 +33,7 @@ def _bulk(partition, reflect: bool, data_dir):
             return out
         tiles = group.tiles[ok]
         if kind == answers.PDB_ESTIMATE:
-            values = ba.pattern_values(tiles, group.goal, partition, reflect, data_dir)
+            values = ba.pattern_values(tiles, group.goal, asked, reflect, data_dir)
             out.ints[ok] = values.h
             if as_json:
                 _json_records(out, group, ok, values, reflect, t0)

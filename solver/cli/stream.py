@@ -29,15 +29,13 @@ import numpy as np
 
 from .. import answers as records
 from ..client.pieces import first_with_content
-from ..core import heap
+from ..core import config, heap
 from ..core.board import Board, Solvability
 from ..core.solution import Unsolvable
 from ..tables import loading
 from ..tables.store import DatabaseError
 from ..workloads import bulk, lines
 from . import errors, io, piece_input
-
-ENV_BULK = "NPUZZLE_BULK"  # 0: answer every line one by one (the reference path; for tests)
 
 
 @dataclass
@@ -102,7 +100,7 @@ def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
             reader.start(*piece.head)  # the batch's header may be in an earlier piece
     elif chunks is None:
         chunks = lines.chunks(stream if stream is not None else sys.stdin.buffer)
-    use_bulk = os.environ.get(ENV_BULK, "1") != "0"
+    use_bulk = os.environ.get(config.ENV_BULK, "1") != "0"
     for chunk in chunks:
         if not reader.started:
             head = first_with_content(chunk)

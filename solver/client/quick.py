@@ -14,7 +14,8 @@ cluster), help, a URL that is not ``http://HOST:PORT`` (a usage error), a server
 the quick path.  With nothing listening, one line says so and the command answers here
 without asking again (``--server=``).
 
-Imports: the standard library, :mod:`solver.core.interrupts`, :mod:`.wire`.
+Imports: the standard library, :mod:`solver.core.config`, :mod:`solver.core.interrupts`,
+:mod:`.wire`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..core import interrupts
+from ..core import config, interrupts
 from . import wire
 
 HELP = ("-h", "--help", "--help-all")
@@ -61,7 +62,7 @@ def answer(args: list[str]) -> tuple[int | None, list[str]]:
 def _forwardable(args: list[str]) -> tuple[str, str, list[str]] | None:
     """``(command, server URL, the words to send)`` for a one-board question to a server, or
     None (:func:`.wire.words_for_server` says which words are sent)."""
-    if not args or args[0] not in wire.FORWARDED or os.environ.get(wire.ENV_SCHEDULER):
+    if not args or args[0] not in wire.FORWARDED or os.environ.get(config.ENV_SCHEDULER):
         return None
     options = args[1:]
     if "--" in options:
@@ -77,7 +78,7 @@ def _forwardable(args: list[str]) -> tuple[str, str, list[str]] | None:
     if found is None:
         return None
     url, rest = found
-    url = os.environ.get(wire.ENV_SERVER) if url is None else url
+    url = os.environ.get(config.ENV_SERVER) if url is None else url
     return (args[0], url, rest) if url else None
 
 

@@ -14,15 +14,15 @@ from __future__ import annotations
 import json
 import threading
 
-ENV_SERVER = "NPUZZLE_SERVER"
 PATH = "/run"
 CONTENT_TYPE = "application/x-npuzzle-run"  # what solver.service.cli_runs takes
 CONNECT_SECONDS = 2.0
 EXIT_ELSEWHERE = 75  # the server's "answer this on your own machine" (cli_runs)
 NOTE = "npuzzle: note: "
 CLIENT_ONLY = ("server", "scheduler")  # the client's own options: never sent
-FORWARDED = ("solve", "distance", "hint", "heuristic", "check", "generate")  # --server takes
-ENV_SCHEDULER = "DASK_SCHEDULER_ADDRESS"  # Dask's own variable: --scheduler wins over --server
+# The commands --server takes: those of the server option in solver.options, which the warm
+# path does not import (tests/test_options.py checks that the two agree).
+FORWARDED = ("solve", "distance", "hint", "heuristic", "check", "generate")
 # The option that makes a command answer on the machine it runs on, whatever $NPUZZLE_SERVER
 # says: a client the server did not answer, and every command a server runs for a client.
 ANSWER_HERE = "--server="
@@ -239,8 +239,6 @@ __all__ = [
     "address",
     "words_for_server",
     "ANSWER_HERE",
-    "ENV_SCHEDULER",
-    "ENV_SERVER",
     "EXIT_ELSEWHERE",
     "FORWARDED",
     "NOTE",

@@ -25,6 +25,9 @@ ENV_LOAD = "NPUZZLE_LOAD"  # how pattern tables reach memory: auto, map or read
 ENV_DEBUG = "NPUZZLE_DEBUG"  # 1: an internal error shows its traceback
 ENV_SERVER = "NPUZZLE_SERVER"  # the address of a running `npuzzle serve` the CLI may ask
 ENV_BULK = "NPUZZLE_BULK"  # 0: batches of boards are answered one by one, not in bulk
+# Dask's own variable, not npuzzle's: the scheduler `--scheduler` defaults to (Dask's clients
+# read it too).  A command with one set solves on the cluster, not on a `--server`.
+ENV_SCHEDULER = "DASK_SCHEDULER_ADDRESS"
 
 # --- what gets built -----------------------------------------------------------------------
 # Boards small enough for a table of every state's exact distance, built by a bare `build-pdb`.
@@ -41,7 +44,7 @@ DEFAULT_PARTITION = {"2x3": "3-2", "3x3": "4-4", "4x4": "6-6-3", "5x5": "6-6-6-6
 # The strongest set of a shape, built by `build-pdb --shape S --strongest`: these partitions,
 # each with its zero-aware twin -- everything the fastest measured search reads
 # (docs/research/search.md).  4x4: 7-8 and its twin, Korf's 100 at 1.3 ms a board against
-# 8.6 ms with 6-6-3 and its twin (section 7b); 7-8b is left out: its twin in a maximum with
+# 8.6 ms with 6-6-3 and its twin (its baselines); 7-8b is left out: its twin in a maximum with
 # 7-8's cut the nodes to 0.66x but took more time (the 80-move positions 6.62-7.09 s against
 # 6.32-6.56 s, Korf's 100 0.19 s against 0.16 s: section 8c).  5x5: 6-6-6-6 and the cuts a
 # long search races (section 4), with their twins: Korf & Taylor #2 in 2-3 s on 2 threads
@@ -61,11 +64,11 @@ REQUIRES_PDB = ("4x4",)
 
 # --- how IDA* searches -----------------------------------------------------------------------
 # The duplicate-pruning machine's depth (solver.search.fsm): the longest move strings compared.
-# 2 is "never undo the previous move"; the default is the best measured in
-# docs/research-table.md (scripts/bench_research.py).
+# 2 is "never undo the previous move"; the default is the best measured (scripts/bench_research.py,
+# docs/research/search.md, section 1).
 # Against 10, 14 generates 7 % fewer nodes on Korf's 100, 9 % fewer on the 80-move positions
 # and 21-25 % fewer on 5x5 boards; it searches 8-13 % faster on the latter two, but 10-15 %
-# slower on Korf's 100 in two research-table runs (its larger machine costs per node, and
+# slower on Korf's 100 in two runs of that script (its larger machine costs per node, and
 # those searches are short; interleaved runs in one process were within the noise).  Chosen
 # for the long searches, where time matters most.  Its strings ship with the package; the
 # machine is made from them in 0.1-0.4 s the first time, then cached.
@@ -74,31 +77,33 @@ DEFAULT_FSM_DEPTH = 14
 # strings ship with the package.  Deeper ones were measured no faster (depth 16: 2-4 % fewer
 # nodes, the same time: its larger machine costs per node) and their strings are made by a
 # Python BFS that needs 3.7 GB (4x4, depth 15) to more than 14 GB (5x5, depth 16): a request
-# for one must not take a machine's memory (docs/research-table.md, sections 1 and 6).
+# for one must not take a machine's memory (docs/research/search.md, sections 1 and 6).
 MAX_FSM_DEPTH = 14
-# Whether IDA* takes the maximum of two equally strong databases built for one goal (7-8 with
-# 7-8b, 6-6-6-6 with 6-6-6-6b).  Off: on this machine it cuts the nodes by a third and costs
-# more time than it saves (a second 550 MB table read at random: docs/research-table.md).
+# Whether IDA* takes the maximum of the equally strong databases built for one goal, up to four
+# (catalog.MAX_COMBINED: 7-8 with 7-8b; 6-6-6-6 with its cuts c, d, e).  Off: it cuts the
+# nodes (Korf's 100 with 7-8 and 7-8b: 17,864 a board against 27,912) but every table read
+# costs (two databases 1.7, four 3.1 times one database's time per node), and on the long
+# searches 7-8 alone was the fastest (docs/research/search.md, section 2).
 DEFAULT_COMBINE = False
 # Whether IDA* races equally strong databases cut differently and searches on with the one
 # that needed the fewest nodes (solver.search.race).  On: only searches past 2 M nodes race,
 # only where cuts drawn for it are built, and on the 24-puzzle the best of four 6-6-6-6 cuts
-# needs 1.2-4.3 times fewer nodes than 6-6-6-6 (docs/research-table.md, section 4).
+# needs 1.2-4.3 times fewer nodes than 6-6-6-6 (docs/research/search.md, section 4).
 DEFAULT_PICK = True
 # Whether the race also enters the maxima of its databases (the incumbent with each rival, and
 # all of them), each one's nodes weighted by its extra table reads (solver.search.race).
-# On: with the kernel reading every table without a reference count (research table,
-# section 2), the maximum of two cuts halved Korf & Taylor #4's nodes and time.
+# On: with the kernel reading every table without a reference count (docs/research/search.md,
+# section 2), the maximum of two cuts halved Korf & Taylor #4's nodes (section 4b).
 DEFAULT_PICK_MAX = True
 # Whether IDA* reads the zero-aware twins of its databases (zpdb-..., built with build-pdb
 # --zero-aware: two distances a placement, by the blank's region): True reads them where they
 # are built (and the additive file where not), False never.  Korf's 100 with 7-8: 27,912 -> 15,808
-# nodes a board, 0.72x the time (docs/research-table.md, sections 8 and 8b).
+# nodes a board, 0.72x the time (docs/research/search.md, sections 8 and 8b).
 DEFAULT_ZERO_AWARE = True
 # Whether IDA*'s long iterations take their work units most promising first: those whose
 # subtree came nearest the goal (the least h entered) in the iteration before
 # (solver.search.units.promising_first).  On: Korf & Felner's 14 easiest 24-puzzles on 2
-# threads 3.9 G nodes instead of 11.05 G (docs/research-table.md, section 9); off: units in
+# threads 3.9 G nodes instead of 11.05 G (docs/research/search.md, section 9); off: units in
 # search order, and a one-thread search never splits its iterations.
 DEFAULT_PROMISING_FIRST = True
 

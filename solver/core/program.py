@@ -7,7 +7,7 @@ missing, stale or corrupt · 4 a search limit was reached (memory included) · 1
 error (a bug: please report it).  Every failure is one line on stderr, never a traceback
 (``NPUZZLE_DEBUG=1`` shows the traceback of an internal error).
 
-Imports: click, :mod:`solver.core.interrupts`.
+Imports: click, :mod:`solver.core.config`, :mod:`solver.core.interrupts`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 
 import click
 
-from . import interrupts
+from . import config, interrupts
 
 EXIT_OK = 0
 EXIT_UNSOLVABLE = 1
@@ -122,11 +122,11 @@ class OneLineUsage:
             say(f"{program}: limit: out of memory")
             return EXIT_LIMIT
         except Exception as e:  # noqa: BLE001 - a bug: still one line, the traceback on demand
-            if os.environ.get("NPUZZLE_DEBUG") == "1":
+            if os.environ.get(config.ENV_DEBUG) == "1":
                 raise
             say(
                 f"{program}: internal error: {type(e).__name__}: {one_line(e)} (a bug: "
-                f"please report it; NPUZZLE_DEBUG=1 shows the traceback)"
+                f"please report it; {config.ENV_DEBUG}=1 shows the traceback)"
             )
             return EXIT_INTERNAL
 

@@ -38,6 +38,7 @@ Imports: :mod:`solver.core.board`, :mod:`solver.core.solution`, :mod:`solver.sea
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..core.board import Board, BoardError, solvability
 from ..core.solution import (
@@ -60,6 +61,9 @@ from .policies import (
     encoding,
 )
 
+if TYPE_CHECKING:
+    from ..tables.partitions import Partition
+
 DEFAULT_CYCLE_CHECK = {
     "bfs": "visited",
     "dfs": "visited",
@@ -70,12 +74,14 @@ DEFAULT_CYCLE_CHECK = {
 # --- heuristics and the exact distance -----------------------------------------------------
 
 
-def _heuristic(start: Board, goal: Board, opts):
+def _heuristic(start: Board, goal: Board, opts, partition: Partition | None, named: str | None):
     """``(name, h(board) -> int, database file or None, notice or None)`` for
     ``opts.heuristic``.
 
     ``auto`` is the pattern database the catalog chooses for the goal (its own or a symmetric
-    one), else linear conflict with a notice that names the command that builds one.
+    one), else linear conflict with a notice that names the command that builds one;
+    ``partition`` (tiles of ``goal``; ``named``: as the user wrote it) asks for that database
+    and no other.
     """
     from .. import heuristics
     from ..tables import pattern_db
@@ -85,11 +91,9 @@ def _heuristic(start: Board, goal: Board, opts):
     notice = None
     if name in ("auto", "pdb"):
         try:
-            pdb, red = pattern_db.resolve(
-                start.shape, goal, getattr(opts, "partition", None), opts.data_dir
-            )
+            pdb, red = pattern_db.resolve(start.shape, goal, partition, opts.data_dir, named)
         except DatabaseMissing as e:
-            if name == "pdb" or getattr(opts, "partition", None):
+            if name == "pdb" or partition is not None:
                 raise
             from ..tables import exact
             from .plans import fallback_notice
@@ -271,15 +275,19 @@ def iddfs(start: Board, goal: Board, opts) -> Solution:
     return _finish(sol, stats, moves, True if check_name != "visited" else None, opts)
 
 
-def astar(start: Board, goal: Board, opts) -> Solution:
+def astar(
+    start: Board, goal: Board, opts, partition: Partition | None = None, named: str | None = None
+) -> Solution:
     """A*: a priority frontier on ``f = g + h`` with ``h`` = ``opts.heuristic`` (``auto`` is
     the pattern database when one is built for the shape, else linear conflict; also
-    ``manhattan``, ``linear-conflict``, ``pdb``).  Cycle check ``opts.cycle_check`` (default
+    ``manhattan``, ``linear-conflict``, ``pdb``); ``partition``, parsed as tiles of ``goal``
+    (:func:`solver.api.solve_astar` reads ``--partition``), asks for that database (``named``:
+    the words it was asked in, for messages).  Cycle check ``opts.cycle_check`` (default
     ``visited``, re-opening a state reached again by a shorter path).  Optimal, since every
     heuristic offered is admissible.  Memory holds every state generated: O(b^d) in the worst
     case, which is why IDA* is the one that scales to the 15-puzzle.
     """
-    name, h_board, database, notice = _heuristic(start, goal, opts)
+    name, h_board, database, notice = _heuristic(start, goal, opts, partition, named)
     enc = encoding(start.shape)
     shape = start.shape
 

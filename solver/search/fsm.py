@@ -22,11 +22,12 @@ extends only strings with no forbidden part; the automaton is the Aho-Corasick m
 forbidden strings: ``trans[state, direction]`` is the next state, or :data:`PRUNED` when the
 move would complete a forbidden string.  State 0 is the start.  Depth 2 gives exactly "never
 undo the previous move"; deeper machines prune more and have more states (see
-:data:`DEFAULT_DEPTH` and ``docs/research-table.md``).  Machines are made once per process:
-the strings of up to :data:`SHIPPED_DEPTH` moves ship with the package (:data:`SHIPPED`; the
-BFS that finds them takes six minutes), so a machine of any depth up to that one is made from
-them in 0.1-0.4 s; deeper ones are made from scratch (minutes).  Machines from depth
-:data:`CACHED_FROM` on are kept in the cache directory, checked against their digest when read.
+:data:`DEFAULT_DEPTH` and ``docs/research/search.md``, sections 1 and 6).  Machines are made
+once per process: the strings of up to :data:`SHIPPED_DEPTH` moves ship with the package
+(:data:`SHIPPED`; the BFS that finds them takes six minutes), so a machine of any depth up to
+that one is made from them in 0.1-0.4 s; deeper ones are made from scratch (minutes).  Machines
+from depth :data:`CACHED_FROM` on are kept in the cache directory, checked against their digest
+when read.
 
 Imports: numpy, :mod:`solver.core` (board, interrupts), :mod:`solver.tables.trust` (the cache
 directory).

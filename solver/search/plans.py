@@ -157,7 +157,8 @@ class HeuristicSpec:
     ``name``: ``auto`` (a pattern database where one is built, else linear conflict), ``pdb``
     (a pattern database or an error), ``manhattan`` or ``linear-conflict``.  ``partitions``:
     the partitions asked for, as tiles of the goal (several: their maximum; none: the
-    catalog's choice), and ``named`` the words they were asked in (for messages).
+    catalog's choice), and ``named`` the words each was asked in, one per partition (for
+    messages).
     ``reflect``: the mirrored lookup too; ``combine``: the maximum of the equally strong
     databases of the goal; ``pick``: a race of the equally strong cuts, ``pick_max`` with
     their maxima; ``zero_aware``: the zero-aware twins where they are built;
@@ -165,7 +166,7 @@ class HeuristicSpec:
 
     name: str = "auto"
     partitions: tuple[Partition, ...] = ()
-    named: str | None = None
+    named: tuple[str, ...] = ()
     reflect: bool = True
     combine: bool = config.DEFAULT_COMBINE
     pick: bool = config.DEFAULT_PICK
@@ -189,14 +190,15 @@ def clear_cache() -> None:
     pattern_db.clear_cache()
 
 
-def pdb_plan_from(pdbs: list, reflect: bool, zero_aware: bool = False) -> Plan:
+def pdb_plan_from(pdbs: list, reflect: bool, zero_aware: bool = False, data_dir=None) -> Plan:
     """A plan over opened databases of one goal (the maximum when there are several);
     prepared once per set of opened files.  ``zero_aware``: over their zero-aware twins
     (:func:`solver.tables.pattern_db.open_zero_aware`) where every one is built, else over
-    them."""
+    them; ``data_dir``: the directory the databases were found in, named in the command that
+    rebuilds a damaged twin."""
     if zero_aware:
         try:
-            pdbs = [pattern_db.open_zero_aware(p) for p in pdbs]
+            pdbs = [pattern_db.open_zero_aware(p, data_dir) for p in pdbs]
         except store.DatabaseMissing:
             zero_aware = False
     key = (tuple(id(p) for p in pdbs), bool(reflect))
@@ -263,17 +265,17 @@ def choose(
             ),
         )
     found = [(_open(entry, heuristic), red) for entry, red in choice.databases]
-    reflect, zero = heuristic.reflect, heuristic.zero_aware
-    lead = (pdb_plan_from([pdb for pdb, _ in found], reflect, zero), found[0][1])
+    reflect, zero, data_dir = heuristic.reflect, heuristic.zero_aware, heuristic.data_dir
+    lead = (pdb_plan_from([pdb for pdb, _ in found], reflect, zero, data_dir), found[0][1])
     note = None if heuristic.partitions else _set_advice(goal, heuristic, choice)
     if note:
         lead = (replace(lead[0], notice=note), lead[1])
     if not choice.rivals:
         return (lead,)
     found += [(_open(entry, heuristic), red) for entry, red in choice.rivals]
-    out = [lead] + [(pdb_plan_from([pdb], reflect, zero), red) for pdb, red in found[1:]]
+    out = [lead] + [(pdb_plan_from([pdb], reflect, zero, data_dir), red) for pdb, red in found[1:]]
     if heuristic.pick_max:
-        out += [(pdb_plan_from(pdbs, reflect, zero), red) for pdbs, red in _maxima(found)]
+        out += [(pdb_plan_from(pdbs, reflect, zero, data_dir), red) for pdbs, red in _maxima(found)]
     return tuple(out)
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
+from ..core import config
 from ..core.board import Board, BoardError, Shape
 from ..core.symmetry import Reduction
 from .kernel_data import Plan
@@ -44,7 +45,7 @@ class SearchRequest:
     timeout: float | None = None
     max_nodes: int | None = None
     jobs: int = 1
-    fsm_depth: int | None = None
+    fsm_depth: int = config.DEFAULT_FSM_DEPTH
     promising_first: bool = True
     progress: Callable | None = field(default=None, compare=False, repr=False)
     plans: tuple[tuple[Plan, Reduction], ...] = field(default=(), compare=False, repr=False)

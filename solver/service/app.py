@@ -24,7 +24,7 @@ from fastapi.staticfiles import StaticFiles
 
 from .. import __version__
 from ..core.board import goal_board
-from ..tables import catalog, exact, pattern_db, store
+from ..tables import catalog, exact, names, pattern_db, store
 from . import work
 from .errors import BodyLimit, add_error_handlers, validation_message
 from .limits import Settings
@@ -60,7 +60,7 @@ def warm_lookups(settings: Settings) -> None:
     first lookup of each pays nothing (best effort: a damaged file is reported when asked)."""
     for entry in catalog.scan(settings.data_dir):
         try:
-            if entry.kind == catalog.EXACT:
+            if entry.kind == names.EXACT:
                 exact.tables(entry.shape, settings.data_dir, entry.goal)  # this very file
             else:
                 pattern_db.resolve(entry.shape, goal_board(entry.shape), None, settings.data_dir)
@@ -301,7 +301,7 @@ def databases_record(settings: Settings) -> dict:
         s = shapes.setdefault(
             str(e.shape), {"shape": str(e.shape), "exact": False, "partitions": []}
         )
-        if e.kind == catalog.EXACT:
+        if e.kind == names.EXACT:
             s["exact"] = True
         elif e.partition_name not in s["partitions"]:
             s["partitions"].append(e.partition_name)

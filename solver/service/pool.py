@@ -74,11 +74,11 @@ def warm_up(settings: Settings) -> None:
     from ..core import config
     from ..core.board import Shape, goal_board
     from ..search import fsm
-    from ..tables import catalog
+    from ..tables import catalog, names
 
     try:
         api.warm_up(goal_board("3x3"), api.SearchOptions(heuristic="linear-conflict"))
-        shapes = {e.shape for e in catalog.scan(settings.data_dir) if e.kind == catalog.ADDITIVE}
+        shapes = {e.shape for e in catalog.scan(settings.data_dir) if e.kind == names.ADDITIVE}
         for shape in sorted(shapes, key=str):
             api.warm_up(goal_board(shape), api.SearchOptions(data_dir=settings.data_dir))
         # The pruning machines of the shapes a database is named for, with or without one

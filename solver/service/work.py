@@ -25,7 +25,7 @@ import time
 
 from .. import answers, api
 from ..core.board import Board, BoardError, Shape, parse_board
-from ..tables import catalog, exact
+from ..tables import catalog, exact, names
 from ..workloads.distributions import uses_exact_table
 from ..workloads.generate import MAX_SEARCHED_CELLS, GenerateTimeout
 from .limits import Settings
@@ -232,7 +232,7 @@ def _generate(p: dict, s: Settings) -> list[dict]:
 
 def pattern_db_built(shape: Shape, data_dir) -> bool:
     """True when a pattern database for ``shape`` is in the data directory."""
-    return any(e.shape == shape and e.kind == catalog.ADDITIVE for e in catalog.scan(data_dir))
+    return any(e.shape == shape and e.kind == names.ADDITIVE for e in catalog.scan(data_dir))
 
 
 # --- where a request runs ----------------------------------------------------------------------

@@ -28,26 +28,16 @@ from ..core import config
 from ..core.board import Board, Shape, preset_goal
 from ..core.symmetry import Reduction, reduction
 from . import partitions, store
-from .names import (  # noqa: F401 - callers that only name files may keep asking the catalog
+from .names import (
     ADDITIVE,
     COMPACT,
     EXACT,
-    FULL,
-    ZERO_AWARE,
     Entry,
-    apdb_file_name,
     build_command,
     canonical_goal,
-    default_build_command,
     default_exact_goal,
-    exact_file_name,
     exact_layout,
-    goal_from_tag,
-    goal_tag,
     parse_name,
-    pattern_file_name,
-    table_cell,
-    zpdb_file_name,
 )
 from .partitions import Partition
 
@@ -274,7 +264,7 @@ def choose(
     wanted: tuple[Partition, ...] = (),
     data_dir=None,
     *,
-    named: str | None = None,
+    named: tuple[str, ...] = (),
     combine: bool = False,
     race: bool = False,
 ) -> Choice:
@@ -282,9 +272,9 @@ def choose(
     (tiles of ``goal``; several: their maximum, built for one goal), else :func:`resolve`'s
     choice -- with ``combine`` and every other database of its goal as strong (the cuts
     drawn for the race first, up to :data:`MAX_COMBINED`) -- and, with ``race`` (and neither
-    partitions nor ``combine``), the :func:`rivals` a race enters.  ``named``: the partitions
-    as the caller wrote them, for messages.  A missing database is returned, not raised
-    (:attr:`Choice.missing`): the search may fall back without one."""
+    partitions nor ``combine``), the :func:`rivals` a race enters.  ``named``: the words
+    each partition was written in, one per partition, for messages.  A missing database is
+    returned, not raised (:attr:`Choice.missing`): the search may fall back without one."""
     exact_built = any(e.kind == EXACT and e.shape == shape for e in scan(data_dir))
     try:
         databases = _databases(shape, goal, wanted, data_dir, named, combine)
@@ -298,29 +288,26 @@ def choose(
 
 def _databases(shape, goal, wanted, data_dir, named, combine) -> list[tuple[Entry, Reduction]]:
     """:func:`choose`'s databases (raises :class:`~solver.tables.store.DatabaseMissing`)."""
+    words = [_words(p, named[i] if i < len(named) else None) for i, p in enumerate(wanted)]
     if len(wanted) > 1:
-        parts = named.split("+") if named and named.count("+") == len(wanted) - 1 else None
-        found = [
-            resolve(shape, goal, p, data_dir, parts[i] if parts else None)
-            for i, p in enumerate(wanted)
-        ]
+        found = [resolve(shape, goal, p, data_dir, words[i]) for i, p in enumerate(wanted)]
         if len({entry.goal for entry, _ in found}) > 1:
             raise store.DatabaseMissing(
-                f"the partitions {named or '+'.join(p.name for p in wanted)} are not built "
-                f"for one goal in {store.data_dir(data_dir)}",
-                build_command(shape, parts[0] if parts else wanted[0].name, goal, data_dir),
+                f"the partitions {' and '.join(words)} are not built for one goal in "
+                f"{store.data_dir(data_dir)}",
+                build_command(shape, words[0], goal, data_dir),
             )
         return found
     partition = wanted[0] if wanted else None
     found = candidates(shape, goal, partition, data_dir)  # resolve()'s choice is the first
     if not found:
-        raise missing(shape, goal, _words(partition, named), data_dir)
+        raise missing(shape, goal, words[0] if words else None, data_dir)
     if partition is not None or not combine:
         return found[:1]
     lead = found[0][0]
     companions = [(entry, red) for entry, red in _as_strong(found) if entry.goal == lead.goal]
     # The cuts drawn for the race first: each is the best alone on some boards (6-6-6-6b
-    # never is: docs/research-table.md, section 4).
+    # never is: docs/research/search.md, section 4).
     companions.sort(key=lambda er: not partitions.races(er[0].partition_name))
     return found[:1] + companions[: MAX_COMBINED - 1]
 

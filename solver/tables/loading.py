@@ -1,18 +1,18 @@
 """How a proven database file reaches memory: mapped, mapped and pre-faulted, or read into
 anonymous memory backed by huge pages (layer 1: tables).
 
-A search looks its tables up at random.  The 550 MB of the 4x4 7-8 database hold 134,000
-pages of 4 KB.  A plain memory mapping pays a page fault the first time each page is touched
--- *during* the search.  Pre-faulting the mapping (``MAP_POPULATE``) builds all the page-table
+A search looks its tables up at random.  The 550 MB of the 4x4 7-8 database hold 134,000 pages
+of 4 KB.  A plain memory mapping pays a page fault the first time each page is touched --
+*during* the search.  Pre-faulting the mapping (``MAP_POPULATE``) builds all the page-table
 entries before the search, from the page cache, in about 0.1 s.  Reading the file into private
 anonymous memory advised ``MADV_HUGEPAGE`` (what the C reference does) gives 2 MB pages: far
-fewer TLB misses, which is what a search that prefetches its lookups waits for (the kernels
-do, :mod:`solver.search.prefetch`): Korf's 100 (7-8 + reflection) took 0.43 s of search read
+fewer TLB misses, which is what a search that prefetches its lookups waits for (the kernels do,
+:mod:`solver.search.prefetch`): Korf's 100 (7-8 + reflection) took 0.43 s of search read
 against 0.58-0.64 s populated, and the whole process was no slower despite the copy (1.25-1.31
-s against 1.47-1.64 s; see docs/speed-vs-c.md).  Reading can cost the kernel's compaction
-when memory is fragmented (0.4-2.5 s measured on some days), so a single board, which touches
-a few dozen entries, maps, and a batch of lookups (``heuristic -``: 300,000 boards in 1.7 s
-populated, 2.3-2.6 s read) populates.
+s against 1.47-1.64 s; see docs/research/end-to-end.md, "How tables reach memory").  Reading
+can cost the kernel's compaction when memory is fragmented (0.4-2.5 s measured on some days),
+so a single board, which touches a few dozen entries, maps, and a batch of lookups
+(``heuristic -``: 300,000 boards in 1.7 s populated, 2.3-2.6 s read) populates.
 
 The rule (:func:`choose`), overridable by ``--load`` or ``$NPUZZLE_LOAD``:
 

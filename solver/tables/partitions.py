@@ -83,7 +83,7 @@ _PRESETS = (
         races=True,
     ),
     # Second partitions, cut differently from the first: where both are built, IDA* takes the
-    # maximum of the two (and of both reflections; docs/research-table.md measures it).  For
+    # maximum of the two (and of both reflections; docs/research/search.md, section 2).  For
     # 4x4 the L of the top row and the left column against the 3x3 block it encloses; for 5x5
     # one of the seven 6-6-6-6 cuts Clausecker's solver takes its maximum over.
     Preset(
@@ -105,7 +105,8 @@ _PRESETS = (
     ),
     # Three more of those seven cuts: built beside 6-6-6-6, a search races them all and goes
     # on with the one that needs the fewest nodes for its board (solver.search.race); on
-    # Korf & Taylor's ten each of these three is the best for some (docs/research-table.md).
+    # Korf & Taylor's ten each of these three is the best for some (docs/research/search.md,
+    # section 4).
     Preset(
         "6-6-6-6c",
         "blank-first",
@@ -296,7 +297,8 @@ def races(name: str | None) -> bool:
     """Whether a database of partition ``name`` takes part in a race (``--pick``): the
     presets drawn for it (6-6-6-6 and its cuts c, d, e) and every custom partition (built on
     purpose), not the other presets -- 7-8b is a quarter as strong as 7-8 on most 15-puzzles,
-    and racing it cost the 80-move positions 76 % more nodes (docs/research-table.md)."""
+    and racing it cost the 80-move positions 76 % more nodes (docs/research/search.md,
+    section 4)."""
     preset = next((p for p in _PRESETS if p.name == name), None)
     return preset.races if preset is not None else name is not None
 

@@ -28,7 +28,7 @@ from ..core import ranking
 from ..core.board import Board, BoardError, Shape, preset_goal
 from ..core.symmetry import Reduction, diagonal_reflection
 from . import catalog, names, store
-from .partitions import Partition, parse_partition
+from .partitions import Partition
 
 
 @dataclass
@@ -274,35 +274,29 @@ def _dataset_order(name: str) -> int:
 
 
 def resolve(
-    shape: Shape, goal: Board, partition: Partition | str | None = None, data_dir=None
+    shape: Shape,
+    goal: Board,
+    partition: Partition | None = None,
+    data_dir=None,
+    named: str | None = None,
 ) -> tuple[AdditivePDB, Reduction]:
     """The database the catalog chooses for ``goal`` (its own, else a symmetric one), opened,
-    and the reduction that maps boards of ``goal`` onto the database's goal.  ``partition``:
-    a parsed one, or the words of a caller that holds only text (the ``heuristic`` command),
-    read here as :func:`~solver.tables.partitions.parse_partition` reads them."""
-    wanted, named = _wanted(partition, shape, goal)
-    entry, red = catalog.resolve(shape, goal, wanted, data_dir, named)
+    and the reduction that maps boards of ``goal`` onto the database's goal.  ``partition``
+    (tiles of ``goal``, parsed where the request arrived) asks for that one; ``named`` is how
+    the caller wrote it (for the message when it is not built)."""
+    entry, red = catalog.resolve(shape, goal, partition, data_dir, named)
     return open_entry(entry, data_dir), red
-
-
-def _wanted(partition, shape: Shape, goal: Board) -> tuple[Partition | None, str | None]:
-    """``partition`` parsed for ``goal``, and the words it was given in (None for a parsed
-    one or none)."""
-    if partition is None or partition == "":
-        return None, None
-    if isinstance(partition, Partition):
-        return partition, None
-    return parse_partition(partition, shape, goal), str(partition)
 
 
 def load_apdb(
     shape: Shape,
-    partition: Partition | str | None = None,
+    partition: Partition | None = None,
     goal: Board | None = None,
     data_dir=None,
 ) -> AdditivePDB:
-    """The database built for exactly ``goal`` (default blank-last): ``partition`` (a preset
-    such as ``6-6-3`` or tiles ``1,2,3,4/5,6,7,8``; None = the strongest built).
+    """The database built for exactly ``goal`` (default blank-last): ``partition`` (tiles of
+    ``goal``, as :func:`~solver.tables.partitions.parse_partition` reads a preset such as
+    ``6-6-3`` or tiles ``1,2,3,4/5,6,7,8``; None = the strongest built).
 
     Raises :class:`~solver.tables.store.DatabaseMissing` (nothing built for this goal) or
     :class:`~solver.tables.store.DatabaseCorrupt`; both carry the ``build-pdb`` command that
@@ -311,10 +305,9 @@ def load_apdb(
     goal = goal if goal is not None else preset_goal(shape)
     if goal.shape != shape:
         raise BoardError(f"the goal is {goal.shape}, not {shape}")
-    wanted, named = _wanted(partition, shape, goal)
-    own = [e for e, red in catalog.candidates(shape, goal, wanted, data_dir) if e.goal == goal]
+    own = [e for e, red in catalog.candidates(shape, goal, partition, data_dir) if e.goal == goal]
     if not own:
-        raise catalog.missing(shape, goal, named or (wanted and wanted.name), data_dir)
+        raise catalog.missing(shape, goal, partition and partition.name, data_dir)
     return open_entry(own[0], data_dir)
 
 
