@@ -102,9 +102,10 @@ DEFAULT_PICK_MAX = True
 DEFAULT_ZERO_AWARE = True
 # Whether IDA*'s long iterations take their work units most promising first: those whose
 # subtree came nearest the goal (the least h entered) in the iteration before
-# (solver.search.units.promising_first).  On: Korf & Felner's 14 easiest 24-puzzles on 2
-# threads 3.9 G nodes instead of 11.05 G (docs/research/search.md, section 9); off: units in
-# search order, and a one-thread search never splits its iterations.
+# (solver.search.units.promising_first).  On: the last iteration of eight 24-puzzles reached
+# its first solution after 476.8 M nodes instead of 2,605.6 M in search order
+# (docs/research/search.md, section 9); off: units in search order, and a one-thread search
+# never splits its iterations.
 DEFAULT_PROMISING_FIRST = True
 
 
