@@ -61,6 +61,9 @@ from solver.workloads import cluster  # noqa: E402
 from solver.workloads.generate import shuffled  # noqa: E402
 
 KORF_FILE = ROOT / "data" / "korf100.txt"
+# Dask's command beside this Python (a virtual environment not on PATH), else on PATH.
+DASK = str(Path(sys.executable).with_name("dask"))
+DASK = DASK if os.path.exists(DASK) else "dask"
 
 
 def korf_lines() -> list[str]:
@@ -130,7 +133,7 @@ class Dask:
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
         self.scheduler = subprocess.Popen(
             [
-                "dask",
+                DASK,
                 "scheduler",
                 "--host",
                 "127.0.0.1",
@@ -149,7 +152,7 @@ class Dask:
         self.address = json.load(open(self.file))["address"]
         self.workers = subprocess.Popen(
             [
-                "dask",
+                DASK,
                 "worker",
                 self.address,
                 "--nworkers",
