@@ -365,8 +365,6 @@ def solve_board(client, board, goal=None, *, shape=None, options=None) -> Soluti
     moves, lower = head.moves, head.lower_bound
     if moves is None:
         moves, lower = _iterations(client, run, opts)
-    elif run.racing:
-        run.raced = race.describe(None, list(head.entrants.names))
     return _solution(run, start, goal_b, moves, lower, client).check()
 
 
