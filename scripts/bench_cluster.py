@@ -23,6 +23,13 @@ per-task costs behind the throughput estimate for bigger clusters (docs/research
    (workers / seconds per board), the scheduler's limit (boards per task / seconds per task)
    with one board per task and with the boards per task the client chooses, and the client's
    limit (one process prints every answer).
+5. **One hard board** (``--one-board IDS``, instead of 1-4): Korf & Felner's 24-puzzles
+   (``data/korf-felner-24.txt``, goal blank-first), each ``npuzzle solve BOARD --json`` with
+   ``--jobs 2`` and with ``--scheduler``, alternating, ``--runs`` times, after one untimed
+   run of an easy board each way (the workers map the tables): the command's wall seconds,
+   the search's seconds and nodes, the heuristic and the race the answers name.
+
+    python scripts/bench_cluster.py --data-dir DIR --one-board 13 --runs 2
 
 Costs are CPU seconds (``time.process_time``, psutil for the Dask processes), so they hold on
 a quiet machine too; the load average is printed with the wall-clock results (all of it runs
@@ -54,6 +61,9 @@ from solver.workloads import cluster  # noqa: E402
 from solver.workloads.generate import shuffled  # noqa: E402
 
 KORF_FILE = ROOT / "data" / "korf100.txt"
+# Dask's command beside this Python (a virtual environment not on PATH), else on PATH.
+DASK = str(Path(sys.executable).with_name("dask"))
+DASK = DASK if os.path.exists(DASK) else "dask"
 
 
 def korf_lines() -> list[str]:
@@ -123,7 +133,7 @@ class Dask:
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env}
         self.scheduler = subprocess.Popen(
             [
-                "dask",
+                DASK,
                 "scheduler",
                 "--host",
                 "127.0.0.1",
@@ -142,7 +152,7 @@ class Dask:
         self.address = json.load(open(self.file))["address"]
         self.workers = subprocess.Popen(
             [
-                "dask",
+                DASK,
                 "worker",
                 self.address,
                 "--nworkers",
@@ -254,6 +264,12 @@ def main() -> None:
     ap.add_argument("--random", type=int, default=1000, help="random 15-puzzles (default 1000)")
     ap.add_argument("--lookups", type=int, default=20_000, help="3x3 boards (default 20,000)")
     ap.add_argument("--skip-kill", action="store_true")
+    ap.add_argument(
+        "--one-board",
+        default=None,
+        help="Korf & Felner instances, e.g. 13 or 13,16: one board at a time (part 5 only)",
+    )
+    ap.add_argument("--runs", type=int, default=1, help="runs of each board each way (part 5)")
     args = ap.parse_args()
 
     from solver.tables import store
@@ -266,6 +282,11 @@ def main() -> None:
         client.wait_for_workers(2)
         print(f"dask scheduler {dask.address}; dask worker --nworkers 2 --nthreads 1; data {data}")
         print(f"load average before: {os.getloadavg()[0]:.2f}\n")
+        if args.one_board:
+            ids = [int(x) for x in args.one_board.split(",")]
+            one_board(dask, data, ids, args.runs)
+            client.close()
+            return
         korf = korf_lines()
         rnd = random_lines("4x4", args.random, 1)
         eights = random_lines("3x3", args.lookups, 2)
@@ -352,6 +373,67 @@ def throughput(client, dask: Dask, data: str, korf, rnd, eights) -> dict:
         f"{startup:.2f} s to start."
     )
     return reference, client_cpu
+
+
+# --- 5. one hard board -----------------------------------------------------------------------
+
+KF_FILE = ROOT / "data" / "korf-felner-24.txt"
+EASY_KF = 40  # about a second: the untimed first run that maps the tables
+
+
+def kf_boards() -> dict[int, tuple[str, int]]:
+    """Korf & Felner's 50 24-puzzles (goal blank-first): id -> (tiles, optimal length)."""
+    out = {}
+    for line in KF_FILE.read_text().splitlines():
+        if line and line[0].isdigit():
+            number, tiles, length = line.split("\t")[:3]
+            out[int(number)] = (tiles, int(length))
+    return out
+
+
+def solve_one(tiles: str, data: str, how: list[str]) -> tuple[float, dict]:
+    """``npuzzle solve TILES --goal blank-first --json`` with ``how``: (wall seconds, the
+    answer's record)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    t0 = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-m", "solver", "solve", tiles, "--goal", "blank-first", "--json"]
+        + ["--data-dir", data, *how],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    wall = time.perf_counter() - t0
+    if out.returncode != 0:
+        raise SystemExit(f"npuzzle solve failed ({out.returncode}): {out.stderr.strip()}")
+    return wall, json.loads(out.stdout.splitlines()[-1])
+
+
+def one_board(dask: Dask, data: str, ids: list[int], runs: int) -> None:
+    """5: each board with ``--jobs 2`` and with ``--scheduler``, alternating."""
+    boards = kf_boards()
+    ways = {"--jobs 2": ["--jobs", "2"], "--scheduler": ["--scheduler", dask.address]}
+    for how in ways.values():  # untimed: the workers and the page cache get the tables
+        solve_one(boards[EASY_KF][0], data, how)
+    print(
+        "| KF # | how | length | wall s | search s | generated | expanded | work units | "
+        "heuristic | race | load |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|---|---:|")
+    for number in ids:
+        tiles, optimal = boards[number]
+        for _ in range(runs):
+            for name, how in ways.items():
+                wall, r = solve_one(tiles, data, how)
+                ok = "" if r.get("length") == optimal else " (NOT OPTIMAL)"
+                print(
+                    f"| {number} | {name} | {r.get('length')}{ok} | {wall:.1f} | "
+                    f"{r.get('search_seconds', r.get('seconds', 0)):.1f} | "
+                    f"{r.get('nodes_generated', 0):,} | {r.get('nodes_expanded', 0):,} | "
+                    f"{r.get('work_units', 0):,} | {r.get('heuristic')} | "
+                    f"{r.get('race', '-')} | {os.getloadavg()[0]:.1f} |",
+                    flush=True,
+                )
 
 
 def killed_worker(client, dask: Dask, base, lines, expected, t_warm) -> None:

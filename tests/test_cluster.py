@@ -15,6 +15,7 @@ import os
 import random
 import signal
 import sys
+from dataclasses import replace
 
 import distributed
 import pytest
@@ -25,6 +26,7 @@ from hypothesis import strategies as st
 from solver import api
 from solver.core.board import Board, Shape, goal_board
 from solver.core.solution import SearchLimitReached, Solution
+from solver.search import race
 from solver.tables.store import DatabaseMissing
 from solver.workloads import cluster, cluster_search
 from solver.workloads.batch import solve_line
@@ -213,6 +215,73 @@ def test_node_cap_stops_a_split_search(client, pdb_dir, always_split):
     with pytest.raises(SearchLimitReached) as e:
         cluster_search.solve_board(client, tiles, "blank-first", options=opts)
     assert 0 < e.value.partial.lower_bound <= 57 and e.value.partial.moves is None
+
+
+@pytest.fixture(scope="module")
+def twin_dir(tmp_path_factory):
+    """The 4x4 5-5-5 database and its zero-aware twin (a few seconds)."""
+    from pdb_builder.build_apdb import build_apdb
+    from pdb_builder.zero_aware import build_zero_aware
+
+    d = tmp_path_factory.mktemp("twin")
+    build_apdb("4x4", "5-5-5", None, d, progress=False)
+    build_zero_aware("4x4", "5-5-5", None, d, progress=False)
+    return d
+
+
+@pytest.mark.parametrize("order", [True, False])
+def test_the_cluster_runs_the_local_search(client, twin_dir, short_probe, order):
+    """Korf's first two instances: the same length, heuristic (the twin), unit order and
+    pruning as two local threads, with iterations in work units."""
+    row = reference_file("korf100.txt").read_text().splitlines()
+    rows = [r.split("\t") for r in row if r and r[0].isdigit()][:2]
+    opts = api.SearchOptions(partition="5-5-5", data_dir=twin_dir, promising_first=order)
+    for _, tiles, length in (r[:3] for r in rows):
+        there = cluster_search.solve_board(client, tiles, "blank-first", options=opts)
+        here = api.solve(tiles, "blank-first", options=replace(opts, jobs=2))
+        assert there.length == here.length == int(length) and there.optimal
+        assert "zero-aware" in there.heuristic
+        assert there.extra["work_units"] > 0
+        for name in ("heuristic", "database", "root_h"):
+            assert getattr(there, name) == getattr(here, name)
+        for name in ("unit_order", "pruning", "tables_bytes"):
+            assert there.extra[name] == here.extra[name]
+        assert "race" not in there.extra  # no rival built
+
+
+# Three cuts of the 8-puzzle into two 4-tile patterns: equally strong, cut differently.
+CUTS = ("4-4", "1,2,4,5/3,6,7,8", "1,4,7,8/2,3,5,6")
+
+
+@pytest.fixture(scope="module")
+def three_cuts(tmp_path_factory):
+    """A data directory with three equally strong 3x3 databases: the rivals of a race."""
+    from pdb_builder.build_apdb import build_apdb
+
+    d = tmp_path_factory.mktemp("three-cuts")
+    for cut in CUTS:
+        build_apdb("3x3", cut, None, d, progress=False)
+    return d
+
+
+def test_the_race_runs_on_the_cluster(client, three_cuts, exact_dir, monkeypatch):
+    """Races after 5 nodes (the client tells the probe when), the rivals as tasks: optimal
+    answers, and the same race -- bound, nodes, winner -- as the local search's on one
+    thread; where a rival wins, the units search with its database."""
+    monkeypatch.setattr(race, "RACE_AFTER", 5)
+    rng = random.Random(5)
+    raced = switched = 0
+    for _ in range(10):
+        board = random_walk(goal_board(SHAPE3), 80, rng)
+        opts = api.SearchOptions(algorithm="idastar", data_dir=three_cuts)
+        there = cluster_search.solve_board(client, board, options=opts)
+        here = api.solve(board, options=opts)
+        assert there.check().length == api.distance(board, data_dir=exact_dir)
+        assert there.optimal and there.extra["race"] == here.extra["race"]
+        assert there.heuristic == here.heuristic
+        raced += there.extra["race"].startswith("raced to bound")
+        switched += not there.heuristic.startswith("pdb 4-4")
+    assert raced >= 5 and switched >= 2
 
 
 def test_unsolvable_and_bad_boards_are_answered_here(client):

@@ -389,3 +389,33 @@ def test_ctrl_c_stops_every_thread(tmp_path):
 
     status, err = interrupted_solve(tmp_path, "--jobs", "2")
     assert status == 130 and err.endswith("npuzzle: interrupted\n"), err
+
+
+def test_in_order_shares_the_most_promising_unit_in_pieces(pdb_dir):
+    """The order the pool and a cluster take units in: most promising first, that unit cut
+    into pieces below it (several workers) or not (one), the other units as they were; the
+    pieces search what the unit did."""
+    board = random_walk(goal_board(SHAPE4), 100, 4)
+    problem = problem_of(board, options("4x4 5-5-5 + reflection", pdb_dir))
+    bound = problem.first_bound()
+    sp = units.split(problem, bound, 16)
+    while len(sp.units) < 16:  # an iteration with a tree to share
+        bound += 2
+        sp = units.split(problem, bound, 16)
+    assert sp.moves is None
+    searched = {u.moves: units.run_unit(problem, u, bound) for u in sp.units}
+    least = units.least_by_prefix({m: r.least_h for m, r in searched.items()})
+    ordered = units.promising_first(sp.units, least)
+    assert parallel.in_order(problem, bound, sp, least, 1).units == ordered
+    assert parallel.in_order(problem, bound, sp, {}, 2) == sp  # no order known: as split
+    shared = parallel.in_order(problem, bound, sp, least, 2)
+    first = ordered[0]
+    pieces = shared.units[: len(shared.units) - len(ordered) + 1]
+    assert shared.units[len(pieces) :] == ordered[1:] and len(pieces) > 1
+    assert all(p.moves.startswith(first.moves) and p.g > first.g for p in pieces)
+    whole = searched[first.moves]
+    parts = [units.run_unit(problem, p, bound) for p in pieces]
+    found = [r.moves for r in parts if r.moves is not None]
+    assert bool(found) == (whole.moves is not None)  # here the unit holds a solution
+    assert all(len(m) == len(whole.moves) for m in found)
+    assert shared.generated > sp.generated  # the cutting is counted

@@ -113,8 +113,7 @@ def _run(request: SearchRequest, entrants, weighting) -> tuple[SearchResult, int
         return search(plan, red.board(request.start).tiles, weighting=weighting, **limits), 0, None
     runners = [race.Entrant(p, r.board(request.start).tiles) for p, r in entrants]
     res, won, ran = race.solve(runners, **limits)
-    said = None if ran is None else ran.summary([p.name for p, _ in entrants])
-    return res, won, said
+    return res, won, race.describe(ran, [p.name for p, _ in entrants])
 
 
 def _extra(request: SearchRequest, res: SearchResult, entrants, weighting, race_said) -> dict:
@@ -132,7 +131,7 @@ def _extra(request: SearchRequest, res: SearchResult, entrants, weighting, race_
     tables = {id(t): t for p, _ in entrants for t in p.tables}
     extra["tables_bytes"] = sum(int(t.nbytes) for t in tables.values())
     if len(entrants) > 1:
-        extra["race"] = race_said or f"none (the search ended within {race.RACE_AFTER:,} nodes)"
+        extra["race"] = race_said
     if weighting is not None:
         extra.update(bound=float(weighting.weight), weighting=weighting.rule)
     return extra

@@ -25,9 +25,18 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from dataclasses import replace
 
 from . import kernels as K
-from .units import SLICE_NODES, WorkUnit, least_by_prefix, promising_first, run_unit, split
+from .units import (
+    SLICE_NODES,
+    Split,
+    WorkUnit,
+    least_by_prefix,
+    promising_first,
+    run_unit,
+    split,
+)
 from .walk import Limits, Outcome, Problem, Walk
 
 UNITS_PER_JOB = 32  # units an iteration is split into, per worker
@@ -100,20 +109,12 @@ class Pool:
             # The next iteration's tree is bigger: start from this depth, or one above it
             # when this one gave many more units than wanted.
             self.depth = max(1, sp.depth - (len(sp.units) >= 4 * self.want))
-        units, tops = sp.units, [sp]
-        if self.promising_first and self.least:
-            units = promising_first(units, self.least)
-            if units and self.jobs > 1:
-                top = self._shared(units[0], bound)
-                tops.append(top)
-                units = top.units + units[1:]
-        next_f = min(t.next_f for t in tops)
-        generated, expanded = sum(t.generated for t in tops), sum(t.expanded for t in tops)
-        found = next((t.moves for t in tops if t.moves is not None), None)
-        if found is not None:
-            return Outcome(self.problem.path_of(found), next_f, generated, expanded)
-        it = _Iteration(bound, units, limits, nodes_before, self.jobs)
-        it.next_f, it.generated, it.expanded = next_f, generated, expanded
+        least = self.least if self.promising_first else {}
+        sp = in_order(self.problem, bound, sp, least, self.jobs, self.walks[0])
+        if sp.moves is not None:
+            return Outcome(self.problem.path_of(sp.moves), sp.next_f, sp.generated, sp.expanded)
+        it = _Iteration(bound, sp.units, limits, nodes_before, self.jobs)
+        it.next_f, it.generated, it.expanded = sp.next_f, sp.generated, sp.expanded
         threads = [
             threading.Thread(target=self._work, args=(walk, it), daemon=True) for walk in self.walks
         ]
@@ -142,18 +143,6 @@ class Pool:
         stopped = None if it.found is not None else it.stopped
         self.least = least_by_prefix(it.least)
         return Outcome(it.found, it.next_f, it.generated, it.expanded, stopped, it.units)
-
-    def _shared(self, unit: WorkUnit, bound: int):
-        """The most promising ``unit`` cut into about ``SHARED_PIECES * jobs`` pieces, in search
-        order, for every thread to search at once (a :class:`~solver.search.units.Split`).
-
-        Why: the unit nearest the goal often holds the solution and can be large (Korf &
-        Taylor #8: 990 M nodes in it before its solution), and one thread alone would search
-        it while the others search units that hold none.  Taken in search order, the pieces
-        keep the unit's own order of children (smallest h first); ordered again by their
-        least h they lost more than they won (docs/research-table.md, section 9)."""
-        want = SHARED_PIECES * self.jobs
-        return split(self.problem, bound, want, unit.g + 1, self.walks[0], below=unit)
 
     def _work(self, walk: Walk, it: _Iteration) -> None:
         """A worker thread: take units until the iteration is over; anything it raises stops
@@ -204,6 +193,38 @@ class Pool:
                     it.next_f = min(it.next_f, result.next_f)
                 it.active -= 1
                 it.cond.notify_all()
+
+
+def in_order(
+    problem: Problem, bound: int, sp: Split, least: dict, jobs: int, walk: Walk | None = None
+) -> Split:
+    """The units of ``sp`` (an iteration with ``bound`` cut by :func:`split`) in the order
+    workers take them: with ``least`` (the iteration before's, from
+    :func:`~solver.search.units.least_by_prefix`) the most promising first, and with several
+    workers (``jobs``) the first of them cut into about ``SHARED_PIECES * jobs`` pieces in
+    search order, for every worker to search at once.  The counts, the smallest pruned cost
+    and a solution met while cutting are the whole top's.
+
+    Why share: the unit nearest the goal often holds the solution and can be large (Korf &
+    Taylor #8: 990 M nodes in it before its solution), and one worker alone would search it
+    while the others search units that hold none.  Taken in search order, the pieces keep the
+    unit's own order of children (smallest h first); ordered again by their least h they lost
+    more than they won (docs/research-table.md, section 9)."""
+    if sp.moves is not None or not least or not sp.units:
+        return sp
+    units = promising_first(sp.units, least)
+    if jobs <= 1:
+        return replace(sp, units=units)
+    first = units[0]
+    top = split(problem, bound, SHARED_PIECES * jobs, first.g + 1, walk, below=first)
+    return replace(
+        sp,
+        units=top.units + units[1:],
+        moves=top.moves,
+        next_f=min(sp.next_f, top.next_f),
+        generated=sp.generated + top.generated,
+        expanded=sp.expanded + top.expanded,
+    )
 
 
 def _count(it: _Iteration, walk: Walk, spent: list) -> None:

@@ -140,20 +140,13 @@ def solve(
     )
     if lead.paused is None:
         return lead, 0, None
-    race = Race(lead.paused, [lead.generated], costs=[e.cost for e in entrants])
     results = [lead] + _rivals(entrants[1:], lead, deadline, max_nodes, jobs, common)
-    best = None  # the winner's nodes times its cost; a tie goes to the earlier entrant
-    for i, res in enumerate(results[1:], 1):
-        race.nodes.append(None if res.paused is None else res.generated)
-        price = res.generated * entrants[i].cost
-        wins = price <= most_to_win(lead.generated) and (best is None or price < best)
-        if res.paused is not None and wins:
-            race.winner, best = i, price
+    race = judge(results, [e.cost for e in entrants])
     spent = sum(r.generated for r in results)
     stopped = Limits(timeout, max_nodes, deadline).reason(spent, time.perf_counter())
     if stopped:
         return _total(replace(lead, stopped=stopped), results[1:], t0), 0, race
-    start = max(r.lower_bound for r in results if r.paused is not None)
+    start = start_bound(results)
     winner = entrants[race.winner]
     rest = search(
         winner.plan,
@@ -168,14 +161,51 @@ def solve(
     return _total(rest, results, t0, lead.iterations), race.winner, race
 
 
+def judge(results: list[SearchResult], costs: list[float]) -> Race:
+    """The race run by ``results`` -- the incumbent's search paused at the race's bound, then
+    each rival's up to it (its ``paused`` None where it stopped because it could not win) --
+    of entrants whose nodes cost ``costs``: the winner is the rival whose nodes cost the
+    least, if at most ``MARGIN`` times the incumbent's, else the incumbent."""
+    lead = results[0]
+    race = Race(lead.paused, [lead.generated], costs=list(costs))
+    best = None  # the winner's nodes times its cost; a tie goes to the earlier entrant
+    for i, res in enumerate(results[1:], 1):
+        race.nodes.append(None if res.paused is None else res.generated)
+        price = res.generated * costs[i]
+        wins = price <= most_to_win(lead.generated) and (best is None or price < best)
+        if res.paused is not None and wins:
+            race.winner, best = i, price
+    return race
+
+
+def start_bound(results: list[SearchResult]) -> int:
+    """The bound the winner of a race goes on with: the largest any entrant proved (every
+    iteration up to the race's bound failed under an admissible heuristic)."""
+    return max(r.lower_bound for r in results if r.paused is not None)
+
+
+def rival_limit(lead_generated: int, entrant_cost: float, max_nodes: int | None) -> int:
+    """The node cap of a rival's search: past it the rival cannot win (or the search's own
+    cap is reached)."""
+    cap = most_to_win(lead_generated, entrant_cost) + 1
+    if max_nodes is not None:
+        cap = min(cap, max(1, max_nodes - lead_generated))
+    return cap
+
+
+def describe(ran: Race | None, names: list[str]) -> str:
+    """The answer's ``race`` field: how the race went, or that the search ended before one."""
+    if ran is None:
+        return f"none (the search ended within {RACE_AFTER:,} nodes)"
+    return ran.summary(names)
+
+
 def _rivals(entrants, lead: SearchResult, deadline, max_nodes, jobs: int, common) -> list:
     """Each rival's search up to the incumbent's bound, stopped once its nodes cost more than
     ``MARGIN`` times the incumbent's; ``jobs`` at a time (the kernels release the GIL)."""
 
     def run(entrant: Entrant) -> SearchResult:
-        cap = most_to_win(lead.generated, entrant.cost) + 1  # it cannot win past this many
-        if max_nodes is not None:
-            cap = min(cap, max(1, max_nodes - lead.generated))
+        cap = rival_limit(lead.generated, entrant.cost, max_nodes)
         left = None if deadline is None else max(0.0, deadline - time.perf_counter())
         return search(
             entrant.plan,
@@ -225,4 +255,17 @@ def _total(
     )
 
 
-__all__ = ["RaceRule", "Entrant", "Race", "solve", "cost", "most_to_win", "RACE_AFTER", "MARGIN"]
+__all__ = [
+    "RaceRule",
+    "Entrant",
+    "Race",
+    "solve",
+    "judge",
+    "start_bound",
+    "rival_limit",
+    "describe",
+    "cost",
+    "most_to_win",
+    "RACE_AFTER",
+    "MARGIN",
+]

@@ -1,17 +1,28 @@
 """One hard board on a Dask cluster: ``npuzzle solve BOARD --scheduler ADDRESS`` (layer 5:
 workloads; batches are :mod:`.cluster`).
 
-The IDA* iterations of one search are cut into work units (:mod:`solver.search.units`: plain
-data, searched by any process that opens the tables), and each unit becomes a Dask task:
+The same search as ``--jobs N`` on one machine (:mod:`solver.search.idastar`): the request is
+resolved once here (:func:`solver.api.search_request`) and travels without its tables
+(:meth:`~solver.search.request.SearchRequest.bare`); every worker chooses the same plans from
+it -- the zero-aware twins where built, a race's rivals -- and opens them itself.  The IDA*
+iterations are cut into work units (:mod:`solver.search.units`: plain data), each a Dask task:
 
-1. **A probe.**  One worker searches the board alone until an iteration has taken
-   :data:`PROBE_SECONDS` -- most boards end there, for the price of one task; splitting
-   short iterations would cost more in tasks than it saves.  Otherwise it reports the bound
-   of that long iteration, which is searched again from its start by everyone.
-2. **Each iteration** is split by a worker into about :data:`UNITS_PER_THREAD` units per
-   worker thread (the top of the tree, a few moves deep, in the order the serial search
-   visits it), and the units are submitted with priorities in that order.
-3. **First solution wins.**  All units of an iteration share its bound and the previous
+1. **A probe.**  One worker searches the board alone, whole iterations, until an iteration
+   takes :data:`PROBE_SECONDS` or the one just ended took a :data:`PROBE_GROWTH`-th of that
+   (the next would be long), or -- where rivals are built -- the search has generated
+   :data:`solver.search.race.RACE_AFTER` nodes.  Most boards end there, for the price of one
+   task.  An iteration stopped part-way is searched again from its start by everyone.
+2. **The race** (:mod:`solver.search.race`), where the local search would race: once the
+   incumbent has generated ``RACE_AFTER`` nodes, at the end of an iteration with bound ``B``,
+   each rival searches up to ``B`` as a task of its own (capped where it could no longer
+   win), the client judges them as the local race does, and the winner goes on from the
+   largest bound any entrant proved.  Every node of the race is counted.
+3. **Each iteration** is split by a worker into about :data:`UNITS_PER_THREAD` units per
+   worker thread, taken as the local pool takes them (:func:`solver.search.parallel.in_order`):
+   those whose subtree came nearest the goal in the iteration before first (each unit reports
+   its least h), the first of them cut into pieces for every worker (the tasks' priorities
+   keep that order).
+4. **First solution wins.**  All units of an iteration share its bound and the previous
    iteration found nothing within a smaller one, so any solution found is a shortest one (at
    most W times with ``--weight W``).  The others are cancelled, and the units still running
    stop within :data:`STOP_CHECK_SECONDS`: they watch a ``distributed.Event``.
@@ -19,9 +30,10 @@ data, searched by any process that opens the tables), and each unit becomes a Da
 The client needs no database: the workers open them (and map moves back to the caller's
 goal); the client parses the board, checks solvability, keeps the caps (``--timeout``,
 ``--max-nodes``: checked as units finish, so a cluster may go a little past them) and replays
-the solution before returning it.
+the solution before returning it.  The answer names the heuristic the search ended with, the
+race, the unit order and the pruning machine, as the local search's does.
 
-Imports: the solver API, the search's units and driver (Progress), :mod:`.cluster`.
+Imports: the solver API, the search's units, parallel pool, race and driver, :mod:`.cluster`.
 """
 
 from __future__ import annotations
@@ -34,33 +46,56 @@ from dataclasses import dataclass, field, replace
 from .. import api
 from ..core.solution import STATUS_LIMIT, SearchLimitReached, Solution
 from ..search import kernels as K
-from ..search.driver import Progress
-from ..search.units import prepare, run_unit, split
+from ..search import race
+from ..search.driver import Progress, SearchResult, search
+from ..search.parallel import in_order
+from ..search.request import SearchRequest
+from ..search.units import least_by_prefix, run_unit, split
 from ..search.walk import READY, Problem, Walk
+from ..search.weights import Weighting
 from .batch import LINE_ERRORS, _portable, _restore
 from .cluster import ClusterError, blamed, cluster_failure, require_dask, worker_threads
 
 PROBE_SECONDS = 0.5  # iterations shorter than this on one worker are never split
+# The probe stops at the end of an iteration that took this share of PROBE_SECONDS: IDA*
+# iterations grow several-fold each (on the 24-puzzle 5-10x per bound), so the next would
+# run past PROBE_SECONDS and be searched twice.
+PROBE_GROWTH = 5
 PROBE_SLICE = 1 << 18  # nodes between looks at the probe's clock
-UNITS_PER_THREAD = 16  # units an iteration is cut into, per worker thread
+UNITS_PER_THREAD = 32  # units an iteration is cut into, per worker thread
 STOP_CHECK_SECONDS = 0.5  # how often a running unit asks whether the search is over
 TICK_SECONDS = 0.2  # how often the client looks at the caps and reports progress
 
 
 @dataclass(frozen=True)
+class Entrants:
+    """The plans a search reads, as the client needs them: their ``names`` and ``databases``
+    (the first searches first, then a race's rivals), the ``costs`` of their nodes
+    (:func:`solver.search.race.cost`) and the answer's fields every plan shares."""
+
+    names: tuple
+    databases: tuple
+    costs: tuple
+    notice: str | None
+    pruning: str
+    tables_bytes: int
+
+
+@dataclass(frozen=True)
 class Head:
     """What the probe learned: a solution (``moves``, caller's frame) or the ``bound`` to go
-    on from, with the search's statistics and the names the Solution reports."""
+    on with (``done``: the bound of the iteration it ended with, None when it stopped in the
+    middle of one), with the search's statistics, its :class:`Entrants` and the bound's
+    ``lower_bound`` in moves."""
 
     moves: str | None
     bound: int
+    done: int | None
     root_h: int
     generated: int
     expanded: int
     iterations: int
-    heuristic: str
-    database: str | None
-    notice: str | None
+    entrants: Entrants
     lower_bound: int
     extra: dict = field(default_factory=dict)  # a weighted search's bound and cost rule
 
@@ -72,17 +107,36 @@ class Head:
 
 # --- on the workers --------------------------------------------------------------------------
 
-_PREPARED: dict = {}  # this process's problems, by search
+_PLANS: dict = {}  # this process's plans, by request
+_PREPARED: dict = {}  # this process's problems, by search and plan
 
 
-def _prepared(spec: tuple):
-    """The problem of ``spec`` = ``(start, goal, options, request without plans)`` and its
-    reduction, its tables opened on this worker (once per process)."""
-    hit = _PREPARED.get(spec)
+def _plans(request: SearchRequest) -> tuple:
+    """The plans of ``request`` (a bare request: chosen and opened once per process)."""
+    hit = _PLANS.get(request)
+    if hit is None:
+        if len(_PLANS) >= 8:
+            _PLANS.clear()
+        hit = _PLANS[request] = request.with_plans().plans
+        if not request.optimal:
+            hit = _PLANS[request] = hit[:1]  # a weighted search never races
+    return hit
+
+
+def _prepared(spec: tuple, which: int = 0):
+    """The problem of ``spec`` = ``(start, goal, options, bare request)`` searched with its
+    plan number ``which`` (0: the first, then a race's rivals), and the reduction that maps
+    its moves back to the goal."""
+    key = (spec, which)
+    hit = _PREPARED.get(key)
     if hit is None:
         if len(_PREPARED) >= 8:
             _PREPARED.clear()
-        hit = _PREPARED[spec] = prepare(spec[3])
+        request = spec[3]
+        plan, red = _plans(request)[which]
+        weighting = Weighting.of(request.weight)
+        problem = Problem(plan, red.board(request.start).tiles, weighting, request.fsm_depth)
+        hit = _PREPARED[key] = problem, red
     return hit
 
 
@@ -95,82 +149,132 @@ def remote(fn, *args):
         return _portable(blamed(e))
 
 
-def probe(spec: tuple, seconds: float, timeout: float | None, max_nodes: int | None):
+def _entrants(spec: tuple, problem: Problem) -> Entrants:
+    found = _plans(spec[3])
+    tables = {id(t): t for p, _ in found for t in p.tables}
+    return Entrants(
+        tuple(p.name for p, _ in found),
+        tuple(p.database for p, _ in found),
+        tuple(race.cost(p) for p, _ in found),
+        found[0][0].notice,
+        problem.machine.name,
+        sum(int(t.nbytes) for t in tables.values()),
+    )
+
+
+def probe(
+    spec: tuple,
+    seconds: float,
+    timeout: float | None,
+    max_nodes: int | None,
+    race_after: int | None = None,
+):
     """The whole answer when the board needs no IDA* (an exact table, a teaching search);
-    else IDA* alone until an iteration has run for ``seconds`` (or a cap is reached): a
+    else IDA* alone with the first plan until an iteration has run for ``seconds``, one has
+    ended that took ``seconds / PROBE_GROWTH``, the search has generated ``race_after`` nodes
+    where rivals are built (at the end of an iteration), or a cap is reached: a
     :class:`Head`."""
-    start, goal, opts, _ = spec
+    start, goal, opts, request = spec
     if api.resolve_algorithm(start, opts) != "idastar":
         return api.solve(start, goal, options=opts)
     problem, red = _prepared(spec)
-    plan, weighting = problem.plan, problem.weighting
+    entrants = _entrants(spec, problem)
+    weighting = problem.weighting
     extra = (
         {} if weighting is None else {"bound": float(weighting.weight), "weighting": weighting.rule}
     )
-    moves, bound, generated, expanded, iterations = _serial(problem, seconds, timeout, max_nodes)
+    if len(entrants.names) == 1:
+        race_after = None
+    moves, bound, done, generated, expanded, iterations = _serial(
+        problem, seconds, timeout, max_nodes, race_after
+    )
     if moves is not None:
         moves = red.moves_back(moves)
     return Head(
         moves,
         bound,
+        done,
         problem.root_h,
         generated,
         expanded,
         iterations,
-        plan.name,
-        plan.database,
-        plan.notice,
+        entrants,
         problem.lower_bound(bound),
         extra,
     )
 
 
-def _serial(problem: Problem, seconds: float, timeout: float | None, max_nodes: int | None):
-    """IDA* iterations by one walk until a solution, an iteration longer than ``seconds``,
-    ``timeout`` or ``max_nodes``: ``(moves or None, the last bound, generated, expanded,
-    iterations done)``."""
+def _serial(problem: Problem, seconds: float, timeout, max_nodes, race_after):
+    """IDA* iterations by one walk until a solution or a reason to stop (:func:`probe`):
+    ``(moves or None, the bound to go on with, the bound of the iteration it ended with or
+    None, generated, expanded, iterations done)``."""
     bound = problem.first_bound()
     if problem.root_h == 0:
-        return "", bound, 0, 0, 0
+        return "", bound, None, 0, 0, 0
     walk, t0 = Walk(problem), time.perf_counter()
     t_end = t0 + timeout if timeout is not None else float("inf")
     cap = max_nodes if max_nodes is not None else 1 << 62
     generated = expanded = iterations = 0
+    done = None
     while True:
         status, t_iteration = walk.enter((), bound), time.perf_counter()
         while status in (READY, K.BUDGET_SPENT):
             now = time.perf_counter()
             if now - t_iteration > seconds or now > t_end or generated + walk.generated >= cap:
                 # a long iteration: searched again from the start (and counted) by everyone
-                return None, bound, generated + walk.generated, expanded + walk.expanded, iterations
+                total = generated + walk.generated
+                return None, bound, None, total, expanded + walk.expanded, iterations
             status = walk.run(PROBE_SLICE)
         iterations += 1
         generated += walk.generated
         expanded += walk.expanded
         if status == K.FOUND:
-            return Problem.letters(walk.path), bound, generated, expanded, iterations
+            return Problem.letters(walk.path), bound, bound, generated, expanded, iterations
         if walk.next_f >= K.INFINITE_F:
-            raise AssertionError("internal error: IDA* exhausted a solvable puzzle")
-        bound = problem.next_bound(walk.next_f)
+            problem.exhausted()
+        done, bound = bound, problem.next_bound(walk.next_f)
+        long = time.perf_counter() - t_iteration >= seconds / PROBE_GROWTH
+        if long or (race_after is not None and generated >= race_after):
+            return None, bound, done, generated, expanded, iterations
 
 
-def split_task(spec: tuple, f: int, want: int, depth: int):
-    """The iteration after one whose smallest pruned cost was ``f``: ``(bound, its lower
-    bound in moves, its bound in moves, the Split)`` (a solution above the frontier mapped
-    to the caller's goal)."""
-    problem, red = _prepared(spec)
+def rival_task(spec: tuple, which: int, stop_bound: int, cap: int, timeout: float | None):
+    """A race's rival (plan number ``which``) searched up to ``stop_bound``, stopped after
+    ``cap`` nodes (where it can no longer win) or ``timeout`` seconds: its
+    :class:`~solver.search.driver.SearchResult`, ``paused`` set where it reached the bound."""
+    problem, _ = _prepared(spec, which)
+    request = spec[3]
+    return search(
+        problem.plan,
+        problem.start,
+        timeout=timeout,
+        max_nodes=cap,
+        fsm_depth=request.fsm_depth,
+        race=race.RaceRule(stop_bound=stop_bound),
+    )
+
+
+def split_task(spec: tuple, which: int, f: int, want: int, depth: int, least: dict, jobs: int):
+    """The iteration after one whose smallest pruned cost was ``f`` (or a bound), searched with
+    plan number ``which``: ``(bound, its lower bound in moves, its bound in moves, the Split)``,
+    its units in the order the workers take them (:func:`solver.search.parallel.in_order`
+    with the previous iteration's ``least`` h by prefix, for ``jobs`` worker threads); a
+    solution above the frontier mapped to the caller's goal."""
+    problem, red = _prepared(spec, which)
     bound = problem.next_bound(f)
-    sp = split(problem, bound, want, depth)
+    walk = Walk(problem)
+    sp = in_order(problem, bound, split(problem, bound, want, depth, walk), least, jobs, walk)
     if sp.moves is not None:
         sp = replace(sp, moves=red.moves_back(sp.moves))
     return bound, problem.lower_bound(bound), problem.in_moves(bound), sp
 
 
-def unit_task(spec: tuple, bound: int, unit, stop: str):
-    """Search one unit; stops early when the Event named ``stop`` is set."""
+def unit_task(spec: tuple, which: int, bound: int, unit, stop: str):
+    """Search one unit with plan number ``which``; stops early when the Event named ``stop``
+    is set."""
     from distributed import Event
 
-    problem, red = _prepared(spec)
+    problem, red = _prepared(spec, which)
     event, last = Event(stop), [time.monotonic()]
 
     def between(_walk) -> bool:
@@ -212,7 +316,7 @@ def _call(client, fn, *args, priority: int = 0):
 
 @dataclass
 class _Search:
-    """The running totals of one search on the cluster."""
+    """The running totals of one search on the cluster, and what it searches with."""
 
     spec: tuple
     head: Head
@@ -222,6 +326,9 @@ class _Search:
     iterations: int = 0
     units: int = 0
     threads: int = 1
+    which: int = 0  # the plan searching: 0, or the race's winner
+    raced: str | None = None  # the answer's "race" field, once known
+    least: dict = field(default_factory=dict)  # the last iteration's least h by prefix
 
     def limit(self, opts) -> str | None:
         """Why a cap stops the search now, or None."""
@@ -231,11 +338,16 @@ class _Search:
             return f"node limit of {opts.max_nodes:,} reached"
         return None
 
+    @property
+    def racing(self) -> bool:
+        """True while a race is still to run (rivals built, none run yet)."""
+        return len(self.head.entrants.names) > 1 and self.raced is None
+
 
 def solve_board(client, board, goal=None, *, shape=None, options=None) -> Solution:
-    """Solve one board on the cluster: like :func:`solver.api.solve`, the long IDA*
-    iterations shared by every worker thread.  ``options.progress`` (on this process) hears
-    about each iteration."""
+    """Solve one board on the cluster: like :func:`solver.api.solve` with ``--jobs`` (the
+    same plans, race and order of units), the long IDA* iterations shared by every worker
+    thread.  ``options.progress`` (on this process) hears about each iteration."""
     opts = options or api.SearchOptions()
     start, goal_b = api.read_problem(board, goal, shape)
     api.check_solvable(start, goal_b)
@@ -244,9 +356,9 @@ def solve_board(client, board, goal=None, *, shape=None, options=None) -> Soluti
     # Parsed here, once (the workers choose and open the tables themselves).
     request = None
     if sent.algorithm in ("auto", "idastar"):
-        request = api.search_request(start, goal_b, sent, plans=False)
+        request = api.search_request(start, goal_b, sent, plans=False).bare()
     spec = (start, goal_b, sent, request)
-    head = _call(client, probe, spec, PROBE_SECONDS, opts.timeout, opts.max_nodes)
+    head = _call(client, probe, spec, PROBE_SECONDS, opts.timeout, opts.max_nodes, race.RACE_AFTER)
     if isinstance(head, Solution):
         return head.check()
     run = _Search(spec, head, t0, head.generated, head.expanded, head.iterations)
@@ -257,19 +369,28 @@ def solve_board(client, board, goal=None, *, shape=None, options=None) -> Soluti
 
 
 def _iterations(client, run: _Search, opts) -> tuple[str, int]:
-    """The iterations from the probe's bound on, each split into units: ``(moves, length
-    proven)``; a cap raises SearchLimitReached."""
+    """The iterations from the probe's bound on, each split into units (a race first, where
+    one is due): ``(moves, length proven)``; a cap raises SearchLimitReached."""
     distributed = require_dask()
     stop = distributed.Event(f"npuzzle-stop-{uuid.uuid4().hex}", client=client)
-    f, depth = run.head.bound, 1
+    f, done, depth = run.head.bound, run.head.done, 1
+    lower = run.head.lower_bound
     try:
         while True:
             stopped = run.limit(opts)
             if stopped:
-                raise SearchLimitReached(_partial(run, client, run.head.lower_bound), stopped)
+                raise SearchLimitReached(_partial(run, client, lower), stopped)
+            if run.racing and done is not None and run.generated >= race.RACE_AFTER:
+                f, stopped = _race(client, run, opts, done, f)
+                depth = 1
+                if stopped:
+                    raise SearchLimitReached(_partial(run, client, lower), stopped)
             run.threads = max(1, worker_threads(client))
             want = UNITS_PER_THREAD * run.threads
-            bound, lower, in_moves, sp = _call(client, split_task, run.spec, f, want, depth)
+            least = run.least if run.spec[3].promising_first else {}
+            bound, lower, in_moves, sp = _call(
+                client, split_task, run.spec, run.which, f, want, depth, least, run.threads
+            )
             run.iterations += 1
             run.generated += sp.generated
             run.expanded += sp.expanded
@@ -282,11 +403,48 @@ def _iterations(client, run: _Search, opts) -> tuple[str, int]:
                 return moves, lower
             if stopped:
                 raise SearchLimitReached(_partial(run, client, lower), stopped)
-            f = min(sp.next_f, next_f)
+            f, done = min(sp.next_f, next_f), bound
             if f >= K.INFINITE_F:
                 raise AssertionError("internal error: IDA* exhausted a solvable puzzle")
     finally:
         stop.set()  # units still running anywhere stop within STOP_CHECK_SECONDS
+
+
+def _race(client, run: _Search, opts, bound: int, f: int) -> tuple[int, str | None]:
+    """The race at ``bound`` (the incumbent's last finished iteration; ``f`` the bound it
+    would go on with), each rival a task: sets the winner and the race's summary, and
+    returns ``(the bound the winner goes on with, why a cap stopped the search or None)``.
+    The same rule as the local race (:func:`solver.search.race.judge`)."""
+    entrants = run.head.entrants
+    lead = SearchResult(None, run.head.root_h, f, run.generated, run.expanded, 0, 0.0)
+    lead.paused = bound
+    left = None
+    if opts.timeout is not None:
+        left = max(0.0, opts.timeout - (time.perf_counter() - run.t0))
+    futures = [
+        client.submit(
+            remote,
+            rival_task,
+            run.spec,
+            i,
+            bound,
+            race.rival_limit(run.generated, entrants.costs[i], opts.max_nodes),
+            left,
+            pure=False,
+            priority=1,
+        )
+        for i in range(1, len(entrants.names))
+    ]
+    rivals = [_result(fut) for fut in futures]
+    results = [lead, *rivals]
+    ran = race.judge(results, list(entrants.costs))
+    run.raced = race.describe(ran, list(entrants.names))
+    run.generated += sum(r.generated for r in rivals)
+    run.expanded += sum(r.expanded for r in rivals)
+    stopped = run.limit(opts)  # a rival's own cap only says it could not win
+    if ran.winner != 0:
+        run.which, run.least = ran.winner, {}  # another plan's frame: no order known yet
+    return race.start_bound(results), stopped
 
 
 def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
@@ -297,11 +455,13 @@ def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
     finished: queue.Queue = queue.Queue()
     pending = set()
     group = f"npuzzle-units-{uuid.uuid4().hex}"
-    for i, unit in enumerate(sp.units):  # priorities: the serial search's order
+    units = {}
+    for i, unit in enumerate(sp.units):  # priorities: the order the split gave
         future = client.submit(
             remote,
             unit_task,
             run.spec,
+            run.which,
             bound,
             unit,
             stop.name,
@@ -311,6 +471,8 @@ def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
         )
         future.add_done_callback(finished.put)
         pending.add(future)
+        units[future.key] = unit
+    least = {}
     next_f, tick = K.INFINITE_F, 0.0
     try:
         while pending:
@@ -327,6 +489,7 @@ def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
                 if result.moves is not None:
                     return result.moves, next_f, None
                 next_f = min(next_f, result.next_f)
+                least[units[future.key].moves] = result.least_h
             stopped = run.limit(opts)
             if stopped:
                 return None, next_f, stopped
@@ -335,6 +498,7 @@ def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
                 opts.progress(_progress(run, in_moves, False))
         if opts.progress is not None:
             opts.progress(_progress(run, in_moves, True))
+        run.least = least_by_prefix(least)
         return None, next_f, None
     except distributed.client.CancelledError:
         raise ClusterError("a work unit was cancelled: has the scheduler gone away?") from None
@@ -350,24 +514,29 @@ def _progress(run: _Search, in_moves, done: bool) -> Progress:
 
 
 def _solution(run: _Search, start, goal, moves: str | None, lower: int, client) -> Solution:
-    head = run.head
+    head, entrants = run.head, run.head.entrants
     if moves is not None and not head.weighted:
         lower = len(moves)  # an optimal search proves its solution's length
     extra = {
         "search_seconds": round(time.perf_counter() - run.t0, 6),
         "jobs": run.threads,
         "work_units": run.units,
+        "unit_order": "promising first" if run.spec[3].promising_first else "search order",
+        "pruning": entrants.pruning,
+        "tables_bytes": entrants.tables_bytes,
         "scheduler": client.scheduler.address,
         **head.extra,
     }
+    if len(entrants.names) > 1:
+        extra["race"] = run.raced or race.describe(None, list(entrants.names))
     return Solution(
         start=start,
         goal=goal,
         moves=moves,
         algorithm="idastar",
         optimal=moves is not None and not head.weighted,
-        heuristic=head.heuristic,
-        database=head.database,
+        heuristic=entrants.names[run.which],
+        database=entrants.databases[run.which],
         root_h=head.root_h,
         lower_bound=lower,
         nodes_generated=run.generated,
@@ -375,7 +544,7 @@ def _solution(run: _Search, start, goal, moves: str | None, lower: int, client) 
         iterations=run.iterations,
         depth_reached=lower,
         seconds=time.perf_counter() - run.t0,
-        notice=head.notice,
+        notice=entrants.notice,
         extra=extra,
     )
 
@@ -387,4 +556,4 @@ def _partial(run: _Search, client, lower: int) -> Solution:
     return sol
 
 
-__all__ = ["solve_board", "probe", "split_task", "unit_task", "remote", "Head"]
+__all__ = ["solve_board", "probe", "rival_task", "split_task", "unit_task", "remote", "Head"]
