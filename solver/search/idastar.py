@@ -47,7 +47,7 @@ def warm_up(request: SearchRequest) -> Plan:
     with its first plan), so that processes forked afterwards share both."""
     plan, _ = request.with_plans().plans[0]
     target = plan.target
-    search(plan, target.move(target.legal_moves()[0]).tiles)
+    search(plan, target.move(target.legal_moves()[0]).tiles, fsm_depth=request.fsm_depth)
     return plan
 
 
@@ -103,7 +103,7 @@ def _run(request: SearchRequest, entrants, weighting) -> tuple[SearchResult, int
     limits = dict(
         timeout=request.timeout,
         max_nodes=request.max_nodes,
-        jobs=max(1, request.jobs or 1),
+        jobs=request.jobs,
         progress=request.progress,
         fsm_depth=request.fsm_depth,
         promising_first=request.promising_first,

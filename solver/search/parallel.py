@@ -209,7 +209,7 @@ def in_order(
     Taylor #8: 990 M nodes in it before its solution), and one worker alone would search it
     while the others search units that hold none.  Taken in search order, the pieces keep the
     unit's own order of children (smallest h first); ordered again by their least h they lost
-    more than they won (docs/research-table.md, section 9)."""
+    more than they won (docs/research/search.md, section 9)."""
     if sp.moves is not None or not least or not sp.units:
         return sp
     units = promising_first(sp.units, least)

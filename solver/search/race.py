@@ -4,7 +4,7 @@ databases cut differently (``--pick``; layer 3: search, over :mod:`solver.search
 Two partitions of the tiles into the same table sizes are equally strong on average and
 often far apart on one board: on Korf & Taylor's 24-puzzles one 6-6-6-6 cut generates up to
 ten times the nodes of another to the same bound, and which cut wins changes from board to
-board (docs/research-table.md, section 4).  The gap shows early: from the first iteration
+board (docs/research/search.md, section 4).  The gap shows early: from the first iteration
 past a million nodes to the largest bound measured (10-100 M nodes), the ratio between two
 cuts moved by at most 15 % on those ten, so a short race predicts the long search; a small
 lead can still turn round in the iterations after, hence :data:`MARGIN`.
@@ -72,10 +72,10 @@ def cost(plan: Plan) -> float:
     return 1 + EXTRA_PER_DATABASE * max(0, len(plan.tables) - 1)
 
 
-def most_to_win(leader_nodes: int, entrant_cost: float = 1.0) -> int:
+def most_to_win(incumbent_nodes: int, entrant_cost: float = 1.0) -> int:
     """The most nodes an entrant of ``entrant_cost`` may need to the race's bound and still
-    take over from an incumbent (of one database) that needed ``leader_nodes``."""
-    return int(MARGIN * leader_nodes / entrant_cost)
+    take over from an incumbent (of one database) that needed ``incumbent_nodes``."""
+    return int(MARGIN * incumbent_nodes / entrant_cost)
 
 
 @dataclass

@@ -177,7 +177,7 @@ def promising_first(units: list, least: dict[str, int]) -> list:
     solution's path is cut off only where its f passes the bound -- deep, at a small h.  On
     eight 24-puzzles the last iteration reached its solution after 0.03-0.22 of its nodes in
     this order against 0.13-0.82 in search order, 5.5 times fewer in all
-    (docs/research-table.md, section 9).
+    (docs/research/search.md, section 9).
     Every unit of an iteration shares its bound, so the order changes which shortest solution
     is found first and how soon, never its length."""
     if not least:
