@@ -40,6 +40,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench_summary import machine  # the machine in words, as the README's table names it
+
 ROOT = Path(__file__).resolve().parents[1]
 INSTANCES = ROOT / "data" / "korf-felner-24.txt"
 CLAUSECKER = ROOT / "data" / "korf-felner-24-clausecker.txt"
@@ -222,19 +224,6 @@ def project(runs: list[Run], instances: list[Instance]) -> Projection:
     return Projection(measured, projected, len(done), ratio, rate)
 
 
-def machine() -> str:
-    """The machine, for the table's header."""
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
-
-
 def report(runs: list[Run], instances: list[Instance], args) -> None:
     """The totals and the extrapolation, after the table."""
     pr = project(runs, instances)
@@ -270,7 +259,8 @@ def main(argv=None) -> int:
     instances = read_instances()
     todo = chosen(instances, args)
     print(
-        f"Korf & Felner's 24-puzzles, {time.strftime('%Y-%m-%d')}, {machine()}; "
+        f"Korf & Felner's 24-puzzles, {time.strftime('%Y-%m-%d')}, {machine()}, "
+        f"Python {platform.python_version()}; "
         f"cap {args.cap:g} s a board, jobs {args.jobs or 'all'}"
         + (f", scheduler {args.scheduler}" if args.scheduler else "")
     )

@@ -177,3 +177,29 @@ def watched(args: list[str], stream: str = "stderr", **popen) -> Watched:
     pipes[stream] = subprocess.PIPE
     proc = subprocess.Popen(args, **pipes, **popen)
     return Watched(proc, getattr(proc, stream))
+
+
+# Three cuts of the 8-puzzle into two 4-tile patterns: equally strong, cut differently.
+CUTS = ("4-4", "1,2,4,5/3,6,7,8", "1,4,7,8/2,3,5,6")
+
+
+@pytest.fixture(scope="session")
+def three_cuts(tmp_path_factory):
+    """A data directory with three equally strong 3x3 databases, the partitions of
+    :data:`CUTS` (about a second): the rivals of a race."""
+    from pdb_builder.build_apdb import build_apdb
+    from solver.search import plans
+    from solver.tables import pattern_db
+
+    d = tmp_path_factory.mktemp("three-cuts")
+    for cut in CUTS:
+        build_apdb("3x3", cut, None, d, progress=False)
+    pattern_db.clear_cache()
+    plans.clear_cache()
+    return d
+
+
+@pytest.fixture
+def cuts():
+    """The partitions of the ``three_cuts`` databases, in the order built."""
+    return CUTS

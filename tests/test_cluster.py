@@ -249,21 +249,6 @@ def test_the_cluster_runs_the_local_search(client, twin_dir, short_probe, order)
         assert "race" not in there.extra  # no rival built
 
 
-# Three cuts of the 8-puzzle into two 4-tile patterns: equally strong, cut differently.
-CUTS = ("4-4", "1,2,4,5/3,6,7,8", "1,4,7,8/2,3,5,6")
-
-
-@pytest.fixture(scope="module")
-def three_cuts(tmp_path_factory):
-    """A data directory with three equally strong 3x3 databases: the rivals of a race."""
-    from pdb_builder.build_apdb import build_apdb
-
-    d = tmp_path_factory.mktemp("three-cuts")
-    for cut in CUTS:
-        build_apdb("3x3", cut, None, d, progress=False)
-    return d
-
-
 def test_the_race_runs_on_the_cluster(client, three_cuts, exact_dir, monkeypatch):
     """Races after 5 nodes (the client tells the probe when), the rivals as tasks: optimal
     answers, and the same race -- bound, nodes, winner -- as the local search's on one

@@ -14,24 +14,8 @@ import pytest
 from solver import api
 from solver.core.board import Shape, goal_board
 from solver.core.solution import SearchLimitReached
-from solver.search import driver, plans, race
-from solver.tables import exact, pattern_db
-
-# Three cuts of the 8-puzzle into two 4-tile patterns: equally strong, cut differently.
-CUTS = ("4-4", "1,2,4,5/3,6,7,8", "1,4,7,8/2,3,5,6")
-
-
-@pytest.fixture(scope="module")
-def three_cuts(tmp_path_factory):
-    """A data directory with three equally strong 3x3 databases (about a second)."""
-    from pdb_builder.build_apdb import build_apdb
-
-    d = tmp_path_factory.mktemp("three-cuts")
-    for cut in CUTS:
-        build_apdb("3x3", cut, None, d, progress=False)
-    pattern_db.clear_cache()
-    plans.clear_cache()
-    return d
+from solver.search import driver, race
+from solver.tables import exact
 
 
 @pytest.fixture
@@ -120,10 +104,10 @@ def test_the_pick_is_the_same_on_any_number_of_threads(three_cuts, early_race):
             assert one[1].nodes == two[1].nodes and one[1].bound == two[1].bound
 
 
-def test_no_pick_searches_the_leader_alone(three_cuts, early_race):
+def test_no_pick_searches_the_incumbent_alone(three_cuts, cuts, early_race):
     for start in _boards(5, 11):
         sol = _solve(start, three_cuts, pick=False)
-        named = _solve(start, three_cuts, partition=CUTS[0])
+        named = _solve(start, three_cuts, partition=cuts[0])
         assert "race" not in sol.extra
         assert sol.nodes_generated == named.nodes_generated and sol.moves == named.moves
 
@@ -134,7 +118,7 @@ def test_a_weighted_search_does_not_race(three_cuts, early_race):
     assert "race" not in sol.extra
 
 
-def test_the_node_cap_counts_the_race(three_cuts, exact_dir, early_race):
+def test_the_node_cap_counts_the_race(three_cuts, cuts, exact_dir, early_race):
     goal = goal_board(Shape(3, 3))
     for start in _boards(10, 13):
         full = _solve(start, three_cuts)
@@ -145,14 +129,14 @@ def test_the_node_cap_counts_the_race(three_cuts, exact_dir, early_race):
             _solve(start, three_cuts, max_nodes=cap)
         partial = e.value.partial
         assert partial.lower_bound <= exact.distance(start, goal, data_dir=exact_dir)
-        assert partial.nodes_generated < full.nodes_generated + 4 * len(CUTS)
+        assert partial.nodes_generated < full.nodes_generated + 4 * len(cuts)
         return
     pytest.fail("no board raced")
 
 
-def test_a_paused_search_goes_on_without_losing_a_node(three_cuts):
+def test_a_paused_search_goes_on_without_losing_a_node(three_cuts, cuts):
     goal = goal_board(Shape(3, 3))
-    opts = api.SearchOptions(data_dir=three_cuts, partition=CUTS[1])
+    opts = api.SearchOptions(data_dir=three_cuts, partition=cuts[1])
     plan, _ = api.search_request(goal, goal, opts).plans[0]
     for start in _boards(10, 17):
         whole = driver.search(plan, start.tiles)
@@ -188,14 +172,14 @@ def test_the_command_line_shows_the_race(three_cuts, early_race, run_cli):
     assert " & " not in alone["race"] and alone["length"] == answer["length"]
 
 
-def test_the_race_stays_within_half_the_memory(three_cuts, monkeypatch):
+def test_the_race_stays_within_half_the_memory(three_cuts, cuts, monkeypatch):
     from solver.tables import catalog
 
     goal = goal_board(Shape(3, 3))
     opts = api.SearchOptions(data_dir=three_cuts)
     lead = catalog.rivals(goal.shape, goal, three_cuts)[0][0]
     # The three databases, the incumbent's maximum with each rival, and all three's.
-    assert len(api.search_request(goal, goal, opts).plans) == len(CUTS) + 3
+    assert len(api.search_request(goal, goal, opts).plans) == len(cuts) + 3
     # A machine with room for two of these databases in half its memory races two of them
     # (and their maximum, which reads the same tables).
     monkeypatch.setattr(catalog, "_physical_memory", lambda: 4 * lead.strength + 1)
