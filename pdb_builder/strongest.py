@@ -14,7 +14,6 @@ Imports: :mod:`solver.core`, :mod:`solver.tables`, :mod:`pdb_builder`.
 
 from __future__ import annotations
 
-import math
 import os
 from typing import NamedTuple
 
@@ -89,20 +88,25 @@ def seconds_on(measured: Measured, serial: float, cores: int) -> float:
     (100, 40)
     """
     if measured.sixteen_cores is not None:
-        parallel = (measured.two_cores - measured.sixteen_cores) / (1 / 2 - 1 / 16)
-        fixed = measured.two_cores - parallel / 2
+        fixed, parallel = _fit(measured)
     else:
         fixed = serial * measured.two_cores
         parallel = 2 * (measured.two_cores - fixed)
     return fixed + parallel / max(1, cores)
 
 
+def _fit(measured: Measured) -> tuple[float, float]:
+    """``(serial seconds, parallel core-seconds)`` fitted to a build measured on 2 cores and
+    on 16 (Amdahl's law)."""
+    parallel = (measured.two_cores - measured.sixteen_cores) / (1 / 2 - 1 / 16)
+    return measured.two_cores - parallel / 2, parallel
+
+
 def _serial_share(kind: str) -> float:
     """The share of a build's time that more threads do not shorten, where only 2 cores
     measured it: that of the 5x5 builds of ``kind`` (both measurements exist there)."""
     m = MEASURED[("5x5", kind)]
-    parallel = (m.two_cores - m.sixteen_cores) / (1 / 2 - 1 / 16)
-    return (m.two_cores - parallel / 2) / m.two_cores
+    return _fit(m)[0] / m.two_cores
 
 
 def estimate(shape: Shape, steps: list[Step], cores: int | None = None) -> Estimate:
@@ -111,7 +115,7 @@ def estimate(shape: Shape, steps: list[Step], cores: int | None = None) -> Estim
     seconds, disk, memory = 0.0, 0, 0
     for step in steps:
         sizes = [len(p) for p in step.member.partition]
-        size = sum(math.perm(shape.size, k) for k in sizes) + budget.FILE_OVERHEAD
+        model, size = budget.pattern_cost(shape.size, sizes, 1 + step.twin)  # a file's size
         disk += size * (step.additive + step.twin)
         # Both files: one search, the twin's (pdb_builder.zero_aware.build_with_twin).
         kind = "twin" if step.twin else "additive" if step.additive else None
@@ -119,7 +123,6 @@ def estimate(shape: Shape, steps: list[Step], cores: int | None = None) -> Estim
             continue
         measured = MEASURED[(str(shape), kind)]
         seconds += seconds_on(measured, _serial_share(kind), cores)
-        model = budget.pattern_cost(shape.size, sizes, 1 + step.twin)[0]
         memory = max(memory, measured.peak or model)
     return Estimate(seconds, disk, memory, cores)
 

@@ -166,14 +166,22 @@ def build_command(
             cmd.append("--zero-aware")
     elif goal is not None and default_exact_goal(goal):
         goal = None  # a bare build-pdb --shape S builds the table that serves it
-    if goal is not None and goal != preset_goal(shape):
-        tag = goal_tag(goal)
-        cmd += ["--goal", goal.flat() if tag.startswith(CUSTOM_GOAL) else tag]
-    if data_dir:
-        cmd += ["--data-dir", str(data_dir)]
+    cmd += where_words(shape, goal, data_dir)
     if force:
         cmd.append("--force")
     return " ".join(shlex.quote(word) for word in cmd)
+
+
+def where_words(shape: Shape, goal: Board | None = None, data_dir=None) -> list[str]:
+    """The words of a ``build-pdb`` command that name its goal (none for blank-last: a preset's
+    name, else the board) and its data directory (none for the default)."""
+    words = []
+    if goal is not None and goal != preset_goal(shape):
+        tag = goal_tag(goal)
+        words += ["--goal", goal.flat() if tag.startswith(CUSTOM_GOAL) else tag]
+    if data_dir:
+        words += ["--data-dir", str(data_dir)]
+    return words
 
 
 def default_build_command(data_dir=None) -> str:

@@ -59,11 +59,7 @@ def not_built(shape: Shape, goal: Board, data_dir=None, zero_aware: bool = True)
 def command(shape: Shape, goal: Board | None = None, data_dir=None) -> str:
     """``build-pdb --shape S --strongest`` for ``goal`` and ``data_dir``, ready to paste."""
     words = ["build-pdb", "--shape", str(shape), "--strongest"]
-    if goal is not None and goal != preset_goal(shape):
-        tag = names.goal_tag(goal)
-        words += ["--goal", goal.flat() if tag.startswith(names.CUSTOM_GOAL) else tag]
-    if data_dir:
-        words += ["--data-dir", str(data_dir)]
+    words += names.where_words(shape, goal, data_dir)
     return " ".join(shlex.quote(w) for w in words)
 
 
