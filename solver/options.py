@@ -251,20 +251,18 @@ def for_endpoint(endpoint: str) -> tuple[Option, ...]:
 # --- SearchOptions ----------------------------------------------------------------------------
 
 
+_CHOSEN = tuple(o for o in SPEC if o.search and o.choices)
+
+
 class _Checks:
     """The rules a :class:`SearchOptions` keeps, checked when one is made."""
 
     def __post_init__(self):
-        if self.algorithm != "auto" and self.algorithm not in ALGORITHMS:
-            raise BoardError(
-                f"unknown algorithm '{self.algorithm}': use auto, {', '.join(ALGORITHMS)}"
-            )
-        if self.heuristic not in HEURISTICS:
-            raise BoardError(f"unknown heuristic '{self.heuristic}': use {', '.join(HEURISTICS)}")
-        if self.cycle_check is not None and self.cycle_check not in CYCLE_CHECKS:
-            raise BoardError(
-                f"unknown cycle check '{self.cycle_check}': use {', '.join(CYCLE_CHECKS)}"
-            )
+        for o in _CHOSEN:  # a value from a fixed list: the specification's list
+            value = getattr(self, o.name)
+            if not (value is None and o.optional) and value not in o.choices:
+                what = o.name.replace("_", " ")
+                raise BoardError(f"unknown {what} '{value}': use {', '.join(o.choices)}")
         if not isinstance(self.jobs, int) or self.jobs < 1:
             raise BoardError(f"jobs must be a whole number of at least 1, not {self.jobs!r}")
         low, top = MIN_FSM_DEPTH, config.MAX_FSM_DEPTH
