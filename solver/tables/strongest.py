@@ -12,6 +12,7 @@ Imports: :mod:`solver.core`, :mod:`solver.tables` (catalog, names, partitions).
 
 from __future__ import annotations
 
+import functools
 import shlex
 from typing import NamedTuple
 
@@ -37,13 +38,18 @@ def has_set(shape: Shape) -> bool:
 def members(shape: Shape, goal: Board | None = None) -> list[Member]:
     """The partitions of ``shape``'s strongest set as tiles of ``goal`` (default:
     blank-last), with their files' names; empty for a shape without a set."""
-    goal = goal if goal is not None else preset_goal(shape)
+    return list(_members(shape, goal if goal is not None else preset_goal(shape)))
+
+
+@functools.lru_cache(maxsize=64)
+def _members(shape: Shape, goal: Board) -> tuple[Member, ...]:
+    # Asked by every search of a batch (its note): the partitions are read once per goal.
     out = []
     for name in config.STRONGEST.get(str(shape), ()):
         partition = parse_partition(name, shape, goal)
         additive = names.apdb_file_name(shape, partition, goal)
         out.append(Member(partition, additive, names.zpdb_file_name(shape, partition, goal)))
-    return out
+    return tuple(out)
 
 
 def not_built(shape: Shape, goal: Board, data_dir=None, zero_aware: bool = True) -> list[str]:
