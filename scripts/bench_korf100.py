@@ -6,21 +6,18 @@ a CSV and a summary table beside the node counts Felner, Korf & Hanan published.
     python scripts/bench_korf100.py                       # every built 4x4 database, +/- reflection
     python scripts/bench_korf100.py --partition 7-8 --reflect-only
     python scripts/bench_korf100.py --manhattan-cap 5000000 --csv korf100.csv
-    python scripts/bench_korf100.py --startup             # what one `npuzzle solve` costs to start
 
 The instances are stated for Korf's blank-first goal (0 1 2 ... 15); the databases are built for
 npuzzle's blank-last goal, so every instance is solved as its 180-degree rotation, exactly as
 `npuzzle solve --goal blank-first` does.  Times are search times on one core (the database is
-loaded and the kernel compiled before the clock starts; both are reported separately).
+loaded and the kernel compiled before the clock starts; both are reported separately).  What a
+whole process spends besides the search: scripts/profile_start.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import os
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -219,120 +216,6 @@ def print_table(summary: list[dict]) -> None:
             )
 
 
-def random_board(seed: int) -> str:
-    """A uniformly random 15-puzzle solvable towards the default goal."""
-    import random
-
-    from solver.core.board import is_solvable
-
-    rng = random.Random(seed)
-    goal = goal_board(SHAPE)
-    while True:
-        tiles = list(range(16))
-        rng.shuffle(tiles)
-        b = Board(SHAPE, tuple(tiles))
-        if is_solvable(b, goal):
-            return b.flat()
-
-
-# --- start-up costs --------------------------------------------------------------------------
-
-STEP_CODE = """
-import time, sys
-t = [time.perf_counter()]
-import numpy; t.append(time.perf_counter())
-import h5py; t.append(time.perf_counter())
-import numba; t.append(time.perf_counter())
-from solver import api
-from solver.search import idastar
-from solver.core.board import Board, goal_board
-t.append(time.perf_counter())
-idastar.numba_ready(); t.append(time.perf_counter())
-g = goal_board("4x4"); o = api.SearchOptions(algorithm="idastar")
-plan, _ = api.search_request(g, g, o).plans[0]; t.append(time.perf_counter())
-idastar.search(plan, g.move("U").tiles); t.append(time.perf_counter())
-s = api.solve(Board.parse(sys.argv[1]), options=o); t.append(time.perf_counter())
-print(" ".join(f"{b - a:.4f}" for a, b in zip(t, t[1:])), s.database, s.length,
-      s.extra["search_seconds"])
-"""
-STEP_NAMES = [
-    "import numpy",
-    "import h5py",
-    "import numba",
-    "import solver (api, heuristics, idastar)",
-    "numba CPU target (without scipy)",
-    "open + memory-map the database (h5py metadata)",
-    "kernel: load from numba's cache + 1-move solve",
-    "the solve itself (parse, check, search, replay)",
-]
-
-
-def _time_cmd(args, env, repeat=5) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        subprocess.run(
-            args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
-        )
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
-def startup(data_dir, board: str, repeat: int = 5) -> None:
-    """Wall time of fresh processes (best of ``repeat``): the bare interpreter, the whole CLI,
-    and the in-process split of one solve."""
-    import shutil
-
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    if data_dir:
-        env["NPUZZLE_DATA"] = str(data_dir)
-    rows = [
-        (
-            "python -c pass (interpreter + site)",
-            _time_cmd([sys.executable, "-c", "pass"], env, repeat),
-        )
-    ]
-    cli = [sys.executable, "-m", "solver", "solve", board]
-    rows.append(("python -m solver solve BOARD", _time_cmd(cli, env, repeat)))
-    script = Path(sys.executable).with_name("npuzzle")
-    if script.is_file():
-        rows.append(
-            (
-                "npuzzle solve BOARD (console script)",
-                _time_cmd([str(script), "solve", board], env, repeat),
-            )
-        )
-    shim = shutil.which("npuzzle")
-    if shim and Path(shim) != script:
-        rows.append(
-            (f"npuzzle solve BOARD via {shim}", _time_cmd([shim, "solve", board], env, repeat))
-        )
-    splits = []
-    for _ in range(repeat):
-        out = subprocess.run(
-            [sys.executable, "-c", STEP_CODE, board], env=env, capture_output=True, text=True
-        )
-        parts = out.stdout.split()
-        if out.returncode or len(parts) < len(STEP_NAMES):
-            print(out.stderr, file=sys.stderr)
-            return
-        splits.append(parts)
-    print(
-        f"\nStart-up of one solve of the random 15-puzzle {board} (warm caches, best of "
-        f"{repeat}):\n\n| what | wall s |\n|---|---|"
-    )
-    for name, sec in rows:
-        print(f"| {name} | {sec:.3f} |")
-    print("\nIn one fresh process, step by step (median):\n\n| step | s |\n|---|---|")
-    for i, name in enumerate(STEP_NAMES):
-        print(f"| {name} | {statistics.median(float(p[i]) for p in splits):.4f} |")
-    last = splits[-1]
-    print(
-        f"\ndatabase {last[len(STEP_NAMES)]}, {last[len(STEP_NAMES) + 1]} moves, search "
-        f"{float(last[len(STEP_NAMES) + 2]):.4f} s"
-    )
-
-
 # --- main ------------------------------------------------------------------------------------
 
 
@@ -356,9 +239,7 @@ def main(argv=None) -> int:
     ap.add_argument("--instances", default="1-100", help="e.g. 1-10 or 1,5,88")
     ap.add_argument("--data-dir", type=Path, default=None)
     ap.add_argument("--csv", type=Path, default=ROOT / "bench-results" / "korf100.csv")
-    ap.add_argument("--startup", action="store_true", help="measure start-up costs instead")
     ap.add_argument("--korf", type=Path, default=KORF_FILE)
-    ap.add_argument("--seed", type=int, default=1, help="random board for --startup")
     ap.add_argument(
         "--jobs",
         type=int,
@@ -369,9 +250,6 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     korf = read_korf(args.korf)
-    if args.startup:
-        startup(args.data_dir, random_board(args.seed))
-        return 0
     wanted = set()
     for part in args.instances.split(","):
         a, _, b = part.partition("-")

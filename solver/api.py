@@ -8,6 +8,9 @@ start-up time that a table lookup must not pay).  The CLI is a thin layer over t
 from __future__ import annotations
 
 import importlib
+import os
+import sys
+import threading
 import time
 from dataclasses import replace
 
@@ -154,14 +157,48 @@ def solve_idastar(start: Board, goal: Board, opts: SearchOptions) -> Solution:
     """IDA* (algorithm ``idastar``) on the search ``opts`` asks for
     (:func:`search_request`, then :func:`solver.search.idastar.solve`).  Its ``seconds``
     count choosing and opening the tables too."""
-    from .search import idastar
-
+    request = search_request(start, goal, opts, plans=False)
+    idastar = idastar_module(request)
     t0 = time.perf_counter()
-    request = search_request(start, goal, opts)
+    request = request.with_plans()
     prepared = time.perf_counter() - t0
     sol = idastar.solve(request)
     sol.seconds += prepared
     return sol
+
+
+def idastar_module(request):
+    """:mod:`solver.search.idastar`, imported.  Its first import in a process loads numba (a
+    few hundred milliseconds of Python); where a second core is free, the tables ``request``
+    will read are opened meanwhile on another thread (:func:`solver.search.plans.open_ahead`),
+    since reading a batch's 550 MB of 7-8 into memory is work for the operating system that
+    needs no interpreter (docs/research/end-to-end.md, "What a cold start is made of")."""
+    if "solver.search.idastar" in sys.modules or usable_cores() < 2:
+        from .search import idastar
+
+        return idastar
+    from .search.plans import open_ahead
+
+    ahead = threading.Thread(
+        target=open_ahead,
+        args=(request.goal, request.heuristic, request.optimal),
+        name="npuzzle-open-ahead",
+        daemon=True,
+    )
+    ahead.start()
+    try:
+        from .search import idastar
+    finally:
+        ahead.join()  # the plans are chosen from what it opened, on this thread alone
+    return idastar
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no affinity on this platform
+        return max(1, os.cpu_count() or 1)
 
 
 def solve_astar(start: Board, goal: Board, opts: SearchOptions) -> Solution:
@@ -180,9 +217,8 @@ def solve_astar(start: Board, goal: Board, opts: SearchOptions) -> Solution:
 def warm_up(goal: Board, opts: SearchOptions) -> None:
     """Map the tables and load the compiled kernel that IDA* towards ``goal`` with ``opts``
     needs, so that processes forked afterwards share both."""
-    from .search import idastar
-
-    idastar.warm_up(search_request(goal, goal, opts))
+    request = search_request(goal, goal, opts, plans=False)
+    idastar_module(request).warm_up(request)
 
 
 def solve(board, goal=None, *, shape=None, options: SearchOptions | None = None, **kw) -> Solution:

@@ -61,6 +61,19 @@ def pdb_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def twin_dir(tmp_path_factory):
+    """The 4x4 5-5-5 database and its zero-aware twin (a few seconds): what a 15-puzzle search
+    reads where the strongest set is built, in small."""
+    from pdb_builder.build_apdb import build_apdb
+    from pdb_builder.zero_aware import build_zero_aware
+
+    d = tmp_path_factory.mktemp("twin")
+    build_apdb("4x4", "5-5-5", None, d, progress=False)
+    build_zero_aware("4x4", "5-5-5", None, d, progress=False)
+    return d
+
+
+@pytest.fixture(scope="session")
 def tables_dir(tmp_path_factory):
     """Exact 2x3 and 3x3 tables, the 3x3 4-4 and the 4x4 5-5-5 pattern databases in one data
     directory (about two seconds): every kind of table a batch command reads."""

@@ -18,12 +18,12 @@ from solver.cli import COMMANDS, main
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def imported_after(args: list[str], env: dict) -> set:
+def imported_after(args: list[str], env: dict, cwd: str = ROOT) -> set:
     """The heavy modules imported by running ``npuzzle ARGS`` in a fresh interpreter."""
     code = (
         "import sys, atexit, json\n"
         "heavy = ('numpy', 'h5py', 'numba', 'scipy', 'tqdm', 'matplotlib', 'cffi', "
-        "'importlib.metadata', 'numba.np.arraymath')\n"
+        "'importlib.metadata', 'numba.np.arraymath', 'numba.np.arrayobj', 'yaml')\n"
         "atexit.register(lambda: sys.__stderr__.write('MODULES ' + json.dumps("
         "[m for m in heavy if m in sys.modules]) + '\\n'))\n"
         "from solver.cli import main\n"
@@ -34,7 +34,7 @@ def imported_after(args: list[str], env: dict) -> set:
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": ROOT, **env},
-        cwd=ROOT,
+        cwd=cwd,
     )
     line = [l for l in r.stderr.splitlines() if l.startswith("MODULES ")][-1]
     return set(json.loads(line[len("MODULES ") :]))
@@ -65,6 +65,33 @@ def test_a_lookup_needs_numpy_only_and_h5py_only_the_first_time(tables_dir, tmp_
     # A cached kernel needs numba and its runtime, not scipy, cffi, the extension scan or the
     # registries for all of NumPy (solver.core.numba_start).
     assert imported_after(search, env) == {"numpy", "numba"}
+
+
+def test_a_zero_aware_search_loads_no_array_code_and_no_yaml(twin_dir, tmp_path):
+    # The twin's region tables are made by a kernel that allocates nothing, and PyYAML is
+    # left out where no numba configuration file is there to read (solver.core.numba_start).
+    env = {"NPUZZLE_DATA": str(twin_dir), "NPUZZLE_CACHE": str(tmp_path / "cache")}
+    search = ["solve", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15", "-v"]
+    imported_after(search, env, cwd=str(tmp_path))  # compiled or loaded: cached from now on
+    assert imported_after(search, env, cwd=str(tmp_path)) == {"numpy", "numba"}
+
+
+def test_a_numba_configuration_file_is_still_read(tmp_path):
+    (tmp_path / ".numba_config.yaml").write_text("developer_mode: 1\n")
+    code = (
+        "from solver.core.numba_start import import_numba\n"
+        "import_numba()\n"
+        "import numba.core.config as c\n"
+        "print(c.DEVELOPER_MODE)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ROOT},
+        cwd=tmp_path,
+    )
+    assert r.stdout.strip() == "1", r.stderr
 
 
 @pytest.mark.slow

@@ -39,7 +39,7 @@ from solver.core.regions import (
     set_rank,
 )
 from solver.search import plans
-from solver.tables import pattern_db
+from solver.tables import pattern_db, store
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import bench_zero_aware as script  # noqa: E402
@@ -200,8 +200,8 @@ def test_idastar_with_zero_aware_tables_is_optimal(tmp_path_factory, shape, part
 
 
 @pytest.fixture(scope="module")
-def fifteen(tmp_path_factory):
-    return _data(tmp_path_factory, "4x4", "5-5-5")
+def fifteen(twin_dir):
+    return twin_dir
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -343,3 +343,41 @@ def test_a_search_over_a_twin_maps_its_additive_file_and_reads_only_the_twin(eig
         store.clear_cache()
         pattern_db.clear_cache()
         plans.clear_cache()
+
+
+def _loads(monkeypatch) -> list:
+    """The files brought into memory from now on (a list that fills as they are)."""
+    from solver.tables import loading
+
+    seen = []
+    real = loading.load
+
+    def load(path, size, mode):
+        seen.append(Path(path).name)
+        return real(path, size, mode)
+
+    monkeypatch.setattr(loading, "load", load)
+    return seen
+
+
+def test_the_tables_opened_ahead_are_the_ones_the_search_reads(fifteen, monkeypatch):
+    plans.clear_cache()
+    store.clear_cache()
+    goal = goal_board(Shape.parse("4x4"))
+    spec = api.heuristic_spec(goal, api.SearchOptions(data_dir=fifteen))
+    seen = _loads(monkeypatch)
+    plans.open_ahead(goal, spec, race=True)
+    ahead = list(seen)
+    chosen = plans.choose(goal, spec, race=True)
+    assert seen == ahead, "choose read a file that was not opened ahead"
+    assert "zpdb-4x4-5-5-5.h5" in ahead
+    assert {p.database for p, _ in chosen} <= set(ahead)
+
+
+def test_opening_ahead_leaves_a_missing_database_to_the_search(tmp_path, monkeypatch):
+    goal = goal_board(Shape.parse("4x4"))
+    spec = api.heuristic_spec(goal, api.SearchOptions(heuristic="pdb", data_dir=tmp_path))
+    seen = _loads(monkeypatch)
+    assert plans.open_ahead(goal, spec, race=True) is None and seen == []
+    with pytest.raises(store.DatabaseMissing):
+        plans.choose(goal, spec, race=True)

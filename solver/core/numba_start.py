@@ -3,7 +3,8 @@
 A one-board solve from the shell runs kernels that numba compiled on an earlier run and cached
 on disk.  By default numba pays for much more than loading them:
 
-* importing numba imports ``scipy`` (only to check its version);
+* importing numba imports ``scipy`` (only to check its version) and PyYAML (to read a
+  ``.numba_config.yaml`` that usually is not there);
 * loading a cached kernel first loads the whole CPU target -- the typing and lowering
   registries for all of Python and NumPy, about 0.15 s -- although a cached kernel is machine
   code that needs none of them; on the way it imports ``scipy.linalg`` (to learn whether
@@ -17,7 +18,8 @@ on disk.  By default numba pays for much more than loading them:
   which imports ``numpy.ma`` -- 7 ms of a one-board solve's start -- although no masked array
   can exist before ``numpy.ma`` is imported.
 
-:func:`import_numba` imports numba without scipy and teaches numba's cache to load a kernel
+:func:`import_numba` imports numba without scipy (and without PyYAML where the working
+directory has no numba configuration file) and teaches numba's cache to load a kernel
 with only the runtime it links against; the full target is loaded -- with scipy, cffi and the
 extension scan left out -- only when a kernel must really be compiled (a cache miss, or the
 first run).  After a kernel loads, :func:`gc.freeze` moves the long-lived objects out of the
@@ -74,7 +76,8 @@ def _import_without_extras() -> None:
         stub._already_initialized = True
         sys.modules[stub.__name__] = stub
     try:
-        with _hidden(["scipy"] if _hide_scipy() else []):
+        hide = (["scipy"] if _hide_scipy() else []) + ([] if _numba_config_file() else ["yaml"])
+        with _hidden(hide):
             import numba  # noqa: F401
     except Exception:  # noqa: BLE001 - a numba that needs more of either: import it whole
         for name in [m for m in sys.modules if m == "numba" or m.startswith("numba.")]:
@@ -138,6 +141,13 @@ def load_cpu_target() -> None:
 
 def _extensions() -> bool:
     return config.env_flag(config.ENV_NUMBA_EXTENSIONS, False)
+
+
+def _numba_config_file() -> bool:
+    """Whether numba has a configuration file to read: ``.numba_config.yaml`` in the working
+    directory, which numba reads with PyYAML where it is installed.  Where there is none, numba
+    imports PyYAML for nothing (10-20 ms), so the lean start hides it."""
+    return os.path.isfile(".numba_config.yaml")
 
 
 def _hide_scipy() -> bool:

@@ -24,13 +24,13 @@ import functools
 import numpy as np
 
 from .numba_start import import_numba
+from .packing import HIGHER_BY, MAIN, OTHER, VALUE_BITS, VALUE_MASK  # noqa: F401 - shared names
 
 import_numba()
 import numba  # noqa: E402
 
 MAX_SET = 8  # the most tiles of a pattern whose cell sets are ranked here
 CHUNKS = 4  # cell masks of up to 32 cells, ranked a byte at a time
-MAIN, OTHER = 0, 1  # the two classes of a zero-aware table
 
 
 @functools.cache
@@ -60,19 +60,21 @@ def set_rank(mask, n, binom):
 def colex_tables() -> tuple[np.ndarray, np.ndarray]:
     """``(part, ones)``: a set's colex rank a byte at a time, ``sum over bytes j of
     part[j, s, byte_j]`` where ``s`` counts the set's cells in the bytes before
-    (``ones[byte]`` per byte).  Read-only; 36 KB."""
+    (``ones[byte]`` per byte).  Read-only; 36 KB.
+
+    >>> part, ones = colex_tables()
+    >>> int(part[0, 0, 0b101] + part[1, 2, 0b1])  # cells 0, 2 and 8: C(0,1) + C(2,2) + C(8,3)
+    57
+    """
     binom = binomials(8 * CHUNKS)
-    part = np.zeros((CHUNKS, MAX_SET + 1, 256), np.int32)  # C(32, 8) < 2^31; 36 KB
-    ones = np.array([bin(b).count("1") for b in range(256)], np.int32)
-    for j in range(CHUNKS):
-        for s in range(MAX_SET + 1):
-            for byte in range(256):
-                i, total = s, 0
-                for bit in range(8):
-                    if (byte >> bit) & 1 and i <= MAX_SET:
-                        i += 1
-                        total += binom[8 * j + bit, i]
-                part[j, s, byte] = total
+    bits = (np.arange(256)[:, None] >> np.arange(8)) & 1  # [byte, bit]
+    # The cell on bit b of byte j is the set's (s + cells up to b)-th: C(8j + b, that).
+    nth = np.arange(MAX_SET + 1)[:, None, None] + np.cumsum(bits, axis=1)  # [s, byte, bit]
+    counted = bits.astype(bool) & (nth <= MAX_SET + 1)  # cells past the MAX_SET-th add nothing
+    cells = 8 * np.arange(CHUNKS)[:, None, None, None] + np.arange(8)  # [j, 1, 1, bit]
+    terms = binom[cells, np.minimum(nth, MAX_SET + 1)] * counted
+    part = terms.sum(axis=3).astype(np.int32)  # C(32, 8) < 2^31
+    ones = bits.sum(axis=1).astype(np.int32)
     for a in (part, ones):
         a.setflags(write=False)
     return part, ones
@@ -101,7 +103,8 @@ def _label(mask, n, nb, labels, stack):
     """Label the free cells of the set ``mask`` by region into ``labels`` (-1 on the set's
     cells), regions numbered from their lowest cell up; return (how many, the main one's
     label): the largest, of equal ones the first."""
-    labels[:] = -1
+    for c in range(n):  # a loop, not a slice: see _main_by_mask_into
+        labels[c] = -1
     lab = 0
     best = -1
     main = 0
@@ -150,28 +153,38 @@ def _label_all(rows, cols, k, binom):
 
 
 @numba.njit(cache=True)
-def _main_by_mask(rows, cols):
-    n = rows * cols
-    nb = neighbour_cells(rows, cols)
-    out = np.zeros(1 << n, np.uint16)
-    labels = np.zeros(n, np.int8)
-    stack = np.zeros(n, np.int64)
-    for mask in range(1 << n):
+def _main_by_mask_into(out, n, nb, labels, stack):
+    # Allocates nothing: a kernel that allocates or fills arrays links numba's array
+    # implementation, whose loading imports numba's array and string modules (about 40 ms of
+    # a one-board solve's start; docs/research/end-to-end.md, "What a cold start is made of").
+    for mask in range(out.size):
         _, main = _label(mask, n, nb, labels, stack)
         m = 0
         for c in range(n):
             if labels[c] == main:
                 m |= 1 << c
         out[mask] = m
+
+
+def neighbours(rows: int, cols: int) -> np.ndarray:
+    """``out[c]``: the cells up, down, left and right of cell c (-1 off the board), made with
+    numpy (:func:`neighbour_cells` is the kernels' own)."""
+    cell = np.arange(rows * cols)
+    r, q = np.divmod(cell, cols)
+    out = np.stack([cell - cols, cell + cols, cell - 1, cell + 1], axis=1)
+    off = np.stack([r == 0, r == rows - 1, q == 0, q == cols - 1], axis=1)
+    out[off] = -1
     return out
 
 
 def main_by_mask(rows: int, cols: int) -> np.ndarray:
     """For boards of up to 16 cells: the main region's cells of every cell set, indexed by
     the set's mask itself (128 KB for 4x4; no rank to compute).  Read-only."""
-    if rows * cols > 16:
+    n = rows * cols
+    if n > 16:
         raise ValueError("a table over every cell set is made for boards of up to 16 cells")
-    out = _main_by_mask(rows, cols)
+    out = np.zeros(1 << n, np.uint16)
+    _main_by_mask_into(out, n, neighbours(rows, cols), np.zeros(n, np.int8), np.zeros(n, np.int64))
     out.setflags(write=False)
     return out
 
@@ -206,20 +219,7 @@ def main_region_masks(rows: int, cols: int, k: int) -> np.ndarray:
     return out
 
 
-# --- one byte a placement ----------------------------------------------------------------------
-#
-# A two-class table holds a placement's two distances side by side (``2 * r`` main, ``2 * r + 1``
-# other).  They differ on only 14-29 % of the placements, and then by an even number (a tile's
-# moves change its pattern's parity with the blank's), almost always 2: per placement
-# ``a - b`` is 0 on 86 % (6-6-6-6) and 71 % (7-8) of the placements, +-2 on 14 % and 28 %,
-# +-4 on 0.04 % and 0.8 %.  So the search keeps one byte a placement -- the smaller distance
-# in the low bits, and which class (if any) is 2 higher in the top two -- half the memory to
-# miss in, the additive table's size.  A difference of 4 or more is kept as 2 (and one of 1,
-# which parity rules out, as 0): lower, so still a lower bound.
-
-VALUE_BITS = 6  # distances of up to 63 moves (a 6-tile pattern on 5x5: 35; 8 on 4x4: 38)
-VALUE_MASK = (1 << VALUE_BITS) - 1
-HIGHER_BY = 2  # how much the higher class's distance exceeds the lower one's, as kept
+# --- one byte a placement (the format: solver.core.packing) ------------------------------------
 
 
 @numba.njit(cache=True, parallel=True)

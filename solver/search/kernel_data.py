@@ -337,13 +337,16 @@ class Plan:
         table = self.tables[tab]
         if self.zero is None:
             return int(table[r])
-        from ..core import regions  # compiled: this plan's kernel needs numba anyway
+        from ..core import regions
 
+        # The kernels' functions run as plain Python here (py_func): calling the compiled ones
+        # from Python would load two more kernels from numba's cache on every cold start.
         z = self.zero
         n = self.shape.size
-        index = mask if not z.chunks else regions.set_rank(mask, n, regions.binomials(n))
+        rank = regions.set_rank.py_func
+        index = mask if not z.chunks else rank(mask, n, regions.binomials(n))
         in_main = (int(z.main[z.moff[f, p] + index]) >> int(z.bcell[f, blank])) & 1
-        return int(regions.class_value(int(table[r]), regions.OTHER - in_main))
+        return int(regions.class_value.py_func(int(table[r]), regions.OTHER - in_main))
 
     def h(self, tiles) -> int:
         """The heuristic value of the board ``tiles`` ("pdb" plans)."""

@@ -196,11 +196,9 @@ def pdb_plan_from(pdbs: list, reflect: bool, zero_aware: bool = False, data_dir=
     (:func:`solver.tables.pattern_db.open_zero_aware`) where every one is built, else over
     them; ``data_dir``: the directory the databases were found in, named in the command that
     rebuilds a damaged twin."""
-    if zero_aware:
-        try:
-            pdbs = [pattern_db.open_zero_aware(p, data_dir) for p in pdbs]
-        except store.DatabaseMissing:
-            zero_aware = False
+    twins = _twins(pdbs, data_dir) if zero_aware else None
+    zero_aware = twins is not None
+    pdbs = twins or pdbs
     key = (tuple(id(p) for p in pdbs), bool(reflect))
     hit = _PDB_PLANS.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], pdbs)):
@@ -245,15 +243,7 @@ def choose(
     same = reduction(goal, goal)
     if not heuristic.reads_databases:
         return ((_cached_simple_plan(shape, goal.tiles, heuristic.name), same),)
-    choice = catalog.choose(
-        shape,
-        goal,
-        heuristic.partitions,
-        heuristic.data_dir,
-        named=heuristic.named,
-        combine=heuristic.combine,
-        race=race and heuristic.pick,
-    )
+    choice = _catalog_choice(goal, heuristic, race)
     if choice.missing is not None:
         if heuristic.name == "pdb" or heuristic.partitions or str(shape) in config.REQUIRES_PDB:
             raise choice.missing
@@ -303,6 +293,45 @@ def _set_advice(goal: Board, heuristic: HeuristicSpec, choice: catalog.Choice) -
     the set counts as built where it is built for the goal of the first database chosen too."""
     served = choice.databases[0][0].goal
     return strongest.advice(goal.shape, goal, heuristic.data_dir, heuristic.zero_aware, served)
+
+
+def _catalog_choice(goal: Board, heuristic: HeuristicSpec, race: bool) -> catalog.Choice:
+    """The catalog's answer for :func:`choose`: one scan of the data directory."""
+    return catalog.choose(
+        goal.shape,
+        goal,
+        heuristic.partitions,
+        heuristic.data_dir,
+        named=heuristic.named,
+        combine=heuristic.combine,
+        race=race and heuristic.pick,
+    )
+
+
+def open_ahead(goal: Board, heuristic: HeuristicSpec, race: bool) -> None:
+    """Open the databases that :func:`choose` will read for the same arguments -- the
+    catalog's choice, the race's rivals and, where built, their zero-aware twins -- so that
+    it finds them opened (:func:`solver.api.solve_idastar` runs this on a second thread
+    while numba imports).  Raises nothing: :func:`choose` meets any error again and
+    reports it."""
+    try:
+        if not heuristic.reads_databases:
+            return
+        choice = _catalog_choice(goal, heuristic, race)
+        for entry, _ in choice.databases + choice.rivals:
+            pdb = _open(entry, heuristic)
+            if heuristic.zero_aware:
+                _twins([pdb], heuristic.data_dir)
+    except Exception:  # noqa: BLE001 - choose opens them again and raises what it meets
+        pass
+
+
+def _twins(pdbs: list, data_dir) -> list | None:
+    """The zero-aware twins of ``pdbs``, or None where one of them is not built."""
+    try:
+        return [pattern_db.open_zero_aware(p, data_dir) for p in pdbs]
+    except store.DatabaseMissing:
+        return None
 
 
 def _open(entry: names.Entry, heuristic: HeuristicSpec) -> pattern_db.AdditivePDB:

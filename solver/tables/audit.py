@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.packing import VALUE_MASK
 from ..core.ranking import count_placements, rank
 from . import names, store
 
@@ -191,8 +192,6 @@ def _zero_aware_problems(entry: names.Entry, f) -> list[str]:
     where the additive database it is the twin of is built -- every lower distance its
     entry (:func:`solver.core.regions.pack_classes`)."""
     import h5py
-
-    from ..core.regions import VALUE_MASK
 
     n = entry.shape.size
     problems, named, home = _patterns(entry, f)

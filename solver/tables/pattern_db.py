@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core import ranking
 from ..core.board import Board, BoardError, Shape, preset_goal
+from ..core.packing import VALUE_MASK
 from ..core.symmetry import Reduction, diagonal_reflection
 from . import catalog, names, store
 from .partitions import Partition
@@ -218,8 +219,6 @@ def _twin_table(pt: PatternTable, table, home: list[int], where: str, fix: str) 
     """Pattern ``pt``'s two-class table ``table`` (None: the file has none), once it has one
     uint8 entry a placement whose lower distance is 0 at the goal placement (each tile t on
     its cell ``home[t]``)."""
-    from ..core.regions import VALUE_MASK  # numba: only searches over twins need it
-
     want = pt.table.size
     if table is None or table.dtype != np.uint8 or table.ndim != 1 or table.size != want:
         raise store.DatabaseCorrupt(

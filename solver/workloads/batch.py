@@ -42,10 +42,7 @@ def solve_line(line: str, goal=None, shape=None, options: api.SearchOptions | No
 
 def default_jobs() -> int:
     """The number of processes ``--jobs`` defaults to: the cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
+    return api.usable_cores()
 
 
 class Solver:
