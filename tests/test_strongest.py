@@ -61,11 +61,12 @@ def test_plan_skips_what_is_built_and_estimates_the_rest(tmp_path):
     est = plan_set.estimate(FIVE, steps, cores=2)
     per_file = 4 * 127_512_000  # 25!/19! placements of each of four 6-tile patterns, a byte each
     assert est.disk == 5 * (per_file + 2**20)  # and a MiB of HDF5 metadata a file, at most
-    # Three searches, each the twin's (the additive file comes from the same search).
-    twin = plan_set.MEASURED[("5x5", "twin")].two_cores
-    assert est.seconds == pytest.approx(3 * twin)
-    assert plan_set.estimate(FIVE, steps, cores=16).seconds == pytest.approx(3 * 199.4 / 4)
-    assert est.memory == plan_set.MEASURED[("5x5", "twin")].peak
+    # Three searches: a twin alone, then two that write both files (one search each).
+    twin, both = plan_set.MEASURED[("5x5", "twin")], plan_set.MEASURED[("5x5", "both")]
+    assert est.seconds == pytest.approx(twin.two_cores + 2 * both.two_cores)
+    on_16 = plan_set.estimate(FIVE, steps, cores=16).seconds
+    assert 199.4 / 4 + 2 * both.two_cores / 8 < on_16 < est.seconds
+    assert est.memory == max(twin.peak, both.peak)
     lines = plan_set.describe(FIVE, steps, est)
     assert (
         "already built, kept: apdb-5x5-6-6-6-6.h5, zpdb-5x5-6-6-6-6.h5, apdb-5x5-6-6-6-6c.h5"
@@ -73,7 +74,7 @@ def test_plan_skips_what_is_built_and_estimates_the_rest(tmp_path):
     )
     assert "to build: zpdb-5x5-6-6-6-6c.h5" in lines
     assert "to build: apdb-5x5-6-6-6-6d.h5 and zpdb-5x5-6-6-6-6d.h5 (one search for both)" in lines
-    assert lines[-1].startswith("estimate: about 6 min on 2 core(s), 2.6 GB of disk")
+    assert lines[-1].startswith("estimate: about 9 min on 2 core(s), 2.6 GB of disk")
     assert "an estimate" in lines[-1]
     forced = plan_set.plan(FIVE, preset_goal(FIVE), tmp_path, force=True)
     assert all(s.additive and s.twin for s in forced)
@@ -225,6 +226,21 @@ def test_suggestion_once_per_batch(run_cli, six_six_three):
     )
     assert r.exit_code == 0, r.output
     assert r.stderr.count("npuzzle: note:") == 1
+    assert r.output.index(NOTE) < r.output.index("{")
+    assert len(r.stdout.splitlines()) == 3
+
+
+@pytest.mark.parametrize("command", ["distance", "hint"])
+def test_distance_and_hint_say_it_before_the_search(run_cli, six_six_three, command):
+    board = _korf(0)
+    common = ["--goal", "blank-first", "--data-dir", six_six_three]
+    r = run_cli([command, board, *common, "--max-nodes", "10"])
+    assert r.exit_code == 4 and r.stderr.count(NOTE) == 1, r.output
+    assert r.stderr.index(NOTE) < r.stderr.index("limit:")
+    _forget_notes()
+    boards = "\n".join(_korf(i) for i in range(3)) + "\n"
+    r = run_cli([command, "-", *common, "--json"], input=boards)
+    assert r.exit_code == 0 and r.stderr.count("npuzzle: note:") == 1, r.output
     assert r.output.index(NOTE) < r.output.index("{")
     assert len(r.stdout.splitlines()) == 3
 

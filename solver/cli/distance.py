@@ -10,6 +10,7 @@ import click
 from .. import answers, api
 from . import errors, io, options
 from . import scheduler as cluster
+from .advice import Advice
 from .forwarding import forwarded
 from .group import main_group as main
 
@@ -45,15 +46,22 @@ def make_batch(opts: api.SearchOptions, goal, shape, as_json: bool, many=None):
     ``many`` answers the boards elsewhere (a cluster: :func:`.scheduler.many`)."""
     from . import stream
 
+    advice = Advice(opts)
+
     def one(start, goal_b) -> dict:
+        advice.goal(goal_b)
         return answers.distance_record(start, goal_b, options=opts)
+
+    def elsewhere(problems):
+        advice.problems(problems)
+        return many(problems)
 
     return stream.Batch(
         one=one,
         text=lambda rec: str(_heard(rec)["distance"]),
         record=_heard,
         bulk=_bulk(opts),
-        many=many,
+        many=None if many is None else elsewhere,
         goal=goal,
         shape=shape,
         as_json=as_json,
@@ -88,8 +96,10 @@ def distance(board, goal, shape, as_json, scheduler, **params):
       npuzzle distance - --scheduler tcp://10.0.0.1:8786 < boards.txt   # on a Dask cluster
     """
     opts = options.search_options(params)
+    advice = Advice(opts)
 
     def answer(text) -> dict:
+        advice.board(text, goal, shape)
         rec = answers.distance_record(text, goal, shape, options=opts)
         errors.notice(rec.get("notice"))
         return rec
@@ -100,13 +110,15 @@ def distance(board, goal, shape, as_json, scheduler, **params):
             from . import stream
 
             raise SystemExit(stream.run(make_batch(opts, goal, shape, as_json, many)))
-        one = answer if many is None else functools.partial(_first, many, goal, shape)
+        one = answer if many is None else functools.partial(_first, many, goal, shape, advice)
         ans = io.answer_one(one, io.board_text(board), as_json)  # cluster: one task
     click.echo(io.json_line(ans) if as_json else str(ans["distance"]))
 
 
-def _first(many, goal, shape, text: str) -> dict:
-    """The answer of one board, asked of ``many``; its error raised here."""
+def _first(many, goal, shape, advice: Advice, text: str) -> dict:
+    """The answer of one board, asked of ``many``, its note said first; its error raised
+    here."""
+    advice.board(text, goal, shape)
     (result,) = many([api.read_problem(text, goal, shape)])
     if isinstance(result, Exception):
         raise result

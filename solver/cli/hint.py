@@ -6,6 +6,7 @@ import click
 
 from .. import answers
 from . import errors, io, options
+from .advice import Advice
 from .forwarding import forwarded
 from .group import main_group as main
 
@@ -37,8 +38,10 @@ def hint(board, goal, shape, as_json, **params):
       npuzzle hint - < boards.txt
     """
     opts = options.search_options(params)
+    advice = Advice(opts)
 
     def answer(text, goal_b=goal) -> dict:
+        advice.board(text, goal_b, shape)
         return answers.hint_record(text, goal_b, shape, options=opts)
 
     if io.is_stdin(board):

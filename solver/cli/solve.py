@@ -9,10 +9,11 @@ from dataclasses import replace
 import click
 
 from .. import answers, api
-from ..core.board import Board, solvability
+from ..core.board import Board
 from ..core.solution import Solution
 from . import errors, io, options
 from . import scheduler as cluster
+from .advice import Advice
 from .forwarding import forwarded
 from .group import main_group as main
 
@@ -155,34 +156,23 @@ def _bulk(opts: api.SearchOptions, tiles: bool):
     return answer
 
 
-def _advise_once(goal: Board, opts: api.SearchOptions, said: set) -> None:
-    """Say, once per goal of a command and before its search starts, what would make the
-    search much faster (:func:`solver.api.advice`)."""
-    if goal.tiles not in said:
-        said.add(goal.tiles)
-        errors.notice(api.advice(goal, opts))
-
-
 def _advised_one(solve_one, opts: api.SearchOptions):
-    """``solve_one`` that first says the advice of its board's search (not for a board
-    that cannot be read or solved: its error comes alone)."""
+    """``solve_one`` that first says the note of its board's search (:mod:`.advice`)."""
+    advice = Advice(opts)
 
     def solve(text, goal=None, *, shape=None, options=None):
-        start, goal_b = api.read_problem(text, goal, shape)
-        if solvability(start, goal_b).solvable:
-            _advise_once(goal_b, options or opts, set())
+        advice.board(text, goal, shape, options)
         return solve_one(text, goal, shape=shape, options=options)
 
     return solve
 
 
 def _advised_many(solve_many, opts: api.SearchOptions):
-    """``solve_many`` that first says the advice of each goal of the batch, once."""
-    said: set = set()
+    """``solve_many`` that first says the note of each goal of the batch, once."""
+    advice = Advice(opts)
 
     def answer(problems):
-        for _, goal_b in problems:
-            _advise_once(goal_b, opts, said)
+        advice.problems(problems)
         return solve_many(problems)
 
     return answer
