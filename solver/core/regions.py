@@ -80,21 +80,13 @@ def colex_tables() -> tuple[np.ndarray, np.ndarray]:
     return part, ones
 
 
-@numba.njit(cache=True)
-def neighbour_cells(rows, cols):
+def neighbour_cells(rows: int, cols: int) -> np.ndarray:
     """``out[c]``: the cells up, down, left and right of cell c (-1 off the board)."""
-    n = rows * cols
-    out = np.full((n, 4), -1, np.int64)
-    for c in range(n):
-        r, q = divmod(c, cols)
-        if r > 0:
-            out[c, 0] = c - cols
-        if r < rows - 1:
-            out[c, 1] = c + cols
-        if q > 0:
-            out[c, 2] = c - 1
-        if q < cols - 1:
-            out[c, 3] = c + 1
+    cell = np.arange(rows * cols)
+    r, q = np.divmod(cell, cols)
+    out = np.stack([cell - cols, cell + cols, cell - 1, cell + 1], axis=1)
+    off = np.stack([r == 0, r == rows - 1, q == 0, q == cols - 1], axis=1)
+    out[off] = -1
     return out
 
 
@@ -133,9 +125,8 @@ def _label(mask, n, nb, labels, stack):
 
 
 @numba.njit(cache=True)
-def _label_all(rows, cols, k, binom):
+def _label_all(rows, cols, k, binom, nb):
     n = rows * cols
-    nb = neighbour_cells(rows, cols)
     count = binom[n, k]
     labels = np.full((count, n), -1, np.int8)
     nreg = np.zeros(count, np.int8)
@@ -166,17 +157,6 @@ def _main_by_mask_into(out, n, nb, labels, stack):
         out[mask] = m
 
 
-def neighbours(rows: int, cols: int) -> np.ndarray:
-    """``out[c]``: the cells up, down, left and right of cell c (-1 off the board), made with
-    numpy (:func:`neighbour_cells` is the kernels' own)."""
-    cell = np.arange(rows * cols)
-    r, q = np.divmod(cell, cols)
-    out = np.stack([cell - cols, cell + cols, cell - 1, cell + 1], axis=1)
-    off = np.stack([r == 0, r == rows - 1, q == 0, q == cols - 1], axis=1)
-    out[off] = -1
-    return out
-
-
 def main_by_mask(rows: int, cols: int) -> np.ndarray:
     """For boards of up to 16 cells: the main region's cells of every cell set, indexed by
     the set's mask itself (128 KB for 4x4; no rank to compute).  Read-only."""
@@ -184,7 +164,9 @@ def main_by_mask(rows: int, cols: int) -> np.ndarray:
     if n > 16:
         raise ValueError("a table over every cell set is made for boards of up to 16 cells")
     out = np.zeros(1 << n, np.uint16)
-    _main_by_mask_into(out, n, neighbours(rows, cols), np.zeros(n, np.int8), np.zeros(n, np.int64))
+    _main_by_mask_into(
+        out, n, neighbour_cells(rows, cols), np.zeros(n, np.int8), np.zeros(n, np.int64)
+    )
     out.setflags(write=False)
     return out
 
@@ -195,7 +177,7 @@ def label_regions(rows: int, cols: int, k: int):
     ``main[set]`` the main region's label."""
     if not 0 < k <= MAX_SET or k >= rows * cols:
         raise ValueError(f"cell sets of {k} cells are not ranked here (1 to {MAX_SET})")
-    return _label_all(rows, cols, k, binomials(rows * cols))
+    return _label_all(rows, cols, k, binomials(rows * cols), neighbour_cells(rows, cols))
 
 
 @numba.njit(cache=True)

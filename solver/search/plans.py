@@ -311,7 +311,7 @@ def _catalog_choice(goal: Board, heuristic: HeuristicSpec, race: bool) -> catalo
 def open_ahead(goal: Board, heuristic: HeuristicSpec, race: bool) -> None:
     """Open the databases that :func:`choose` will read for the same arguments -- the
     catalog's choice, the race's rivals and, where built, their zero-aware twins -- so that
-    it finds them opened (:func:`solver.api.solve_idastar` runs this on a second thread
+    it finds them opened (:func:`solver.api.idastar_module` runs this on a second thread
     while numba imports).  Raises nothing: :func:`choose` meets any error again and
     reports it."""
     try:
