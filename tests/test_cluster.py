@@ -217,18 +217,6 @@ def test_node_cap_stops_a_split_search(client, pdb_dir, always_split):
     assert 0 < e.value.partial.lower_bound <= 57 and e.value.partial.moves is None
 
 
-@pytest.fixture(scope="module")
-def twin_dir(tmp_path_factory):
-    """The 4x4 5-5-5 database and its zero-aware twin (a few seconds)."""
-    from pdb_builder.build_apdb import build_apdb
-    from pdb_builder.zero_aware import build_zero_aware
-
-    d = tmp_path_factory.mktemp("twin")
-    build_apdb("4x4", "5-5-5", None, d, progress=False)
-    build_zero_aware("4x4", "5-5-5", None, d, progress=False)
-    return d
-
-
 @pytest.mark.parametrize("order", [True, False])
 def test_the_cluster_runs_the_local_search(client, twin_dir, short_probe, order):
     """Korf's first two instances: the same length, heuristic (the twin), unit order and
