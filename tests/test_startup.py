@@ -77,6 +77,7 @@ def test_a_zero_aware_search_loads_no_array_code_and_no_yaml(twin_dir, tmp_path)
 
 
 def test_a_numba_configuration_file_is_still_read(tmp_path):
+    pytest.importorskip("yaml", reason="numba reads its configuration file with PyYAML")
     (tmp_path / ".numba_config.yaml").write_text("developer_mode: 1\n")
     code = (
         "from solver.core.numba_start import import_numba\n"
