@@ -67,13 +67,12 @@ KINDS = ("jump", "kf", "zpdb", "zpdb2")  # the tables, in the order of their kin
 
 
 @numba.njit(cache=True)
-def build(rows, cols, goal_cells, zero_aware, nregions, labels, binom, blank_goal):
+def build(rows, cols, goal_cells, zero_aware, nregions, labels, binom, blank_goal, nb):
     """Distances of one pattern (goal_cells: its tiles' goal cells) by a breadth-first search
     backwards from the goal.  zero_aware: states (rank, region), index rank * nregions +
     region; else states are ranks.  Every move slides one pattern tile (cost 1)."""
     n = rows * cols
     k = len(goal_cells)
-    nb = cellsets.neighbour_cells(rows, cols)
     places = 1
     for i in range(k):
         places *= n - i
@@ -167,6 +166,7 @@ class Tables:
 
     def __init__(self, rows, cols, partition):
         self.rows, self.cols, self.n = rows, cols, rows * cols
+        self.nb = cellsets.neighbour_cells(rows, cols)
         self.partition = partition
         n = self.n
         binom = self.binom = cellsets.binomials(n)
@@ -181,8 +181,8 @@ class Tables:
             labels, nreg, main = cellsets.label_regions(rows, cols, len(p))
             width = int(nreg.max())
             goal = np.array(p, np.int64)  # blank-first: tile t's goal cell is t
-            a = build(rows, cols, goal, False, 1, labels, binom, 0)
-            z = build(rows, cols, goal, True, width, labels, binom, 0)
+            a = build(rows, cols, goal, False, 1, labels, binom, 0, self.nb)
+            z = build(rows, cols, goal, True, width, labels, binom, 0, self.nb)
             places = len(a)
             parts[0].append(a)
             parts[1].append(fold(z, width, nreg, main, places, n, len(p), binom, 1))
@@ -301,11 +301,12 @@ def classes_differ(board, pats, pk, table, off, kind, width, labels, main, binom
 
 
 @numba.njit(cache=True)
-def ida(board, rows, cols, mirror, pats, pk, table, off, kind, width, labels, main, binom, n, cap):
+def ida(
+    board, rows, cols, mirror, pats, pk, table, off, kind, width, labels, main, binom, n, nb, cap
+):
     """Plain IDA* (never undo) with the sum of the pattern lookups, and with ``mirror`` the
     maximum of that and the same sum for the board mirrored across the diagonal (square
     boards); returns (length, nodes generated), or (-1, nodes) past ``cap`` nodes."""
-    nb = cellsets.neighbour_cells(rows, cols)
     tiles = board.copy()
     tiles_at = np.empty(n, np.int64)
     for c in range(n):
@@ -462,7 +463,7 @@ def main() -> None:
         out = []
         for i, kind in enumerate(kinds):
             t0 = time.process_time()
-            out.append(ida(board, rows, cols, a.mirror, *t.args(kind), a.cap))
+            out.append(ida(board, rows, cols, a.mirror, *t.args(kind), t.nb, a.cap))
             seconds[i] += time.process_time() - t0
         lengths = {length for length, _ in out}
         if -1 in lengths:

@@ -50,7 +50,7 @@ def test_idastar_with_each_table_finds_the_true_distance(eight_puzzle):
         board = np.array(state, np.int64)
         mirror = i % 2 == 1  # half of them with the mirrored lookup too
         kinds = (KF, ZPDB, ZPDB2)
-        runs = [za.ida(board, 3, 3, mirror, *tables.args(kind), 10**7) for kind in kinds]
+        runs = [za.ida(board, 3, 3, mirror, *tables.args(kind), tables.nb, 10**7) for kind in kinds]
         assert {length for length, _ in runs} == {truth[state]}, (state, runs)
         kf, zpdb, zpdb2 = (nodes for _, nodes in runs)
         # The last iteration stops at its first solution, so a stronger table may by chance
