@@ -40,15 +40,20 @@ def hint(board, goal, shape, as_json, **params):
     opts = options.search_options(params)
     advice = Advice(opts)
 
-    def answer(text, goal_b=goal) -> dict:
-        advice.board(text, goal_b, shape)
-        return answers.hint_record(text, goal_b, shape, options=opts)
+    def answer(text) -> dict:
+        advice.board(text, goal, shape)
+        return answers.hint_record(text, goal, shape, options=opts)
+
+    def one(start, goal_b) -> dict:
+        # A batch's boards arrive read: the note is the goal's alone, not read again a board.
+        advice.goal(goal_b)
+        return answers.hint_record(start, goal_b, shape, options=opts)
 
     if io.is_stdin(board):
         from . import stream
 
         batch = stream.Batch(
-            one=lambda start, goal_b: answer(start, goal_b),
+            one=one,
             text=_text,
             record=lambda rec: rec,
             goal=goal,
