@@ -26,7 +26,6 @@ Needs the 7-8 database and its zero-aware twin (``build-pdb --shape 4x4 --strong
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import os
 import statistics
@@ -178,21 +177,18 @@ def child(out: str, argv: list[str]) -> None:
 # --- the parent: runs, medians, the table -----------------------------------------------------
 
 
+# As an installed package runs: bytecode cached.  Where PYTHONDONTWRITEBYTECODE is set, every
+# process would compile npuzzle's changed sources again and the import rows would count the
+# compiler (scripts/bench_oneshot.py drops it too).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def wall(cmd: list[str], stdin: bytes | None) -> float:
     t0 = time.perf_counter()
-    r = subprocess.run(cmd, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    r = subprocess.run(cmd, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
     if r.returncode not in (0, 1):
         sys.exit(f"{' '.join(cmd)[:80]}: exit {r.returncode}: {r.stderr.decode()[-300:]}")
     return time.perf_counter() - t0
-
-
-def current_bytecode() -> None:
-    """Compile npuzzle's modules whose cached bytecode is older than their source, as an
-    install does.  An interpreter that may not write its caches (``PYTHONDONTWRITEBYTECODE``)
-    would otherwise compile every changed module again in each run, and the import rows would
-    count the compiler."""
-    for package in ("solver", "pdb_builder"):
-        compileall.compile_dir(ROOT / package, quiet=1)
 
 
 def profile(argv: list[str], stdin: bytes | None, runs: int) -> dict:
@@ -203,7 +199,6 @@ def profile(argv: list[str], stdin: bytes | None, runs: int) -> dict:
         'python -c "import numpy, numba"': [py, "-c", "import numpy, numba"],
         "the whole process, uninstrumented": [py, "-m", "solver", *argv],
     }
-    current_bytecode()
     wall(plain["the whole process, uninstrumented"], stdin)  # compile kernels if needed
     walls: dict[str, list[float]] = {k: [] for k in plain}
     rows: dict[str, list[float]] = {}
