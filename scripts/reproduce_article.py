@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from solver.api import SearchOptions
+from solver.api import SearchOptions, usable_cores
 from solver.core.board import Board, Shape, goal_board
 from solver.workloads import batch
 from solver.workloads.distributions import distance_counts
@@ -148,7 +148,7 @@ def main(argv=None) -> int:
         help="comma-separated walk lengths (default: a range that reaches the plateau)",
     )
     p.add_argument("--seed", type=int, default=2024)
-    p.add_argument("--jobs", type=int, default=batch.default_jobs())
+    p.add_argument("--jobs", type=int, default=usable_cores())
     p.add_argument("--data-dir", default=None)
     p.add_argument(
         "--plot", default=None, help="PNG for the walk curve (default walk-curve-<shape>.png)"

@@ -45,3 +45,13 @@ class Advice:
         """Say the note of each goal among ``problems`` (``(start, goal)`` pairs)."""
         for _, goal_b in problems:
             self.goal(goal_b)
+
+    def before(self, many):
+        """``many`` (problems -> answers, a batch answered elsewhere) that first says the
+        note of each goal among its problems."""
+
+        def answer(problems):
+            self.problems(problems)
+            return many(problems)
+
+        return answer

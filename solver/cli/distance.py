@@ -52,16 +52,12 @@ def make_batch(opts: api.SearchOptions, goal, shape, as_json: bool, many=None):
         advice.goal(goal_b)
         return answers.distance_record(start, goal_b, options=opts)
 
-    def elsewhere(problems):
-        advice.problems(problems)
-        return many(problems)
-
     return stream.Batch(
         one=one,
         text=lambda rec: str(_heard(rec)["distance"]),
         record=_heard,
         bulk=_bulk(opts),
-        many=None if many is None else elsewhere,
+        many=None if many is None else advice.before(many),
         goal=goal,
         shape=shape,
         as_json=as_json,

@@ -149,12 +149,12 @@ def usable_jobs(requested: int | None) -> int:
     """The processes to use for ``--jobs``: the request capped at the cores this process may
     use (a larger request is said once on stderr), the cores when not given; one for a piece
     of a client's batch, which a server answers beside other pieces on its threads."""
-    from ..workloads.batch import default_jobs
+    from .. import api
     from .piece_input import current
 
     if current() is not None:
         return 1
-    cores = default_jobs()
+    cores = api.usable_cores()
     if requested is None:
         return cores
     if requested > cores:

@@ -12,8 +12,8 @@ import socket
 
 import click
 
+from .. import api
 from ..core import interrupts
-from ..workloads.batch import default_jobs
 from . import errors, option_types, options
 from .group import main_group as main
 
@@ -101,7 +101,7 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, max_wait, cache
     logging.basicConfig(level=logging.WARNING, format="npuzzle serve: %(message)s")
     settings = Settings(
         data_dir=data_dir,
-        workers=workers or default_jobs(),
+        workers=workers or api.usable_cores(),
         limits=Limits(
             max_seconds=max_seconds,
             max_nodes=max_nodes,

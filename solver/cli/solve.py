@@ -167,17 +167,6 @@ def _advised_one(solve_one, opts: api.SearchOptions):
     return solve
 
 
-def _advised_many(solve_many, opts: api.SearchOptions):
-    """``solve_many`` that first says the note of each goal of the batch, once."""
-    advice = Advice(opts)
-
-    def answer(problems):
-        advice.problems(problems)
-        return solve_many(problems)
-
-    return answer
-
-
 def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
     from . import stream
 
@@ -188,7 +177,7 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
             record=lambda sol: (errors.notice(sol.notice), answers.solution_record(sol))[1],
             code=lambda sol: errors.EXIT_LIMIT if sol.moves is None else errors.EXIT_OK,
             bulk=_bulk(opts, tiles),
-            many=_advised_many(solve_many, opts),
+            many=Advice(opts).before(solve_many),
             counted=(errors.EXIT_USAGE, errors.EXIT_LIMIT),
             goal=goal,
             shape=shape,
@@ -223,11 +212,9 @@ def solve(board, goal, shape, as_json, show, tiles, jobs, scheduler, verbose, **
       npuzzle solve -a fast "$(cat board-10x10.txt)"     # rows on lines: any size
     """
     opts = options.search_options(params)
-    from ..workloads import batch
-
     # On this machine --jobs is capped at its cores (said once); a Dask scheduler's workers
     # are elsewhere, and take what they are given.
-    jobs = (jobs or batch.default_jobs()) if scheduler else options.usable_jobs(jobs)
+    jobs = (jobs or api.usable_cores()) if scheduler else options.usable_jobs(jobs)
     if io.is_stdin(board):
         raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs, scheduler))
     text = io.board_text(board)

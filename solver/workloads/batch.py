@@ -40,11 +40,6 @@ def solve_line(line: str, goal=None, shape=None, options: api.SearchOptions | No
         return e
 
 
-def default_jobs() -> int:
-    """The number of processes ``--jobs`` defaults to: the cores this process may use."""
-    return api.usable_cores()
-
-
 class Solver:
     """Answers problems ``(start, goal)`` in order -- a Solution or the exception raised --
     on ``jobs`` processes.  The pool is forked on the first problem that needs a search and
@@ -54,7 +49,7 @@ class Solver:
         self, options: api.SearchOptions | None = None, jobs: int = 1, progress: bool = False
     ):
         self.options = options or api.SearchOptions()
-        self.jobs = default_jobs() if jobs is None or jobs <= 0 else jobs
+        self.jobs = api.usable_cores() if jobs is None or jobs <= 0 else jobs
         self.bar = _progress_bar(progress)
         self.pool = None
         self.warm = False
@@ -222,4 +217,4 @@ def _warm_up(start: Board, goal: Board, options) -> None:
         pass
 
 
-__all__ = ["Solver", "solve_stream", "solve_line", "default_jobs", "LINE_ERRORS"]
+__all__ = ["Solver", "solve_stream", "solve_line", "LINE_ERRORS"]
