@@ -19,6 +19,7 @@ import click  # noqa: E402
 
 from solver.core import config  # noqa: E402
 from solver.core.board import BoardError, Shape, goal_board  # noqa: E402
+from solver.core.messages import ERROR, prefixed  # noqa: E402
 from solver.core.program import (  # noqa: E402
     DATA_DIR,
     EXIT_DATABASE,
@@ -33,7 +34,7 @@ from . import build  # noqa: E402
 
 
 def _fail(message: str, code: int) -> None:
-    fail_as("build-pdb", f"error: {message}", code)
+    fail_as("build-pdb", prefixed(ERROR, message), code)
 
 
 def _print_rows(rows: list[dict], columns: list[tuple[str, str, str]]) -> None:

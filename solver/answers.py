@@ -1,7 +1,10 @@
 """Answers as records: the JSON-ready dict of each question npuzzle answers (layer 6: answers).
 
 The CLI's ``--json`` lines and the HTTP service's bodies are these records, so both speak the
-same field names.  Each function takes what the user typed (a board in any format, a goal
+same field names.  Each outcome has one shape whatever the route (``status`` says which):
+an answer (``solved``), an unsolvable start (``unsolvable``), a question that could not be
+read (``bad-input``, or ``database``), a search stopped by a cap (``limit``).  The service's
+response models (:mod:`solver.service.responses`) declare each shape's keys.  Each function takes what the user typed (a board in any format, a goal
 preset or board, a shape) and raises the library's errors (:class:`BoardError`,
 :class:`~solver.core.solution.Unsolvable`, :class:`~solver.tables.store.DatabaseError`,
 :class:`~solver.core.solution.SearchLimitReached`); :func:`error_record` turns one of those
@@ -16,7 +19,16 @@ import time
 from typing import TYPE_CHECKING
 
 from . import api
-from .core.board import Board, BoardError, Shape, Solvability, goal_board, solvability
+from .core import messages
+from .core.board import (
+    Board,
+    BoardError,
+    Shape,
+    Solvability,
+    goal_board,
+    solvability,
+    solvable_for,
+)
 from .core.solution import EXACT_HEURISTIC, SearchLimitReached, Solution, Unsolvable
 from .tables.errors import DatabaseError, DataDirError
 
@@ -25,13 +37,15 @@ if TYPE_CHECKING:
 
 # What went wrong, in words every front end maps to its own signal (the CLI to an exit status,
 # the service to an HTTP status): exception type -> (kind, prefix of the one-line message).
+# The kind is also the record's "status".
 UNSOLVABLE, BAD_INPUT, DATABASE, LIMIT = "unsolvable", "bad-input", "database", "limit"
+SOLVED = "solved"
 ERROR_KINDS = (
     (Unsolvable, UNSOLVABLE, ""),  # its message already starts with "unsolvable:"
-    (BoardError, BAD_INPUT, "error"),
-    (DatabaseError, DATABASE, "error"),
-    (DataDirError, BAD_INPUT, "error"),
-    (SearchLimitReached, LIMIT, "limit"),
+    (BoardError, BAD_INPUT, messages.ERROR),
+    (DatabaseError, DATABASE, messages.ERROR),
+    (DataDirError, BAD_INPUT, messages.ERROR),
+    (SearchLimitReached, LIMIT, messages.LIMIT),
 )
 
 
@@ -71,6 +85,7 @@ def distance_fields(
         "goal": goal,
         "shape": shape,
         "solvable": True,
+        "status": SOLVED,
         "distance": distance,
         "database": database,
         "seconds": round(seconds, 6),
@@ -179,6 +194,7 @@ def heuristic_fields(board: str, goal: str, shape: str, parts: dict, seconds: fl
         "goal": goal,
         "shape": shape,
         "solvable": True,
+        "status": SOLVED,
         **parts,
         "seconds": round(seconds, 6),
     }
@@ -191,8 +207,20 @@ def check_record(board, goal=None, shape=None) -> dict:
 
 
 def solvability_record(start: Board, goal: Board, s: Solvability) -> dict:
-    """The fields of a solvability verdict for ``start`` and ``goal``."""
-    return {**_problem(start, goal, None), **s.as_dict()}
+    """The fields of a solvability verdict for ``start`` and ``goal``; ``solvable_for`` names
+    the everyday preset goal an unsolvable start reaches instead
+    (:func:`~solver.core.board.solvable_for`), or is None."""
+    return {
+        **_problem(start, goal, None),
+        **s.as_dict(),
+        "solvable_for": solvable_for(start, goal) if not s.solvable else None,
+    }
+
+
+def other_goal_text(goal_name: str | None) -> str:
+    """How a line of text says which preset goal an unsolvable start reaches (empty for
+    none): ``solvable for --goal blank-first``."""
+    return f"solvable for --goal {goal_name}" if goal_name else ""
 
 
 def solution_record(sol: Solution) -> dict:
@@ -223,6 +251,7 @@ def hint_record(board, goal=None, shape=None, *, options: api.SearchOptions | No
     return {
         **_problem(sol.start, sol.goal, shape),
         "solvable": True,
+        "status": SOLVED,
         "distance": sol.length,
         "move": move,
         "tile": sol.start.tiles[after.blank] if move else None,
@@ -280,13 +309,23 @@ def _generate_records(shape: Shape, goal: Board, rows):
 def describe(exc: BaseException) -> tuple[str, str]:
     """``(kind, one-line message)`` for an error the library raises on a question: kind is
     one of ``unsolvable``, ``bad-input``, ``database``, ``limit``; the message is prefixed
-    (``error: ...``, ``limit: ...``) except for unsolvable starts.  Anything else is a bug and
+    (``error: ...``, ``limit: ...``: :mod:`solver.core.messages`) except for unsolvable
+    starts, which say the preset goal they reach instead, if any.  Anything else is a bug and
     is re-raised."""
     for cls, kind, prefix in ERROR_KINDS:
         if isinstance(exc, cls):
             text = one_line(exc)
-            return kind, f"{prefix}: {text}" if prefix else text
+            other = other_goal_text(_solvable_for(exc)) if kind == UNSOLVABLE else ""
+            return kind, messages.prefixed(prefix, f"{text}; {other}" if other else text)
     raise exc
+
+
+def _solvable_for(exc: Unsolvable) -> str | None:
+    """The preset goal the start of ``exc`` reaches instead (None where its boards are not
+    known)."""
+    if exc.start is None or exc.goal is None:
+        return None
+    return solvable_for(exc.start, exc.goal)
 
 
 def one_line(exc: BaseException) -> str:
@@ -298,24 +337,48 @@ def one_line(exc: BaseException) -> str:
 
 
 def error_record(
-    text: str,
-    exc: BaseException,
-    message: str,
-    start: Board | None = None,
-    goal: Board | None = None,
+    text: str, exc: BaseException, start: Board | None = None, goal: Board | None = None
 ) -> dict:
-    """The record of a question that could not be answered: ``{input, error}``; an unsolvable
-    start is an answer (``solvable: false`` with the parity working, and the boards when
-    ``start`` and ``goal`` are known); a capped search keeps what it found (the lower bound
-    proven so far)."""
-    if isinstance(exc, Unsolvable):
-        boards = _problem(start, goal, None) if start is not None and goal is not None else {}
-        return {"input": text.strip(), **boards, "solvable": False, **exc.solvability.as_dict()}
-    rec = {"input": text.strip(), "error": message}
-    if isinstance(exc, SearchLimitReached):
-        rec.update(exc.partial.as_dict())
-        rec["error"] = message
+    """The record of a question that could not be answered, named by its ``input`` and its
+    ``status`` (the kind of :func:`describe`): ``{input, status, error}`` for bad input or a
+    missing database; an unsolvable start is an answer (the boards, ``solvable: false`` with
+    the parity working and ``solvable_for``; the boards are ``start`` and ``goal``, else the
+    exception's); a capped search keeps what it found (the lower bound proven so far).
+    ``error`` is the message without the prefix a line of text gives it."""
+    kind, _ = describe(exc)
+    head = {"input": text.strip()}
+    if kind == UNSOLVABLE:
+        start, goal = start or exc.start, goal or exc.goal
+        verdict = solvability_record(start, goal, exc.solvability)
+        return {**head, **_problem(start, goal, None), "solvable": False, "status": kind, **verdict}
+    rec = {**head, "status": kind, "error": one_line(exc)}
+    if kind == LIMIT:
+        rec.update(exc.partial.as_dict())  # its status is "limit" too
     return rec
+
+
+def answer_record(question, board, goal=None, shape=None, **kw) -> dict:
+    """The record of any outcome of ``question(board, goal, shape, **kw)`` (one of the
+    ``*_record`` functions): its answer, or the record of an unsolvable start, of bad input or
+    of a capped search (:func:`error_record`).  A missing or damaged database still raises:
+    it fails every question alike."""
+    try:
+        return question(board, goal, shape, **kw)
+    except Exception as e:  # noqa: BLE001 - describe re-raises what is not a question's error
+        if describe(e)[0] == DATABASE:
+            raise
+        return error_record(_input_text(board), e)
+
+
+def _input_text(board) -> str:
+    """The board as it was given, as text (a list of rows as JSON)."""
+    if isinstance(board, str):
+        return board
+    if isinstance(board, Board):
+        return board.flat()
+    import json
+
+    return json.dumps(board, separators=(",", ":"))
 
 
 __all__ = [
@@ -330,6 +393,8 @@ __all__ = [
     "hint_record",
     "generate_records",
     "error_record",
+    "answer_record",
+    "other_goal_text",
     "solvability_record",
     "describe",
     "one_line",
@@ -338,4 +403,5 @@ __all__ = [
     "BAD_INPUT",
     "DATABASE",
     "LIMIT",
+    "SOLVED",
 ]

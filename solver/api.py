@@ -34,7 +34,7 @@ def check_solvable(start: Board, goal: Board) -> None:
     """Raise :class:`Unsolvable` (with the parity working) when start cannot reach goal."""
     s = solvability(start, goal)
     if not s.solvable:
-        raise Unsolvable(s)
+        raise Unsolvable(s, start, goal)
 
 
 def resolve_algorithm(start: Board, opts: SearchOptions) -> str:
@@ -261,7 +261,10 @@ def measure(start: Board, goal: Board, opts: SearchOptions) -> tuple[int, Soluti
     from .tables import exact
 
     if opts.algorithm in ("auto", "table") and exact.has_table(start.shape, opts.data_dir):
-        return exact.distance(start, goal, data_dir=opts.data_dir), None  # the table knows parity
+        try:
+            return exact.distance(start, goal, data_dir=opts.data_dir), None  # it knows parity
+        except Unsolvable as e:
+            raise Unsolvable(e.solvability, start, goal) from None
     check_solvable(start, goal)
     algorithm = "idastar" if opts.algorithm in ("auto", "table") else opts.algorithm
     sol = checked(

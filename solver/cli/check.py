@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import answers, api
-from ..core.board import Board, Solvability, solvability
+from ..core.board import Board, Solvability, solvability, solvable_for
 from . import errors, io, options
 from .forwarding import forwarded
 from .group import main_group as main
@@ -86,6 +86,25 @@ def working(start: Board, goal: Board, s: Solvability) -> list[str]:
     return lines
 
 
+def _reason(s: Solvability, other: str | None) -> str:
+    """A batch's text line: the verdict with its reason, and the preset goal an unsolvable
+    start reaches instead (``other``), if any."""
+    said = answers.other_goal_text(other) if not s.solvable else ""
+    return f"{s.reason}; {said}" if said else s.reason
+
+
+def _other_goal(group, solvable) -> str | None:
+    """The preset goal the unsolvable starts of a group reach instead: the same for all of
+    them (they share a parity class), so the first one says it."""
+    import numpy as np
+
+    bad = np.flatnonzero(~np.asarray(solvable, dtype=bool))
+    if bad.size == 0:
+        return None
+    start = Board(group.shape, tuple(group.tiles[int(bad[0])].tolist()))
+    return solvable_for(start, group.goal)
+
+
 def _verdict(start: Board, goal: Board) -> tuple:
     return start, goal, solvability(start, goal)
 
@@ -118,7 +137,8 @@ def _bulk(group, as_json: bool):
             Board(group.shape, tuple(group.tiles[k].tolist())), group.goal, verdicts[codes[k]]
         )
     else:
-        out.words = (codes, [v.reason for v in verdicts])
+        other = _other_goal(group, p.solvable)
+        out.words = (codes, [_reason(v, other) for v in verdicts])
     return out
 
 
@@ -148,7 +168,7 @@ def check(board, goal, shape, data_dir, as_json):
 
         batch = stream.Batch(
             one=_verdict,
-            text=lambda v: v[2].reason,
+            text=lambda v: _reason(v[2], solvable_for(v[0], v[1])),
             record=lambda v: answers.solvability_record(*v),
             code=lambda v: errors.EXIT_OK if v[2].solvable else errors.EXIT_UNSOLVABLE,
             bulk=_bulk,
@@ -163,7 +183,8 @@ def check(board, goal, shape, data_dir, as_json):
     if as_json:
         click.echo(io.json_line(answers.solvability_record(start, goal_b, s)))
     else:
-        click.echo("solvable" if s.solvable else "unsolvable")
+        other = answers.other_goal_text(solvable_for(start, goal_b))
+        click.echo("solvable" if s.solvable else f"unsolvable ({other})" if other else "unsolvable")
         for line in working(start, goal_b, s):
             click.echo(line)
     raise SystemExit(errors.EXIT_OK if s.solvable else errors.EXIT_UNSOLVABLE)

@@ -15,6 +15,7 @@ import threading
 import click
 
 from .. import answers
+from ..core.messages import ERROR, LIMIT, prefixed
 from ..core.program import (
     EXIT_BROKEN_PIPE,
     EXIT_DATABASE,
@@ -47,10 +48,10 @@ def classify(exc: BaseException) -> tuple[int, str]:
     # What only a command-line run meets (the service answers these with a 500): the disk,
     # a file named on the command line, memory.
     if isinstance(exc, MemoryError):
-        return EXIT_LIMIT, "limit: out of memory"
+        return EXIT_LIMIT, prefixed(LIMIT, "out of memory")
     if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
         where = f" ({exc.filename})" if exc.filename else ""
-        return EXIT_USAGE, f"error: {one_line(exc.strerror or exc)}{where}"
+        return EXIT_USAGE, prefixed(ERROR, f"{one_line(exc.strerror or exc)}{where}")
     raise exc
 
 

@@ -8,6 +8,7 @@ import time
 import click
 
 from .. import answers
+from ..core.messages import LIMIT, prefixed
 from . import errors, io, option_types, options
 from .forwarding import forwarded
 from .group import main_group as main
@@ -142,5 +143,5 @@ def generate(
         from ..workloads.generate import GenerateTimeout  # loaded by now: no cost
 
         if isinstance(e, GenerateTimeout):  # a search limit, as --timeout is everywhere
-            errors.fail(f"limit: {errors.one_line(e)}", errors.EXIT_LIMIT)
+            errors.fail(prefixed(LIMIT, errors.one_line(e)), errors.EXIT_LIMIT)
         raise

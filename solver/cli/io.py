@@ -32,9 +32,9 @@ def answer_one(answer, text: str, as_json: bool) -> dict:
     try:
         return answer(text)
     except Exception as e:  # noqa: BLE001 - classify re-raises the unexpected
-        code, message = classify(e)
+        classify(e)
         if as_json:
-            click.echo(json_line(answers.error_record(text, e, message)))
+            click.echo(json_line(answers.error_record(text, e)))
         raise
 
 

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .. import api
+from ..core.messages import ERROR, prefixed
 from . import errors
 
 
@@ -34,7 +35,7 @@ def connected(address: str):
                 )
             yield client
     except cluster.ClusterError as e:
-        errors.fail(f"error: {e}", errors.EXIT_USAGE)
+        errors.fail(prefixed(ERROR, str(e)), errors.EXIT_USAGE)
 
 
 def remote_options(opts: api.SearchOptions) -> api.SearchOptions:

@@ -14,6 +14,7 @@ import click
 
 from .. import api
 from ..core import interrupts
+from ..core.messages import ERROR, prefixed
 from . import errors, option_types, options
 from .group import main_group as main
 
@@ -161,4 +162,6 @@ def _listen(host: str, port: int) -> socket.socket:
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
         return socket.create_server((host, port), family=family)
     except OSError as e:
-        errors.fail(f"error: cannot listen on {host}:{port}: {e.strerror or e}", errors.EXIT_USAGE)
+        errors.fail(
+            prefixed(ERROR, f"cannot listen on {host}:{port}: {e.strerror or e}"), errors.EXIT_USAGE
+        )

@@ -27,9 +27,16 @@ def _moves_text(sol: Solution, tiles: bool) -> str:
 def _human(sol: Solution, tiles: bool) -> str:
     if sol.length == 0:
         return "0 moves: already at the goal"
-    bound = sol.extra.get("bound") if sol.optimal is False else None
-    within = f" (at most {bound:g} x optimal)" if bound else ""
-    return f"{_count(sol.length)}{within}: {_moves_text(sol, tiles)}"
+    return f"{_count(sol.length)}{_caveat(sol)}: {_moves_text(sol, tiles)}"
+
+
+def _caveat(sol: Solution) -> str:
+    """What the count must say of an answer that is not proven optimal, and why: the bound
+    of a weighted search, else the algorithm (``, not proven optimal (fast)``)."""
+    if sol.optimal:
+        return ""
+    bound = sol.extra.get("bound")
+    return f", not proven optimal ({f'at most {bound:g} x optimal' if bound else sol.algorithm})"
 
 
 def _count(length: int) -> str:

@@ -30,7 +30,8 @@ import numpy as np
 from .. import answers as records
 from ..client.pieces import first_with_content
 from ..core import config, heap
-from ..core.board import Board, Solvability
+from ..core.board import Board, Solvability, solvable_for
+from ..core.messages import ERROR, prefixed
 from ..core.solution import Unsolvable
 from ..tables import loading
 from ..tables.store import DatabaseError
@@ -249,7 +250,10 @@ def _render_group(
     if bad.any():
         batch.note(errors.EXIT_UNSOLVABLE)
     if not batch.as_json:
-        answers.words(rows[bad], np.zeros(int(bad.sum()), np.int64), ["unsolvable"])
+        if bad.any():  # every unsolvable start of a group reaches the same other goal, if any
+            k = int(np.flatnonzero(bad)[0])
+            word = unsolvable_text(Board(g.shape, tuple(g.tiles[k].tolist())), g.goal)
+            answers.words(rows[bad], np.zeros(int(bad.sum()), np.int64), [word])
         if ans.ints is not None:
             answers.ints(rows[~bad], np.asarray(ans.ints)[~bad])
         elif ans.words is not None:
@@ -278,7 +282,7 @@ def _render_group(
                 parity.width_even,
             )
             start = Board(g.shape, tuple(g.tiles[k].tolist()))
-            rec = records.error_record(req.text, Unsolvable(s), "", start, g.goal)
+            rec = records.error_record(req.text, Unsolvable(s), start, g.goal)
         else:
             rec = ans.record(k)
         answers.text(i, io.json_line(lines.merged(head, rec, req)))
@@ -348,9 +352,16 @@ def _error(batch, line, req, exc, start, goal, text) -> str:
         raise exc
     batch.note(code)
     if batch.as_json:
-        rec = records.error_record(text, exc, message, start, goal)
+        rec = records.error_record(text, exc, start, goal)
         return io.json_line(lines.merged(lines.answer_fields(req, line), rec, req))
-    return "unsolvable" if isinstance(exc, Unsolvable) else message
+    return message if not isinstance(exc, Unsolvable) else unsolvable_text(exc.start, exc.goal)
+
+
+def unsolvable_text(start: Board | None, goal: Board | None) -> str:
+    """A batch's text line for an unsolvable start: ``unsolvable``, with the preset goal it
+    reaches instead, if any (``unsolvable (solvable for --goal blank-first)``)."""
+    other = solvable_for(start, goal) if start is not None and goal is not None else None
+    return f"unsolvable ({records.other_goal_text(other)})" if other else "unsolvable"
 
 
 def line_error(exc: BaseException) -> tuple[int, str]:
@@ -360,7 +371,7 @@ def line_error(exc: BaseException) -> tuple[int, str]:
         return errors.classify(exc)
     except Exception:  # noqa: BLE001 - classify re-raises what it does not know
         text = " ".join(f"{type(exc).__name__}: {exc}".split())
-        return errors.EXIT_USAGE, f"error: internal error on this line ({text[:300]})"
+        return errors.EXIT_USAGE, prefixed(ERROR, f"internal error on this line ({text[:300]})")
 
 
 __all__ = ["Batch", "BulkAnswers", "run", "line_error"]

@@ -36,6 +36,7 @@ import sys
 import threading
 from collections.abc import Callable
 
+from ..core.messages import ERROR, prefixed
 from ..core.program import EXIT_LIMIT, EXIT_OK, EXIT_UNSOLVABLE, EXIT_USAGE, fail_as, say
 from .wire import EXIT_ELSEWHERE, NOTE, Channel, TooLong, Unreachable
 
@@ -57,7 +58,7 @@ class Client:
         try:
             self.channel = Channel(url)
         except ValueError as e:
-            fail_as("npuzzle", f"error: {e}", EXIT_USAGE)
+            fail_as("npuzzle", prefixed(ERROR, str(e)), EXIT_USAGE)
         self.notice, self.answer_here = notice, answer_here
         self.url = self.channel.url
         self.down: str | None = None  # why the server stopped answering (then: answer here)

@@ -343,6 +343,31 @@ def solvability(start: Board, goal: Board) -> Solvability:
     return Solvability(ok, si, gi, sr, gr, even)
 
 
+# The goals a user most often means; the reference sets use blank-first, the CLI blank-last.
+EVERYDAY_GOALS = ("blank-last", "blank-first")
+
+
+def solvable_for(start: Board, goal: Board) -> str | None:
+    """The everyday preset goal (blank-last or blank-first) that ``start`` reaches when it
+    cannot reach ``goal``: a board from a set that uses the other convention.  None when
+    ``start`` reaches ``goal``, or neither preset serves (on odd widths both presets have the
+    same parity).
+
+    >>> start = Board.parse("14 13 15 7/11 12 9 5/6 0 2 1/4 8 10 3")
+    >>> solvable_for(start, goal_board("4x4")), solvable_for(start, goal_board("4x4", "blank-first"))
+    ('blank-first', None)
+    >>> solvable_for(Board.parse("1 2 3/4 5 6/8 7 0"), goal_board("3x3")) is None
+    True
+    """
+    if is_solvable(start, goal):
+        return None
+    for name in EVERYDAY_GOALS:
+        other = preset_goal(start.shape, name)
+        if other != goal and is_solvable(start, other):
+            return name
+    return None
+
+
 def is_solvable(start: Board, goal: Board) -> bool:
     """True if ``start`` can be slid to ``goal``."""
     return solvability(start, goal).solvable

@@ -7,7 +7,8 @@ missing, stale or corrupt · 4 a search limit was reached (memory included) · 1
 error (a bug: please report it).  Every failure is one line on stderr, never a traceback
 (``NPUZZLE_DEBUG=1`` shows the traceback of an internal error).
 
-Imports: click, :mod:`solver.core.config`, :mod:`solver.core.interrupts`.
+Imports: click, :mod:`solver.core.config`, :mod:`solver.core.interrupts`,
+:mod:`solver.core.messages`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import sys
 import click
 
 from . import config, interrupts
+from .messages import ERROR, LIMIT, prefixed
 
 EXIT_OK = 0
 EXIT_UNSOLVABLE = 1
@@ -108,10 +110,11 @@ class OneLineUsage:
             where = e.ctx.command_path if e.ctx else program
             # An option that --help does not list points at the help that does.
             helps = getattr(getattr(e, "param", None), "help_flag", "--help")
-            say(f"{where.split()[0]}: error: {e.format_message()} (see '{where} {helps}')")
+            usage = prefixed(ERROR, f"{e.format_message()} (see '{where} {helps}')")
+            say(f"{where.split()[0]}: {usage}")
             return EXIT_USAGE
         except click.ClickException as e:
-            say(f"{program}: error: {e.format_message()}")
+            say(f"{program}: {prefixed(ERROR, e.format_message())}")
             return e.exit_code
         except (click.Abort, KeyboardInterrupt):
             say(f"{program}: interrupted")
@@ -119,7 +122,7 @@ class OneLineUsage:
         except BrokenPipeError:
             return interrupts.quiet_broken_pipe()
         except MemoryError:
-            say(f"{program}: limit: out of memory")
+            say(f"{program}: {prefixed(LIMIT, 'out of memory')}")
             return EXIT_LIMIT
         except Exception as e:  # noqa: BLE001 - a bug: still one line, the traceback on demand
             if os.environ.get(config.ENV_DEBUG) == "1":

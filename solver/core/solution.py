@@ -16,11 +16,15 @@ STATUS_NOT_FOUND = "not-found"  # the search ended without a solution (e.g. dept
 
 
 class Unsolvable(ValueError):
-    """The start cannot reach the goal; ``solvability`` holds the parity working."""
+    """The start cannot reach the goal; ``solvability`` holds the parity working, ``start``
+    and ``goal`` the boards where the raiser knows them (the records show them)."""
 
-    def __init__(self, solvability: Solvability):
+    def __init__(
+        self, solvability: Solvability, start: Board | None = None, goal: Board | None = None
+    ):
         super().__init__(solvability.reason)
         self.solvability = solvability
+        self.start, self.goal = start, goal
 
 
 class InvalidSolution(RuntimeError):

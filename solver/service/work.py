@@ -147,9 +147,9 @@ def _one(question, board, parsed, params: dict, settings: Settings) -> tuple[int
         return 200, question(parsed or board, params, settings)
     except Exception as e:  # noqa: BLE001 - unexpected errors go on to failure()
         kind, _ = answers.describe(e)
-        if kind in (answers.UNSOLVABLE, answers.LIMIT):
-            return 200, answers.error_record(_input_text(board), e, answers.one_line(e))
-        raise
+        if kind == answers.DATABASE:
+            raise
+        return STATUS_OF_KIND[kind], answers.error_record(_input_text(board), e)
 
 
 def _many(question, boards: list, parsed, params: dict, settings: Settings) -> list[dict]:
@@ -172,7 +172,7 @@ def _many(question, boards: list, parsed, params: dict, settings: Settings) -> l
             kind, _ = answers.describe(e)
             if kind == answers.DATABASE:
                 raise
-            out.append(answers.error_record(_input_text(board), e, answers.one_line(e)))
+            out.append(answers.error_record(_input_text(board), e))
     return out
 
 
