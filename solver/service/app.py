@@ -2,7 +2,7 @@
 
 FastAPI on Starlette, served by uvicorn.  Each question is a ``POST`` whose body carries the
 CLI's option names (:mod:`.requests`) and whose answer is the CLI's ``--json`` record
-(:mod:`.work`); lookups are answered on the event loop, searches in worker processes
+(:mod:`.work`), whose keys :mod:`.responses` declares; lookups are answered on the event loop, searches in worker processes
 (:mod:`.pool`).  Every error a client can cause is one JSON ``{"error": ...}`` with a 4xx
 status -- never a 500, never a traceback (:mod:`.errors`).
 
@@ -37,6 +37,7 @@ from .requests import (
     HintRequest,
     SolveRequest,
 )
+from .responses import ErrorBody, ErrorRecord, answer_model
 from .sharing import ClientGone, SharedAnswers
 
 log = logging.getLogger("npuzzle.serve")
@@ -156,24 +157,28 @@ def _add_question_routes(app: FastAPI, respond) -> None:
     The routes' names make the schema's operation ids and their docstrings its descriptions,
     so both are part of the API."""
 
-    @app.post("/solve", summary="An optimal solution")
+    @app.post("/solve", summary="An optimal solution", **_documented("solve"))
     async def solve(body: SolveRequest, request: Request):
         """The blank's moves (U D L R), their number, the tiles that slide and the search's
         statistics -- or a teaching search (bfs, dfs, dls, iddfs, astar) asked for by name."""
         return await respond("solve", body, request)
 
-    @app.post("/distance", summary="The exact optimal distance")
+    @app.post("/distance", summary="The exact optimal distance", **_documented("distance"))
     async def distance(body: DistanceRequest, request: Request):
         """A table lookup on 2x3/3x3 (any goal), IDA* on larger boards."""
         return await respond("distance", body, request)
 
-    @app.post("/hint", summary="The next optimal move")
+    @app.post("/hint", summary="The next optimal move", **_documented("hint"))
     async def hint(body: HintRequest, request: Request):
         """The blank's next move on an optimal path, the tile it slides, and the distance
         after it."""
         return await respond("hint", body, request)
 
-    @app.post("/heuristic", summary="The best estimate of the distance that is built")
+    @app.post(
+        "/heuristic",
+        summary="The best estimate of the distance that is built",
+        **_documented("heuristic"),
+    )
     async def heuristic(body: HeuristicRequest, request: Request):
         """The exact table's distance where one is built, else the additive pattern-database
         value with its parts (plain and mirrored sums, each pattern's value), else linear
@@ -181,7 +186,7 @@ def _add_question_routes(app: FastAPI, respond) -> None:
         A ``partition`` asks for that database."""
         return await respond("heuristic", body, request)
 
-    @app.post("/check", summary="Solvable or not, with the working")
+    @app.post("/check", summary="Solvable or not, with the working", **_documented("check"))
     async def check(body: CheckRequest, request: Request):
         """The parity rule: inversions of start and goal, blank rows, the rule for this
         width."""
@@ -192,6 +197,22 @@ def _add_question_routes(app: FastAPI, respond) -> None:
         """``count`` random solvable positions, each with its exact distance; ``distance``
         (or ``min``/``max``) picks the difficulty."""
         return await respond("generate", body, request)
+
+
+def _documented(endpoint: str) -> dict:
+    """The route arguments that put ``/ENDPOINT``'s response models in the schema (the
+    answers are sent as built, by :mod:`.work`: the models describe them,
+    ``tests/test_records.py`` holds them to it)."""
+    return {
+        "response_model": answer_model(endpoint),
+        "responses": {
+            400: {"model": ErrorRecord | ErrorBody, "description": "Bad input"},
+            503: {
+                "model": ErrorBody,
+                "description": "A database is missing, or the server is busy",
+            },
+        },
+    }
 
 
 def _add_status_routes(
