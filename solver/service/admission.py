@@ -113,7 +113,11 @@ def refusal(scope, admission: Admission) -> tuple[int, str, dict | None] | None:
     if admission.token is not None and not is_open(path):
         given = headers.get(b"authorization")
         if given is None:
-            return 401, f"this server asks for a token: {TOKEN_HINT}", {"WWW-Authenticate": "Bearer"}
+            return (
+                401,
+                f"this server asks for a token: {TOKEN_HINT}",
+                {"WWW-Authenticate": "Bearer"},
+            )
         if not token_matches(given.decode("latin-1"), admission.token):
             return (
                 401,
@@ -124,7 +128,7 @@ def refusal(scope, admission: Admission) -> tuple[int, str, dict | None] | None:
         wanted = BODY_TYPES.get(path, JSON_TYPE)
         sent = media_type(headers.get(b"content-type"))
         if sent != wanted:
-            said = f"Content-Type {sent}" if sent else "no Content-Type"
+            said = sent or "without one"
             return 415, f"the body must be sent as Content-Type: {wanted}, not {said}", None
     return None
 
