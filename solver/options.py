@@ -172,6 +172,12 @@ SPEC: tuple[Option, ...] = (
            help="Ask a running `npuzzle serve` (http://HOST:PORT; default $NPUZZLE_SERVER): "
            "the same answers without starting numpy and numba here.  Without a server there, "
            "the command says so and answers here; --server '' answers here."),
+    Option("token", str, None, flags=("--token",), metavar="TOKEN", search=False,
+           envvar=config.ENV_TOKEN,
+           commands=("solve", "distance", "hint", "heuristic", "check", "generate", "serve"),
+           help="The service's token (default $NPUZZLE_TOKEN, which keeps it out of the "
+           "process list): `npuzzle serve` answers only requests that carry "
+           "Authorization: Bearer TOKEN, and a command sends it to the server it asks."),
     # -- research: switches of the engine, each with a good default -----------------------
     Option("fsm", int, config.DEFAULT_FSM_DEPTH, RESEARCH, flags=("--fsm",), metavar="DEPTH",
            low=MIN_FSM_DEPTH, high=config.MAX_FSM_DEPTH,

@@ -38,14 +38,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def call(url: str, body=None, timeout: float = 30.0) -> tuple[int, dict]:
-    """POST ``body`` as JSON (GET when None) and return (status, parsed JSON body)."""
+def call(url: str, body=None, timeout: float = 30.0, token: str | None = None) -> tuple[int, dict]:
+    """POST ``body`` as JSON (GET when None), with ``token`` as the bearer token where given,
+    and return (status, parsed JSON body)."""
     data = None if body is None else json.dumps(body).encode()
+    headers = {"content-type": "application/json"}
+    if token is not None:
+        headers["authorization"] = f"Bearer {token}"
     req = urllib.request.Request(
-        url,
-        data=data,
-        method="GET" if body is None else "POST",
-        headers={"content-type": "application/json"},
+        url, data=data, method="GET" if body is None else "POST", headers=headers
     )
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
@@ -55,10 +56,20 @@ def call(url: str, body=None, timeout: float = 30.0) -> tuple[int, dict]:
 
 
 class Server:
-    """``python -m solver serve`` on a free port; ``url`` once its workers are ready."""
+    """``python -m solver serve`` on a free port; ``url`` once its workers are ready.  A
+    ``token`` is given to it in ``$NPUZZLE_TOKEN`` (and sent by :meth:`wait_ready`)."""
 
-    def __init__(self, data_dir: Path, cache_dir: Path, *extra: str, workers: int = 1, env=None):
+    def __init__(
+        self,
+        data_dir: Path,
+        cache_dir: Path,
+        *extra: str,
+        workers: int = 1,
+        env=None,
+        token: str | None = None,
+    ):
         self.port = free_port()
+        self.token = token
         self.url = f"http://127.0.0.1:{self.port}"
         env = {
             **os.environ,
@@ -67,6 +78,9 @@ class Server:
             "NPUZZLE_CACHE": str(cache_dir),
         }
         env.pop("NPUZZLE_DATA", None)
+        env.pop("NPUZZLE_TOKEN", None)
+        if token is not None:
+            env["NPUZZLE_TOKEN"] = token
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -95,7 +109,7 @@ class Server:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"the server exited: {self.proc.stderr.read()}")
             try:
-                status, health = call(self.url + "/health", timeout=2)
+                status, health = call(self.url + "/health", timeout=2, token=self.token)
                 if status == 200 and health["workers"]["ready"] == health["workers"]["of"]:
                     return
             except (OSError, ValueError):

@@ -371,3 +371,97 @@ def _get(url: str) -> tuple[int, bytes]:
 
     with urllib.request.urlopen(url, timeout=10) as r:
         return r.status, r.read()
+
+
+# --- the Board field and the hint while a solution plays ----------------------------------------
+
+
+def test_the_typed_board_stays_in_the_field_after_playback_and_moves(browser, live_server):
+    """Playing a solution and moving tiles by hand change the board shown, never the Board
+    field: it keeps the board as typed, and Use starts that board again."""
+    from selenium.webdriver.support.ui import Select
+
+    typed = "1 2 3/4 0 6/7 5 8"  # 2 moves from blank-last
+    _open(browser, live_server)
+    _type_board(browser, typed)
+    _wait(browser, lambda d: _tiles(d) == "1 2 3 4 0 6 7 5 8", "the typed board is not shown")
+    _wait(browser, lambda d: _text(d, "distance") == "2", "no distance for the typed board")
+    Select(browser.find_element("id", "speed")).select_by_value("15")
+    browser.find_element("id", "solve").click()
+    goal = goal_board("3x3").flat()
+    _wait(browser, lambda d: _tiles(d) == goal, "the solution did not play to the goal")
+    field = browser.find_element("id", "board-text")
+    assert field.get_attribute("value") == typed
+    _click_when_uncovered(browser, ".tile.movable")  # a move by hand, away from the goal
+    _wait(browser, lambda d: _text(d, "made") == "3", "the move was not made")
+    assert field.get_attribute("value") == typed
+    browser.find_element("id", "use-board").click()
+    _wait(browser, lambda d: _tiles(d) == "1 2 3 4 0 6 7 5 8", "Use did not start it again")
+    assert _text(browser, "made") == "0" and field.get_attribute("value") == typed
+
+
+def test_hint_while_a_solution_plays_pauses_it_and_answers_for_the_board_shown(
+    browser, live_server, service_dir
+):
+    from selenium.webdriver.support.ui import Select
+
+    _open(browser, live_server)
+    _generate(browser, 20)
+    Select(browser.find_element("id", "speed")).select_by_value("300")
+    browser.find_element("id", "solve").click()
+    _wait(
+        browser, lambda d: _text(d, "counter").startswith("2 / 20"), "the solution is not playing"
+    )
+    assert _text(browser, "play") == "Pause"
+    browser.find_element("id", "hint").click()
+    _wait(browser, lambda d: "moves left" in _text(d, "hint-text"), "no hint while playing")
+    assert _text(browser, "play") == "Play"  # paused on the board the hint is for
+    shown = Board.from_tiles(map(int, _tiles(browser).split()), "3x3")
+    left = exact.distance(shown, goal_board("3x3"), data_dir=service_dir)
+    assert f"{left - 1} moves left after it" in _text(browser, "hint-text")
+    assert len(browser.find_elements("css selector", ".tile.hinted")) == 1
+    # Played on to the goal, the hint says so.
+    Select(browser.find_element("id", "speed")).select_by_value("15")
+    browser.find_element("id", "play").click()
+    goal = goal_board("3x3").flat()
+    _wait(browser, lambda d: _tiles(d) == goal, "the solution did not play on to the goal")
+    browser.find_element("id", "hint").click()
+    _wait(browser, lambda d: _text(d, "hint-text") == "already at the goal", "no hint at the goal")
+
+
+# --- a server with a token -------------------------------------------------------------------------
+
+TOKEN = "page-Token_7"
+
+
+@pytest.fixture(scope="module")
+def guarded(service_dir, tmp_path_factory):
+    """`npuzzle serve` with $NPUZZLE_TOKEN set."""
+    from serving import Server
+
+    server = Server(service_dir, tmp_path_factory.mktemp("page-guarded"), token=TOKEN)
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
+def test_a_server_with_a_token_is_opened_with_it_in_the_address(browser, guarded):
+    """Opened as /#token=TOKEN the page asks with the token, takes it out of the address and
+    keeps it for the tab; opened without one it says how to give it, in the page's words."""
+    browser.get(guarded.url + f"/#token={TOKEN}")
+    _wait(
+        browser,
+        lambda d: d.execute_script("return document.body.dataset.ready") == "1",
+        "the page never finished loading",
+    )
+    _wait(browser, lambda d: _text(d, "distance") == "20", "no board generated with the token")
+    assert TOKEN not in browser.current_url
+    assert "pattern db" in browser.find_element("id", "shape").text  # /databases answered too
+    browser.refresh()  # the tab keeps the token
+    _wait(browser, lambda d: _text(d, "distance") == "20", "the token was lost on reload")
+    browser.execute_script("sessionStorage.clear()")
+    browser.refresh()
+    _wait(browser, lambda d: "asks for a token" in _text(d, "status"), "no word of the token")
+    assert "/#token=" in _text(browser, "status") and "--" not in _text(browser, "status")

@@ -58,7 +58,12 @@ def wait_for(condition, what: str, seconds: float = WAIT):
 
 def post_timed(url: str, body: dict, out: list, i: int) -> None:
     """POST ``body``; ``out[i] = (seconds, status, answer, Retry-After)``."""
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST")
+    req = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"content-type": "application/json"},
+    )
     t0 = time.monotonic()
     try:
         with urllib.request.urlopen(req, timeout=120) as r:

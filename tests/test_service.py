@@ -32,6 +32,7 @@ FAR_3X3 = "8 6 7/2 5 4/3 0 1"  # 31 moves, the most an 8-puzzle needs
 KORF_1 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # 57 moves to blank-first
 HARD_80 = "15 11 8 12 14 10 9 13 2 6 1 4 3 7 5 0"  # 80 moves to blank-first: minutes by Manhattan
 EASY_4X4 = "1 2 3 4/5 6 7 8/9 10 0 11/13 14 15 12"  # RD: 2 moves (blank-last)
+JSON_BODY = {"content-type": "application/json"}
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +60,7 @@ def post(client, path, body):
     r = (
         client.post(path, json=body)
         if not isinstance(body, (bytes, str))
-        else client.post(path, content=body)
+        else client.post(path, content=body, headers=JSON_BODY)
     )
     return r.status_code, r.json()
 
@@ -473,7 +474,7 @@ PATHS = ["/solve", "/distance", "/hint", "/heuristic", "/check", "/generate"]
 )
 @given(path=st.sampled_from(PATHS), body=bodies)
 def test_malformed_bodies_never_get_a_500(client, path, body):
-    r = client.post(path, content=body)
+    r = client.post(path, content=body, headers=JSON_BODY)
     assert r.status_code in (200, 400, 413, 503, 504), (path, body, r.text)
     answer = r.json()
     assert isinstance(answer, dict)

@@ -22,17 +22,17 @@ from .io import is_stdin
 
 def forwarded(command):
     """The command's question goes to the server named by ``--server``/``$NPUZZLE_SERVER``
-    (unless ``--scheduler`` names a Dask cluster); it runs here when none is named or none
-    answers."""
+    (unless ``--scheduler`` names a Dask cluster), with the token of ``--token``/
+    ``$NPUZZLE_TOKEN``; it runs here when none is named or none answers."""
 
     @functools.wraps(command)
-    def wrapper(*args, server=None, **params):
+    def wrapper(*args, server=None, token=None, **params):
         if server and not params.get("scheduler"):
             from ..client.remote import Client
 
             ctx = click.get_current_context()
             batch = is_stdin(params.get("board") or ())
-            client = Client(server, notice, _answer_here)
+            client = Client(server, notice, _answer_here, token)
             code = client.answer(ctx.command.name, typed_words(ctx), batch)
             if code is not None:
                 sys.exit(code)
@@ -54,7 +54,7 @@ def typed_words(ctx: click.Context) -> list[str]:
     words = ctx.meta[TYPED_WORDS]
     found = words_for_server(words[words.index(ctx.info_name) + 1 :])
     assert found is not None, "click parsed these words, so each option has its value"
-    return found[1]
+    return found[2]
 
 
 __all__ = ["forwarded", "typed_words"]

@@ -19,7 +19,6 @@ from . import errors, option_types, options
 from .group import main_group as main
 
 INSTALL_HINT = "the server needs its extra: pip install 'npuzzle[serve]'"
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 GRACEFUL_SECONDS = 3
 
 
@@ -29,7 +28,7 @@ GRACEFUL_SECONDS = 3
     default="127.0.0.1",
     show_default=True,
     help="Address to listen on; anything but loopback makes the service reachable "
-    "from other machines.",
+    "from other machines, and needs --token (or --no-token).",
 )
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 @options.taken_by("serve")
@@ -71,15 +70,39 @@ GRACEFUL_SECONDS = 3
     help="Recent answers kept, so the same question again costs no search (0: none).",
 )
 @click.option("--access-log", is_flag=True, help="Log every request on stderr.")
+@click.option(
+    "--no-token",
+    is_flag=True,
+    help="Listen beyond loopback without a --token: anyone who reaches the address may "
+    "ask (refused otherwise).",
+)
 @errors.guarded
-def serve(host, port, data_dir, workers, max_seconds, max_nodes, max_wait, cache, access_log):
+def serve(
+    host,
+    port,
+    data_dir,
+    token,
+    workers,
+    max_seconds,
+    max_nodes,
+    max_wait,
+    cache,
+    access_log,
+    no_token,
+):
     """Serve the npuzzle questions as JSON over HTTP, and a page at / where you can
     type or generate a board and watch its optimal solution slide.
 
     \b
-    Endpoints (POST a JSON object whose keys are the CLI's option names):
+    Endpoints (POST a JSON object, Content-Type: application/json, whose keys
+    are the CLI's option names):
       /solve /distance /hint /heuristic /check /generate
     and GET /health, /databases; the API's own documentation is at /docs.
+
+    On loopback (the default) it answers only a loopback Host; with --token (or
+    $NPUZZLE_TOKEN) only requests with Authorization: Bearer TOKEN (the page: open
+    it as http://HOST:PORT/#token=TOKEN).  Listening beyond loopback needs --token,
+    or --no-token said outright.
 
     Searches run in --workers processes, each capped at --max-seconds.  A client
     that hangs up has its search dropped; identical questions asked at once share
@@ -88,7 +111,8 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, max_wait, cache
 
     \b
       npuzzle serve                        # then open http://127.0.0.1:8000/
-      curl -s localhost:8000/distance -d '{"board": "8 6 7/2 5 4/3 0 1"}'
+      curl -s localhost:8000/distance -H 'content-type: application/json' \\
+           -d '{"board": "8 6 7/2 5 4/3 0 1"}'
       npuzzle serve --port 9000 --workers 4 --max-seconds 10
     """
     try:
@@ -96,8 +120,12 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, max_wait, cache
         import uvicorn
     except ImportError:
         errors.fail(INSTALL_HINT, errors.EXIT_USAGE)
+    from ..service.admission import is_loopback_name
     from ..service.app import create_app
     from ..service.limits import Limits, Settings
+
+    loopback = is_loopback_name(host)
+    admission = _admission(token, no_token, loopback)
 
     logging.basicConfig(level=logging.WARNING, format="npuzzle serve: %(message)s")
     settings = Settings(
@@ -111,13 +139,14 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, max_wait, cache
         ),
     )
     sock = _listen(host, port)
-    if host not in LOOPBACK:
-        errors.notice(f"listening on {host}: reachable from other machines")
+    if not loopback:
+        guard = "a token" if admission.token else "no token"
+        errors.notice(f"listening on {host}: reachable from other machines, with {guard}")
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     workers_text = f"{settings.workers} search worker{'s' if settings.workers > 1 else ''}"
     click.echo(f"npuzzle serve: http://{shown}:{bound}/ ({workers_text}; Ctrl-C stops)", err=True)
-    app = create_app(settings)
+    app = create_app(settings, admission)
     config = uvicorn.Config(
         app,
         log_level="warning",
@@ -136,6 +165,27 @@ def serve(host, port, data_dir, workers, max_seconds, max_nodes, max_wait, cache
         interrupts.handled()
     if not server.started:
         errors.fail("the server did not start (see the message above)", errors.EXIT_USAGE)
+
+
+def _admission(token: str | None, no_token: bool, loopback: bool):
+    """Whom the server admits (:class:`solver.service.admission.Admission`), or one line and
+    exit status 2: a token that cannot travel in a header, ``--token`` with ``--no-token``,
+    or an address beyond loopback with neither."""
+    from ..client.wire import TOKEN_RULE, header_safe
+    from ..service.admission import Admission
+
+    token = token or None  # `--token ''` or an empty $NPUZZLE_TOKEN: none
+    if token is not None and not header_safe(token):
+        errors.fail(f"error: {TOKEN_RULE}", errors.EXIT_USAGE)
+    if token is not None and no_token:
+        errors.fail("error: --token and --no-token ask for opposite things", errors.EXIT_USAGE)
+    if token is None and not loopback and not no_token:
+        errors.fail(
+            "error: listening beyond loopback needs --token TOKEN (or $NPUZZLE_TOKEN), "
+            "or --no-token to let anyone who reaches the address ask",
+            errors.EXIT_USAGE,
+        )
+    return Admission(token=token, loopback_only=loopback)
 
 
 def _stopping_searches(server_class):

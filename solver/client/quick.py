@@ -36,9 +36,9 @@ def answer(args: list[str]) -> tuple[int | None, list[str]]:
     found = _forwardable(args)
     if found is None:
         return None, args
-    name, url, rest = found
+    name, url, token, rest = found
     try:
-        channel = wire.Channel(url)
+        channel = wire.Channel(url, token)
     except ValueError:
         return None, args  # click says so, as a usage error
     try:
@@ -59,9 +59,9 @@ def answer(args: list[str]) -> tuple[int | None, list[str]]:
     return status, args
 
 
-def _forwardable(args: list[str]) -> tuple[str, str, list[str]] | None:
-    """``(command, server URL, the words to send)`` for a one-board question to a server, or
-    None (:func:`.wire.words_for_server` says which words are sent)."""
+def _forwardable(args: list[str]) -> tuple[str, str, str | None, list[str]] | None:
+    """``(command, server URL, token, the words to send)`` for a one-board question to a
+    server, or None (:func:`.wire.words_for_server` says which words are sent)."""
     if not args or args[0] not in wire.FORWARDED or os.environ.get(config.ENV_SCHEDULER):
         return None
     options = args[1:]
@@ -77,9 +77,10 @@ def _forwardable(args: list[str]) -> tuple[str, str, list[str]] | None:
     found = wire.words_for_server(args[1:])
     if found is None:
         return None
-    url, rest = found
+    url, token, rest = found
     url = os.environ.get(config.ENV_SERVER) if url is None else url
-    return (args[0], url, rest) if url else None
+    token = os.environ.get(config.ENV_TOKEN) if token is None else token
+    return (args[0], url, token, rest) if url else None
 
 
 def _here(name: str, rest: list[str], why: str) -> list[str]:

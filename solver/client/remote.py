@@ -47,16 +47,23 @@ IN_FLIGHT = 3  # pieces under way at once (the server answers them on its thread
 
 
 class Client:
-    """The server at ``url``: one connection per thread, kept open (:class:`.wire.Channel`);
-    a URL that is not ``http://HOST:PORT`` is a usage error (exit 2).
+    """The server at ``url``: one connection per thread, kept open (:class:`.wire.Channel`),
+    each request carrying ``token`` where one is given; a URL that is not ``http://HOST:PORT``
+    is a usage error (exit 2), and so is a token that cannot travel in a header.
 
     ``notice(line)`` says a note once per command (the command line's own notes);
     ``answer_here(name, words, piece)`` answers a piece of a batch on this machine when the
     server cannot: ``(exit status, stdout, stderr)``."""
 
-    def __init__(self, url: str, notice: Callable[[str], None], answer_here: Callable):
+    def __init__(
+        self,
+        url: str,
+        notice: Callable[[str], None],
+        answer_here: Callable,
+        token: str | None = None,
+    ):
         try:
-            self.channel = Channel(url)
+            self.channel = Channel(url, token)
         except ValueError as e:
             fail_as("npuzzle", prefixed(ERROR, str(e)), EXIT_USAGE)
         self.notice, self.answer_here = notice, answer_here

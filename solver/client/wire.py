@@ -28,33 +28,43 @@ FORWARDED = ("solve", "distance", "hint", "heuristic", "check", "generate")
 ANSWER_HERE = "--server="
 
 
-def words_for_server(words: list[str]) -> tuple[str | None, list[str]] | None:
-    """``(URL, words)`` for a command's words (after its name) as a server is sent them: the
-    URL ``--server`` names (None without one), and the words without ``--server`` and with
+def words_for_server(words: list[str]) -> tuple[str | None, str | None, list[str]] | None:
+    """``(URL, token, words)`` for a command's words (after its name) as a server is sent them:
+    the URL ``--server`` names and the token ``--token`` gives (None where not given), and the
+    words without those two (the token travels in a header, never among the words) and with
     ``--data-dir`` made absolute (the server's working directory is not the client's).  None
-    when ``--server`` or ``--data-dir`` lacks its value: click says so, as a usage error.
+    when one of these options lacks its value: click says so, as a usage error.
 
     The words go as they were typed, not rebuilt from parsed values: the server parses them
     with the very options of the command, so it can never read a different question."""
     import os
 
-    url, rest, it = None, [], iter(words)
+    given: dict[str, str] = {}
+    rest, it = [], iter(words)
     for word in it:
         if word == "--":  # what follows are boards, never options
             rest += [word, *it]
             break
         option, eq, value = word.partition("=")
-        if option in ("--server", "--data-dir"):
+        if option in ("--server", "--token", "--data-dir"):
             if not eq:
                 value = next(it, None)
                 if value is None:
                     return None
-            if option == "--server":
-                url = value
+            if option != "--data-dir":
+                given[option] = value
                 continue
             word = f"--data-dir={os.path.abspath(value)}" if value.strip() else word
         rest.append(word)
-    return url, rest
+    return given.get("--server"), given.get("--token"), rest
+
+
+TOKEN_RULE = "--token takes printable ASCII without spaces (it travels in a header)"
+
+
+def header_safe(token: str) -> bool:
+    """Whether ``token`` can travel in an ``Authorization`` header as it is."""
+    return token.isascii() and token.isprintable() and " " not in token
 
 
 class Unreachable(Exception):
@@ -67,11 +77,15 @@ class TooLong(Exception):
 
 class Channel:
     """The server at ``url`` (``http://HOST:PORT``; ValueError for anything else): one kept
-    connection per thread."""
+    connection per thread, each request with ``token`` as its bearer token where one is
+    given."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, token: str | None = None):
         self.url = url.rstrip("/")
         self.host, self.port = address(url)
+        self.token = token or None
+        if self.token and not header_safe(self.token):
+            raise ValueError(TOKEN_RULE)
         self._local = threading.local()
 
     def ask(self, question: dict, data: bytes = b"") -> tuple[int, bytes, str, str | None]:
@@ -115,7 +129,8 @@ class Channel:
         except OSError as e:
             raise Unreachable(f"no server at {self.url} ({why(e)})") from None
         sock.settimeout(None)  # a search may take as long as the server's cap
-        return _Connection(sock, f"{self.host}:{self.port}")
+        name = f"[{self.host}]" if ":" in self.host else self.host
+        return _Connection(sock, f"{name}:{self.port}", self.token)
 
 
 class _Closed(Exception):
@@ -126,14 +141,15 @@ class _Connection:
     """HTTP/1.1 over one socket, as little of it as the warm path needs (http.client would
     import ssl and email: most of a client's start-up)."""
 
-    def __init__(self, sock, host: str):
+    def __init__(self, sock, host: str, token: str | None = None):
         self.sock, self.host = sock, host
+        self.authorization = f"Authorization: Bearer {token}\r\n" if token else ""
         self.file = sock.makefile("rb")
 
     def post(self, path: str, body: bytes) -> tuple[int, bytes]:
         head = (
             f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: {CONTENT_TYPE}\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n"
+            f"{self.authorization}Content-Length: {len(body)}\r\n\r\n"
         )
         self.sock.sendall(head.encode() + body)
         status_line = self.file.readline()
@@ -242,4 +258,6 @@ __all__ = [
     "EXIT_ELSEWHERE",
     "FORWARDED",
     "NOTE",
+    "TOKEN_RULE",
+    "header_safe",
 ]

@@ -2,9 +2,11 @@
 
 FastAPI on Starlette, served by uvicorn.  Each question is a ``POST`` whose body carries the
 CLI's option names (:mod:`.requests`) and whose answer is the CLI's ``--json`` record
-(:mod:`.work`), whose keys :mod:`.responses` declares; lookups are answered on the event loop, searches in worker processes
-(:mod:`.pool`).  Every error a client can cause is one JSON ``{"error": ...}`` with a 4xx
-status -- never a 500, never a traceback (:mod:`.errors`).
+(:mod:`.work`), whose keys :mod:`.responses` declares; lookups are answered on the event loop,
+searches in worker processes (:mod:`.pool`).  A request the service does not admit -- a foreign
+``Host`` on loopback, a missing token, a body that is not JSON -- is refused before any route
+sees it (:mod:`.admission`).  Every error a client can cause is one JSON ``{"error": ...}``
+with a 4xx status -- never a 500, never a traceback (:mod:`.errors`).
 
 Imports: fastapi/starlette, :mod:`solver.tables`, and this package.
 """
@@ -26,6 +28,7 @@ from .. import __version__
 from ..core.board import goal_board
 from ..tables import catalog, exact, names, pattern_db, store
 from . import work
+from .admission import Admission, Admit
 from .errors import BodyLimit, add_error_handlers, validation_message
 from .limits import Settings
 from .pool import SearchPool
@@ -83,8 +86,9 @@ def _offline_docs_assets() -> Path | None:
 # --- the application ---------------------------------------------------------------------------
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """The ASGI application for ``settings`` (its search pool starts with the app)."""
+def create_app(settings: Settings | None = None, admission: Admission | None = None) -> FastAPI:
+    """The ASGI application for ``settings`` (its search pool starts with the app), admitting
+    whom ``admission`` says (default: anyone who reaches it, with a JSON body)."""
     settings = settings or Settings()
     pool = SearchPool(settings)
     shared = SharedAnswers(pool.run, settings.limits.cache_entries, settings.limits.cache_bytes)
@@ -101,6 +105,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     add_error_handlers(app)
     app.add_middleware(BodyLimit, max_bytes=settings.limits.max_body_bytes)
+    # Added last, so it runs first: a request refused is answered before its body is read.
+    app.add_middleware(Admit, admission=admission or Admission())
     app.state.settings, app.state.pool, app.state.shared = settings, pool, shared
     from . import cli_runs  # POST /run: the command line's warm path (--server URL)
 

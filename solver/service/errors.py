@@ -25,9 +25,8 @@ log = logging.getLogger("npuzzle.serve")
 
 class BodyLimit:
     """ASGI middleware: a body over ``max_bytes`` gets a 413 before any of it is parsed
-    (announced by Content-Length or found while reading a chunked body).  Every body is read
-    as JSON whatever its Content-Type says: the API takes nothing else, and ``curl -d`` labels
-    its data as a form."""
+    (announced by Content-Length or found while reading a chunked body).  Its type was checked
+    before (:mod:`.admission`)."""
 
     def __init__(self, app, max_bytes: int):
         """Wrap the ASGI ``app``; bodies over ``max_bytes`` never reach it."""
@@ -38,9 +37,7 @@ class BodyLimit:
         """Read the whole body (refusing it once it passes the bound), then hand it on."""
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        headers = [(k, v) for k, v in scope.get("headers") or () if k != b"content-type"]
-        scope = {**scope, "headers": headers + [(b"content-type", b"application/json")]}
-        declared = dict(headers).get(b"content-length")
+        declared = dict(scope.get("headers") or ()).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
             return await self._refuse(send)
         chunks, size = [], 0

@@ -3,6 +3,10 @@
 // A move is the direction the *blank* travels (U D L R), as everywhere in npuzzle.  The page
 // keeps the current board; every question about it goes to the server, which owns the tables
 // and the searches.  Answers that arrive after the board has changed are dropped (`version`).
+// The Board field keeps the board the puzzle was set to (typed, generated or shuffled): moves,
+// played or made by hand, change the board shown, never the field, so Use starts it again.
+// A server started with a token is opened as /#token=TOKEN: the page keeps the token for this
+// tab, takes it out of the address, and sends it with every question.
 "use strict";
 
 const DEFAULT_DISTANCE = { "2x2": 4, "2x3": 12, "3x3": 20, "4x4": 40, "5x5": 30 };
@@ -11,6 +15,8 @@ const BIG_CELLS = 16;           // from here on the page offers "fast, not optim
 const BIG_DISTANCE_SECONDS = 3; // a board this big without a table: a short search, or "at least"
 const STEP = { U: [-1, 0], D: [1, 0], L: [0, -1], R: [0, 1] };
 const BLANK_WORD = { U: "up", D: "down", L: "left", R: "right" };
+const TOKEN_KEY = "npuzzle-token";  // where the tab keeps the server's token (sessionStorage)
+const TOKEN_WORDS = "this server asks for a token: open this page as /#token=TOKEN";
 
 const $ = (id) => document.getElementById(id);
 
@@ -26,16 +32,32 @@ const state = {
   known: {},        // shape -> what the server has built for it (/databases)
   asking: new AbortController(),  // the questions about the current board
   solving: null,    // the AbortController of the solve under way, which Stop aborts
+  token: null,      // the server's token, where it asks for one (takeToken)
 };
 
 // --- talking to the server -----------------------------------------------------------------
+
+// The token given in the address (#token=...), kept for this tab so a reload keeps working,
+// and taken out of the address so it is not shown, bookmarked or shared.
+function takeToken() {
+  const given = /(?:^#|&)token=([^&]*)/.exec(location.hash);
+  if (given) {
+    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(given[1]));
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+function headers(more = {}) {
+  return state.token ? { ...more, authorization: `Bearer ${state.token}` } : more;
+}
 
 async function ask(path, body, signal) {
   let response;
   try {
     response = await fetch(path, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: headers({ "content-type": "application/json" }),
       body: JSON.stringify(body),
       signal,
     });
@@ -45,6 +67,7 @@ async function ask(path, body, signal) {
   }
   let data;
   try { data = await response.json(); } catch (e) { data = { error: `HTTP ${response.status}` }; }
+  if (response.status === 401) data = { error: TOKEN_WORDS };  // the server's words name options
   return { status: response.status, data };
 }
 
@@ -166,7 +189,8 @@ function isGoal() {
 
 // --- setting a board -------------------------------------------------------------------------
 
-async function setBoard(tiles, shapeText, distance = null) {
+// `typed`: the Board field already holds this board as the user wrote it, and keeps it.
+async function setBoard(tiles, shapeText, distance = null, typed = false) {
   stop();
   const shape = shapeOf(shapeText);
   state.rows = shape.rows;
@@ -178,7 +202,7 @@ async function setBoard(tiles, shapeText, distance = null) {
   const big = state.rows * state.cols >= BIG_CELLS;
   $("fast-option").hidden = !big;
   if (!big) $("fast").checked = false;
-  $("board-text").value = boardText(tiles);
+  if (!typed) $("board-text").value = boardText(tiles);
   clearHint();
   await refreshFacts(distance);
 }
@@ -259,7 +283,7 @@ async function useTypedBoard(event) {
   ensureShapeOption(data.shape);
   if ($("shape").value !== data.shape) $("difficulty").value = defaultDistance(data.shape);
   $("shape").value = data.shape;
-  await setBoard(data.board.split(" ").map(Number), data.shape);
+  await setBoard(data.board.split(" ").map(Number), data.shape, null, true);
 }
 
 // --- what the server knows about the board ---------------------------------------------------
@@ -343,7 +367,6 @@ function clickTile(tile) {
   moveBlank(move);
   state.made++;
   boardChanged();
-  $("board-text").value = boardText(state.tiles);
   clearHint();
   if (following) {
     sol.at++;  // still on the optimal path: the distance is known without asking
@@ -443,7 +466,6 @@ function step(direction = 1) {
     state.made--;
   }
   boardChanged();
-  $("board-text").value = boardText(state.tiles);
   clearHint();
   render();
   showRemaining();
@@ -488,7 +510,10 @@ function rewind() {
 
 // --- hints ------------------------------------------------------------------------------------------
 
+// A hint is for the board shown: a solution playing pauses there (each move would change the
+// board, and drop the answer), and the hint says what to slide next from that position.
 async function hint() {
+  stop();
   const version = state.version;
   const { status, data } = await ask("/hint", problem(), state.asking.signal);
   if (version !== state.version) return;
@@ -519,7 +544,7 @@ function ensureShapeOption(shape, label) {
 async function loadShapes() {
   const known = {};
   try {
-    const response = await fetch("/databases");
+    const response = await fetch("/databases", { headers: headers() });
     const data = await response.json();
     for (const s of data.shapes) known[s.shape] = s;
   } catch (e) { /* the defaults below still work where tables exist */ }
@@ -561,6 +586,7 @@ function wire() {
 }
 
 async function start() {
+  state.token = takeToken();
   wire();
   await loadShapes();
   await generate(true);
