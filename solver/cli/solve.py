@@ -279,13 +279,14 @@ def _going_on(message: str, partial: Solution) -> str:
 
 @contextlib.contextmanager
 def _iteration_log(verbose: bool):
-    """IDA*'s iterations on stderr: on a terminal, or anywhere with -v; else nothing."""
+    """IDA*'s iterations on stderr, with a live status line: on a terminal, or anywhere with
+    -v; else nothing."""
     if not (verbose or sys.stderr.isatty()):
         yield None
         return
     from ..search.progress import IterationLog
 
-    log = IterationLog(sys.stderr)
+    log = IterationLog(sys.stderr, live=True)
     try:
         yield log
     finally:
