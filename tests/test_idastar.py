@@ -10,8 +10,8 @@ Manhattan search node for node -- any wrong rank would change some h and the nod
 from __future__ import annotations
 
 import os
-import re
 import random
+import re
 import signal
 import sys
 import time
@@ -241,11 +241,15 @@ def said_what_was_proven(err: str) -> bool:
     """The last line of an interrupted solve: the bound it proved and the command that goes on
     (``splitlines`` also ends the status line that the message's carriage return wrote over)."""
     last = err.splitlines()[-1]
-    return err.endswith("\n") and "Traceback" not in err and bool(
-        re.fullmatch(
-            r"npuzzle: interrupted after [\d.,]+ s: the optimal length is at least \d+; "
-            r"go on with: npuzzle solve .* --resume \d+-[0-9a-f]{8}-[0-9a-f]{8}",
-            last,
+    return (
+        err.endswith("\n")
+        and "Traceback" not in err
+        and bool(
+            re.fullmatch(
+                r"npuzzle: interrupted after [\d.,]+ s: the optimal length is at least \d+; "
+                r"go on with: npuzzle solve .* --resume \d+-[0-9a-f]{8}-[0-9a-f]{8}",
+                last,
+            )
         )
     )
 

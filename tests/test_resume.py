@@ -7,14 +7,13 @@ import json
 import shlex
 
 import pytest
+from conftest import assert_one_line_error
 
 from solver import api
 from solver.core import resume_token
 from solver.core.board import BoardError, goal_board, parse_board
 from solver.core.solution import SearchLimitReached
 from solver.search import progress
-
-from .conftest import assert_one_line_error
 
 KORF_1 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # 57 moves to blank-first
 CAP = 200_000  # stops Korf #1 with 5-5-5 a few iterations short of its answer
