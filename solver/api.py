@@ -121,8 +121,11 @@ def heuristic_spec(goal: Board, opts: SearchOptions):
 def search_request(start: Board, goal: Board, opts: SearchOptions, plans: bool = True):
     """The IDA* search ``opts`` asks for from ``start`` to ``goal``, resolved once
     (:class:`~solver.search.request.SearchRequest`): the heuristic parsed, the weight read,
-    the limits -- and with ``plans`` the tables chosen and opened (raises
+    the limits, the resume token checked against the boards
+    (:func:`solver.core.resume_token.proven_bound`, a BoardError when it does not hold) --
+    and with ``plans`` the tables chosen and opened (raises
     :class:`~solver.tables.store.DatabaseMissing` where one is needed and none is built)."""
+    from .core.resume_token import proven_bound
     from .search.request import SearchRequest
     from .search.weights import parse_weight
 
@@ -137,6 +140,7 @@ def search_request(start: Board, goal: Board, opts: SearchOptions, plans: bool =
         fsm_depth=opts.fsm,
         promising_first=bool(opts.promising_first),
         progress=opts.progress,
+        start_bound=None if opts.resume is None else proven_bound(opts.resume, start, goal),
     )
     return request.with_plans() if plans else request
 

@@ -155,6 +155,11 @@ SPEC: tuple[Option, ...] = (
            commands=("solve", "distance", "hint", "compare"),
            endpoints=("distance", "hint", "solve"),
            help="Give up a search after generating N nodes (exit status 4)."),
+    Option("resume", str, None, flags=("--resume",), metavar="TOKEN",
+           commands=("solve",), endpoints=("solve",),
+           help="Go on with a search that a limit or Ctrl-C stopped: IDA* starts at the bound "
+           "it proved.  TOKEN is the one npuzzle printed then (the answer's \"resume\"); it "
+           "is checked against the board and the goal."),
     Option("scheduler", str, None, flags=("--scheduler",), metavar="ADDRESS", search=False,
            envvar=config.ENV_SCHEDULER, commands=("solve", "distance"),
            help="Solve on a Dask cluster: the address of its scheduler (tcp://host:8786; "
@@ -281,6 +286,13 @@ class _Checks:
             raise BoardError(
                 f"--weight works with IDA* (algorithm auto or idastar), not {self.algorithm}"
             )
+        if self.resume is not None:
+            if self.algorithm not in ("auto", "idastar"):
+                raise BoardError(
+                    f"--resume goes on with IDA* (auto or idastar), not {self.algorithm}"
+                )
+            if parse_weight(self.weight) > 1:
+                raise BoardError("--resume goes on with an optimal search, not a weighted one")
 
 
 def _search_fields() -> list[tuple]:

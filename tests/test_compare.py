@@ -109,7 +109,7 @@ def test_no_status_line_off_a_terminal(run_cli):
 def test_a_blind_search_stops_at_the_default_cap_and_says_how_to_raise_it(run_cli, monkeypatch):
     monkeypatch.setattr(compare, "DEFAULT_BLIND_NODES", 5_000)  # 5,000,000 takes seconds
     r = run_cli(["compare", HARDEST_3X3, "-a", "iddfs,astar", "--json"])
-    assert r.exit_code == 4
+    assert r.exit_code == 0  # A* answered: the capped IDDFS is a row, not a failure
     runs = {run["algorithm"]: run for run in json.loads(r.stdout)["runs"]}
     assert runs["iddfs"]["status"] == "limit" and 5_000 <= runs["iddfs"]["nodes_generated"] < 5_004
     assert runs["iddfs"]["error"].endswith(
@@ -120,11 +120,26 @@ def test_a_blind_search_stops_at_the_default_cap_and_says_how_to_raise_it(run_cl
     assert runs["astar"]["status"] == "solved" and runs["astar"]["nodes_generated"] > 5_000
     # --max-nodes replaces the default: the search goes further, and its limit is its own.
     r = run_cli(["compare", HARDEST_3X3, "-a", "iddfs", "--max-nodes", "30000", "--json"])
+    assert r.exit_code == 4  # no optimal search answered
     (run,) = json.loads(r.stdout)["runs"]
     assert 30_000 <= run["nodes_generated"] < 30_004 and "--max-nodes N" not in run["error"]
     # In the table's form the message goes to stderr.
     r = run_cli(["compare", HARDEST_3X3, "-a", "dfs:parent"])
     assert r.exit_code == 4 and "raise the cap with --max-nodes N" in r.stderr
+
+
+def test_a_capped_blind_search_is_a_capped_row_and_the_optimal_answers_decide(run_cli, monkeypatch):
+    monkeypatch.setattr(compare, "DEFAULT_BLIND_NODES", 5_000)
+    r = run_cli(["compare", HARDEST_3X3, "-a", "bfs,iddfs,astar"])
+    assert r.exit_code == 0, r.output
+    rows = table_rows(r.stdout)
+    assert rows["bfs"][2] == "capped" and rows["iddfs"][2] == "capped"
+    assert rows["astar"][3:5] == ["31", "yes"]  # its setting is two words: "auto, visited"
+    # What capped them is still said, on stderr.
+    assert r.stderr.count("raise the cap with --max-nodes N") == 2
+    # Without an optimal search's answer the cap is the outcome: exit 4.
+    r = run_cli(["compare", HARDEST_3X3, "-a", "bfs,dfs"])
+    assert r.exit_code == 4 and table_rows(r.stdout)["bfs"][2] == "capped"
 
 
 def test_interrupted_json_marks_the_runs(run_cli, monkeypatch):

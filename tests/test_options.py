@@ -212,5 +212,6 @@ def test_solve_help_shows_the_common_options_and_help_all_every_one():
     names = {o.name for o in for_command("solve") if o.tier == "common"}
     assert names == {
         "goal", "shape", "data_dir", "as_json", "show", "tiles", "algorithm", "partition",
-        "weight", "jobs", "timeout", "max_nodes", "scheduler", "verbose", "server", "token",
+        "weight", "jobs", "timeout", "max_nodes", "resume", "scheduler", "verbose", "server",
+        "token",
     }  # fmt: skip

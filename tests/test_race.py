@@ -97,7 +97,10 @@ def test_the_winner_needs_the_cheapest_nodes_to_the_bound(three_cuts, early_race
 
 def test_the_pick_is_the_same_on_any_number_of_threads(three_cuts, early_race):
     for start in _boards(10, 7):
-        one, two = (race.solve(_entrants(start, three_cuts), jobs=jobs)[1:] for jobs in (1, 2))
+        one, two = (
+            race.solve(_entrants(start, three_cuts), driver.SearchSettings(jobs=jobs))[1:]
+            for jobs in (1, 2)
+        )
         assert one[0] == two[0]
         assert (one[1] is None) == (two[1] is None)
         if one[1] is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .. import api
 from ..core.board import Board, BoardError, solvability
+from ..core.resume_token import proven_bound
 from . import errors
 
 
@@ -33,9 +34,13 @@ class Advice:
 
     def board(self, text: str, goal=None, shape=None, opts=None) -> None:
         """Say the note of the search ``text`` asks for; nothing for a board that cannot be
-        read or solved (its error comes alone, with its answer)."""
+        read or solved, or whose resume token does not hold (its error comes alone, with its
+        answer)."""
+        resume = (opts or self.opts).resume
         try:
             start, goal_b = api.read_problem(text, goal, shape)
+            if resume is not None:
+                proven_bound(resume, start, goal_b)
         except BoardError:
             return
         if solvability(start, goal_b).solvable:

@@ -1,10 +1,12 @@
 """``npuzzle compare``: several algorithms on one board, side by side (teaching mode).
 
 Each algorithm runs through :func:`solver.api.solve`, so every solution in the table has been
-replayed onto the start.  A run stopped by ``--max-nodes`` / ``--timeout`` shows ``limit`` with
-the statistics it had gathered, and the other runs still fill the table.  The blind searches
-stop at :data:`DEFAULT_BLIND_NODES` unless ``--max-nodes`` says otherwise: an IDDFS of a
-31-move 8-puzzle would otherwise run for many minutes.  On a terminal a status line on stderr
+replayed onto the start.  A run stopped by ``--max-nodes`` / ``--timeout`` shows ``limit``
+(``capped``, a blind search) with the statistics it had gathered, and the other runs still
+fill the table.  The blind searches stop at :data:`DEFAULT_BLIND_NODES` unless
+``--max-nodes`` says otherwise: an IDDFS of a 31-move 8-puzzle would otherwise run for many
+minutes.  A capped blind search is what the table shows, not a failure: the command exits 0
+when A* or IDA* answered (:func:`exit_status`).  On a terminal a status line on stderr
 says which run is under way (:mod:`.live_status`); Ctrl-C prints the table of the runs that
 finished, the others marked, and exits 130.
 """
@@ -26,6 +28,8 @@ from .live_status import LiveStatus
 
 DEFAULT_ALGORITHMS = "bfs,iddfs,astar,idastar"
 BLIND = ("bfs", "dfs", "dls", "iddfs")
+OPTIMAL = ("astar", "idastar")  # the informed searches, whose answer is the comparison's
+CAPPED = "capped"  # the length column of a blind search stopped by its cap
 # Generated nodes at which a blind search stops when --max-nodes is not given: a few seconds
 # and a few hundred MB (a BFS of the 15-puzzle holds ~4.6 M states, 640 MB, at 5 M nodes),
 # and room for the course example's IDDFS (4.45 M nodes, docs/search-algorithms.md).
@@ -88,7 +92,7 @@ def _setting(sol: Solution) -> str:
 def table_row(sol: Solution) -> list[str]:
     """The cells of one run's line in the table, in :data:`COLUMNS` order."""
     if sol.status == STATUS_LIMIT:
-        length = "limit"
+        length = CAPPED if sol.algorithm in BLIND else "limit"
     elif sol.moves is None:
         length = "none"
     else:
@@ -126,6 +130,24 @@ def options_for(algorithm: str, opts: api.SearchOptions) -> api.SearchOptions:
     if algorithm in BLIND and opts.max_nodes is None:
         return replace(opts, max_nodes=DEFAULT_BLIND_NODES)
     return opts
+
+
+def exit_status(outcomes: list[tuple[str, Solution | None, int]]) -> int:
+    """The command's exit status from each run's ``(algorithm, solution or None, status)``: the
+    worst, where a blind search stopped by its cap counts for nothing once an optimal search
+    (A*, IDA*) answered -- a capped blind search is what the comparison shows, not a failure
+    of the command."""
+    answered = any(
+        name in OPTIMAL and sol is not None and sol.moves is not None for name, sol, _ in outcomes
+    )
+    return max(
+        (
+            code
+            for name, sol, code in outcomes
+            if not (answered and name in BLIND and code == errors.EXIT_LIMIT)
+        ),
+        default=errors.EXIT_OK,
+    )
 
 
 def run_one(start, goal, algorithm: str, check: str | None, opts: api.SearchOptions):
@@ -171,11 +193,13 @@ def run_one(start, goal, algorithm: str, check: str | None, opts: api.SearchOpti
 def compare(board, goal, shape, as_json, algorithms, **params):
     """Run several algorithms on one board and print their statistics side by side.
 
-    Columns: solution length (limit = stopped by a cap, none = not found within the
-    depth limit), whether it is optimal (? = unknown: no exact table built), nodes
-    generated and expanded, the largest frontier, the most states held in memory at
-    once, the deepest node, seconds.  Exit status 4 when any run was capped or found
-    nothing, 3 when a run lacked its database; the table is printed either way.
+    Columns: solution length (capped = a blind search stopped by its cap, limit = an
+    informed one stopped by --max-nodes or --timeout, none = not found within the depth
+    limit), whether it is optimal (? = unknown: no exact table built), nodes generated
+    and expanded, the largest frontier, the most states held in memory at once, the
+    deepest node, seconds.  Exit status 4 when a run found nothing or was stopped by a
+    limit (a capped blind search counts only when no A* or IDA* run answered), 3 when a
+    run lacked its database; the table is printed either way.
 
     The blind searches (bfs, dfs, dls, iddfs) stop at 5,000,000 generated nodes unless
     --max-nodes sets another cap.  On a terminal a line on stderr shows the run under
@@ -195,7 +219,7 @@ def compare(board, goal, shape, as_json, algorithms, **params):
     api.check_solvable(start, goal_b)
     # cycle_check is each run's own (parse_runs)
     opts = options.search_options(params, cycle_check=None)
-    worst, rows, records = errors.EXIT_OK, [], []
+    outcomes, rows, records = [], [], []
     with LiveStatus() as status:
         _load_kernels(goal_b, runs, opts, status)
         try:
@@ -205,7 +229,7 @@ def compare(board, goal, shape, as_json, algorithms, **params):
                     start, goal_b, name, check, replace(opts, progress=status.heard)
                 )
                 status.finish()
-                worst = max(worst, code)
+                outcomes.append((name, sol, code))
                 if sol is not None:
                     row, record = table_row(sol), sol.as_dict()
                 else:
@@ -238,7 +262,7 @@ def compare(board, goal, shape, as_json, algorithms, **params):
             _print_comparison(start, goal_b, rows, records, as_json)
             raise
     _print_comparison(start, goal_b, rows, records, as_json)
-    raise SystemExit(worst)
+    raise SystemExit(exit_status(outcomes))
 
 
 def _load_kernels(goal, runs, opts: api.SearchOptions, status: LiveStatus) -> None:

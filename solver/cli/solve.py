@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import contextlib
+import shlex
+import signal
 import sys
 from dataclasses import replace
 
 import click
 
 from .. import answers, api
-from ..core.board import Board
-from ..core.solution import Solution
+from ..core import interrupts
+from ..core.board import Board, BoardError
+from ..core.solution import SearchLimitReached, Solution
 from . import errors, io, options
 from . import scheduler as cluster
 from .advice import Advice
 from .forwarding import forwarded
+from .group import TYPED_WORDS
 from .group import main_group as main
 
 
@@ -223,24 +227,69 @@ def solve(board, goal, shape, as_json, show, tiles, jobs, scheduler, verbose, **
     # are elsewhere, and take what they are given.
     jobs = (jobs or api.usable_cores()) if scheduler else options.usable_jobs(jobs)
     if io.is_stdin(board):
+        if opts.resume is not None:
+            raise BoardError("--resume goes on with the search of one board, not a batch")
         raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs, scheduler))
     text = io.board_text(board)
-    with _iteration_log(verbose) as log, cluster.solver(scheduler) as solve_one:
-        opts = replace(opts, jobs=jobs, progress=log)
-        solve_one = _advised_one(solve_one, opts)
-        sol = io.answer_one(lambda t: solve_one(t, goal, shape=shape, options=opts), text, as_json)
+    try:
+        with _iteration_log(verbose) as log, cluster.solver(scheduler) as solve_one:
+            opts = replace(opts, jobs=jobs, progress=log)
+            solve_one = _advised_one(solve_one, opts)
+            sol = io.answer_one(
+                lambda t: solve_one(t, goal, shape=shape, options=opts), text, as_json
+            )
+    except SearchLimitReached as e:
+        errors.fail(_going_on(errors.classify(e)[1], e.partial), errors.EXIT_LIMIT)
+    except (interrupts.Interrupted, KeyboardInterrupt) as e:
+        _interrupted(e, text, as_json)
     raise SystemExit(_print_solution(sol, as_json, show, tiles, verbose))
+
+
+def _interrupted(e: BaseException, text: str, as_json: bool):
+    """Ctrl-C (or SIGTERM) stopped the search: say what it had proven and how to go on (with
+    ``--json`` its record first, shaped as a limit's), then exit 130 (143).  An interruption
+    before the search proved anything goes on up as it came."""
+    partial = getattr(e, "partial", None)  # solver.search.idastar.solve sets it
+    if partial is None or partial.lower_bound is None:
+        raise e
+    interrupts.handled()  # said here, with what was proven: not again by the program
+    signum = e.signum if isinstance(e, interrupts.Interrupted) else signal.SIGINT
+    seconds = partial.seconds
+    took = f"{seconds:.1f} s" if seconds < 10 else f"{seconds:,.0f} s"
+    stopped = SearchLimitReached(partial, f"{interrupts.describe(signum)} after {took}")
+    if as_json:
+        click.echo(io.json_line(answers.error_record(text, stopped)))
+    errors.fail(_going_on(answers.one_line(stopped), partial), 128 + signum)
+
+
+def _going_on(message: str, partial: Solution) -> str:
+    """``message`` about a stopped search, with the command that goes on where it stopped
+    when the search left a resume token (:mod:`solver.core.resume_token`)."""
+    token = partial.extra.get("resume")
+    if not token:
+        return message
+    ctx = click.get_current_context()
+    words = ctx.meta.get(TYPED_WORDS) or [ctx.info_name]
+    words = words[words.index(ctx.info_name) :] if ctx.info_name in words else [ctx.info_name]
+    kept, skip = [], False
+    for word in words:
+        if skip or word == "--resume" or word.startswith("--resume="):
+            skip = word == "--resume"
+            continue
+        kept.append(word)
+    return f"{message}; go on with: npuzzle {shlex.join([*kept, '--resume', token])}"
 
 
 @contextlib.contextmanager
 def _iteration_log(verbose: bool):
-    """IDA*'s iterations on stderr: on a terminal, or anywhere with -v; else nothing."""
+    """IDA*'s iterations on stderr, with a live status line: on a terminal, or anywhere with
+    -v; else nothing."""
     if not (verbose or sys.stderr.isatty()):
         yield None
         return
     from ..search.progress import IterationLog
 
-    log = IterationLog(sys.stderr)
+    log = IterationLog(sys.stderr, live=True)
     try:
         yield log
     finally:

@@ -13,6 +13,7 @@ from .board import Board, BoardError, Solvability
 STATUS_SOLVED = "solved"
 STATUS_LIMIT = "limit"  # a --timeout / --max-nodes cap stopped the search
 STATUS_NOT_FOUND = "not-found"  # the search ended without a solution (e.g. depth limit too low)
+STATUS_INTERRUPTED = "interrupted"  # Ctrl-C stopped the search (its record on exit 130)
 
 
 class Unsolvable(ValueError):
@@ -149,4 +150,5 @@ __all__ = [
     "STATUS_SOLVED",
     "STATUS_LIMIT",
     "STATUS_NOT_FOUND",
+    "STATUS_INTERRUPTED",
 ]

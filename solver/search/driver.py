@@ -18,8 +18,9 @@ Imports: :mod:`solver.core`, the search's kernels, walk, weights and parallel po
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ..core.interrupts import Interrupted
 from . import kernels as K
 from .kernel_data import Plan
 from .parallel import Pool
@@ -81,6 +82,65 @@ class RaceRule:
 
 
 NO_RACE = RaceRule()
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """How a search runs, whatever it searches: its limits (``timeout`` seconds, ``max_nodes``
+    generated), ``jobs`` threads for the long iterations, the ``progress`` callback, the
+    duplicate-pruning machine's depth ``fsm_depth``, the order of the work units
+    (``promising_first``), the cost rule (``weighting``; None: optimal) and ``start_bound``,
+    a length the optimal one is proven not to be below (a resumed search starts there).
+    :func:`run` searches with them; :func:`solver.search.race.solve` races with them."""
+
+    timeout: float | None = None
+    max_nodes: int | None = None
+    jobs: int = 1
+    progress: object = field(default=None, compare=False, repr=False)
+    fsm_depth: int | None = None
+    promising_first: bool = True
+    weighting: Weighting | None = None
+    start_bound: int | None = None
+
+
+DEFAULT_SETTINGS = SearchSettings()
+
+
+def run(plan: Plan, tiles, settings: SearchSettings, race: RaceRule = NO_RACE) -> SearchResult:
+    """:func:`search` with ``settings`` (and ``race``'s rule)."""
+    return search(
+        plan,
+        tiles,
+        timeout=settings.timeout,
+        max_nodes=settings.max_nodes,
+        jobs=settings.jobs,
+        weighting=settings.weighting,
+        progress=settings.progress,
+        fsm_depth=settings.fsm_depth,
+        promising_first=settings.promising_first,
+        race=race,
+    )
+
+
+# --- Ctrl-C: what a search had proven when it was interrupted --------------------------------
+
+INTERRUPTIONS = (KeyboardInterrupt, Interrupted)
+_SEARCHED = "npuzzle_search_result"  # the attribute an interruption carries its search in
+
+
+def interrupted_search(exc: BaseException) -> SearchResult | None:
+    """What the search that ``exc`` (an interruption) stopped had done and proven: a
+    :class:`SearchResult` whose ``stopped`` is ``"interrupted"``; None when no search was
+    under way."""
+    return getattr(exc, _SEARCHED, None)
+
+
+def carry_search(exc: BaseException, result: SearchResult) -> None:
+    """Let the interruption ``exc`` carry ``result``, the search it stopped, on its way up
+    (read back by :func:`interrupted_search`); the interruption itself goes on as it was, so
+    every ``finally`` on the way runs and the program still ends with its status."""
+    if isinstance(exc, INTERRUPTIONS):
+        setattr(exc, _SEARCHED, result)
 
 
 @dataclass(frozen=True)
@@ -218,7 +278,12 @@ def search(
             "", 0, 0, 0, 0, 0, time.perf_counter() - t0, jobs=jobs, pruning=problem.machine.name
         )
     loop = _Iterations(problem, limits, _Report(progress, problem, t0), jobs, promising_first, race)
-    out, bound, paused = loop.run()
+    try:
+        out, bound, paused = loop.run()
+    except INTERRUPTIONS as e:
+        lower = problem.lower_bound(loop.proven_bound())
+        carry_search(e, loop.stopped_by_interrupt(lower, time.perf_counter() - t0))
+        raise
     found = out is not None and out.path is not None
     moves = Problem.letters(out.path) if found else None
     lower = len(moves) if moves is not None and weighting is None else problem.lower_bound(bound)
@@ -247,6 +312,7 @@ class _Iterations:
         self.promising_first, self.race = promising_first, race
         self.serial, self.pool = _Serial(problem), None
         self.generated = self.expanded = self.iterations = self.units = 0
+        self.bound = 0  # the bound of the iteration under way (see proven_bound)
         # A search that starts at a proven bound goes on with a long one: parallel at once.
         self.last_seconds = 0.0 if race.start_bound is None else PARALLEL_AFTER
         # A long search goes on in work units (UNITS_AFTER), taken most promising first.  Not
@@ -263,9 +329,12 @@ class _Iterations:
         """Iterations until a solution, a limit or a pause: ``(the last iteration's outcome,
         the bound the search would go on with, the bound it paused after or None)``."""
         problem, race = self.problem, self.race
-        bound = max(problem.first_bound(), race.start_bound or 0)
+        # A start bound is proven (a race's, a resumed search's): rounded up to the parity of
+        # every solution's length, it is proven too.
+        bound = max(problem.first_bound(), problem.next_bound(race.start_bound or 0))
         out = paused = None
         while True:
+            self.bound = bound  # proven: every iteration below it ended without a solution
             if race.stop_bound is not None and bound > race.stop_bound:
                 return out, bound, race.stop_bound  # every iteration within it is searched
             out, bound = self.iteration(bound)
@@ -278,6 +347,30 @@ class _Iterations:
             bound = problem.next_bound(out.next_f)
             if paused is not None:
                 return out, bound, paused
+
+    def proven_bound(self) -> int:
+        """The largest bound whose iteration has started (so every one below it ended without
+        a solution): the bound the search would go on with, were it stopped now.  A serial walk
+        that goes on by itself moves its bound on after each iteration it finished."""
+        walk_bound = self.serial.walk.bound if self.go_on else 0
+        return max(self.bound, walk_bound)
+
+    def stopped_by_interrupt(self, lower_bound: int, seconds: float) -> SearchResult:
+        """The result of this search stopped now: its counts so far (those of the iteration
+        under way are lost with it), ``lower_bound`` proven."""
+        return SearchResult(
+            None,
+            self.problem.root_h,
+            lower_bound,
+            self.generated,
+            self.expanded,
+            self.iterations,
+            seconds,
+            "interrupted",
+            self.jobs,
+            self.units,
+            self.problem.machine.name,
+        )
 
     def iteration(self, bound: int) -> tuple[Outcome, int]:
         """One iteration with ``bound`` (more, when the serial walk goes on by itself):

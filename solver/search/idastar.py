@@ -1,4 +1,4 @@
-"""IDA* for the API: ``solve(start, goal, opts) -> Solution`` (layer 3: search).
+"""IDA* for the API: ``solve(request) -> Solution`` (layer 3: search).
 
 IDA* is a depth-first search with a bound on ``f = g + h`` that grows from one iteration to the
 next (the smallest f that went over the last bound), skipping the move strings a pruning machine
@@ -26,9 +26,18 @@ from __future__ import annotations
 
 import time
 
-from ..core.solution import STATUS_LIMIT, SearchLimitReached, Solution
+from ..core import resume_token
+from ..core.solution import STATUS_INTERRUPTED, STATUS_LIMIT, SearchLimitReached, Solution
 from . import race
-from .driver import Progress, SearchResult, numba_ready, search  # noqa: F401 - public names
+from .driver import (  # noqa: F401 - public names
+    INTERRUPTIONS,
+    Progress,
+    SearchResult,
+    SearchSettings,
+    interrupted_search,
+    numba_ready,
+    search,
+)
 from .kernel_data import Plan
 from .plans import (  # noqa: F401 - the plans are part of this module's interface
     clear_cache,
@@ -62,14 +71,39 @@ def solve(request: SearchRequest) -> Solution:
     ``request.progress`` hears about each iteration (:class:`~solver.search.driver.Progress`).
     ``request.timeout`` / ``request.max_nodes`` raise
     :class:`~solver.core.solution.SearchLimitReached` whose ``partial.lower_bound`` is the
-    optimal length proven so far.  Missing databases raise
+    optimal length proven so far, and (an optimal search) whose ``partial.extra["resume"]``
+    is the token that goes on from there (:mod:`solver.core.resume_token`);
+    ``request.start_bound`` is where such a search goes on.  An interruption (Ctrl-C) goes on
+    up as it came, carrying the same partial answer as its ``partial`` (status
+    ``interrupted``).  Missing databases raise
     :class:`~solver.tables.store.DatabaseMissing` with the command that builds them.
     """
     t0 = time.perf_counter()
     request = request.with_plans()
     weighting = Weighting.of(request.weight)
     entrants = request.plans if weighting is None else request.plans[:1]
-    res, won, race_said = _run(request, entrants, weighting)
+    try:
+        res, won, race_said = _run(request, entrants, weighting)
+    except INTERRUPTIONS as e:
+        stopped = interrupted_search(e)
+        if stopped is not None:
+            partial = _solution(request, stopped, entrants, 0, weighting, None, t0)
+            partial.status = STATUS_INTERRUPTED
+            partial.optimal = None
+            e.partial = partial  # what the CLI reports of the search that Ctrl-C stopped
+        raise
+    sol = _solution(request, res, entrants, won, weighting, race_said, t0)
+    if res.stopped:
+        sol.status = STATUS_LIMIT
+        sol.optimal = None
+        raise SearchLimitReached(sol, res.stopped)  # the CLI adds the proven lower bound
+    return sol
+
+
+def _solution(request: SearchRequest, res: SearchResult, entrants, won, weighting, race_said, t0):
+    """The answer of ``request`` from the search's result ``res`` (ended with plan number
+    ``won``): the moves mapped back to the request's goal; a stopped optimal search carries
+    the token that resumes it (its ``extra["resume"]``)."""
     plan, red = entrants[won]
     moves = None if res.moves is None else red.moves_back(res.moves)
     sol = Solution(
@@ -90,30 +124,28 @@ def solve(request: SearchRequest) -> Solution:
         notice=entrants[0][0].notice,  # the first entrant's: said whichever plan won
         extra=_extra(request, res, entrants, weighting, race_said),
     )
-    if res.stopped:
-        sol.status = STATUS_LIMIT
-        sol.optimal = None
-        raise SearchLimitReached(sol, res.stopped)  # the CLI adds the proven lower bound
+    if res.stopped and weighting is None:
+        sol.extra["resume"] = resume_token.issue(request.start, request.goal, res.lower_bound)
     return sol
 
 
 def _run(request: SearchRequest, entrants, weighting) -> tuple[SearchResult, int, str | None]:
     """Search with ``entrants`` (a race when there are several): ``(result, index of the plan
     it ended with, the race's summary or None)``."""
-    limits = dict(
+    settings = SearchSettings(
         timeout=request.timeout,
         max_nodes=request.max_nodes,
         jobs=request.jobs,
         progress=request.progress,
         fsm_depth=request.fsm_depth,
         promising_first=request.promising_first,
+        weighting=weighting,
+        start_bound=request.start_bound,
     )
-    if len(entrants) == 1:
-        plan, red = entrants[0]
-        return search(plan, red.board(request.start).tiles, weighting=weighting, **limits), 0, None
     runners = [race.Entrant(p, r.board(request.start).tiles) for p, r in entrants]
-    res, won, ran = race.solve(runners, **limits)
-    return res, won, race.describe(ran, [p.name for p, _ in entrants])
+    res, won, ran = race.solve(runners, settings)
+    said = None if len(entrants) == 1 else race.describe(ran, [p.name for p, _ in entrants])
+    return res, won, said
 
 
 def _extra(request: SearchRequest, res: SearchResult, entrants, weighting, race_said) -> dict:

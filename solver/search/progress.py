@@ -1,10 +1,13 @@
 """Progress of a long IDA* search for people: its iterations on stderr as they go (layer 3:
 search; the CLI passes an :class:`IterationLog` as ``SearchOptions.progress``).
 
-On a terminal a status line (tqdm) shows the iteration under way -- its bound, the nodes so
-far, nodes per second, the elapsed time -- and each iteration that ends after the first
-second leaves a line behind.  Elsewhere (a log file, ``2>`` a pipe) only those lines are
-written, and only when asked (``npuzzle solve -v``).  Never on stdout: that is the answer's.
+On a terminal a status line (a :class:`~solver.core.progress_bar.ProgressBar`, so it shares
+the other bars' lock and a message said past it starts a line of its own) shows the iteration
+under way -- its bound, the nodes so far, nodes per second, the elapsed time -- and each
+iteration that ends after the first second leaves a line behind.  Elsewhere (a log file,
+``2>`` a pipe) both are written only when asked (``npuzzle solve -v``), the status line
+redrawn (``\r``) at most every :data:`LOG_STATUS_SECONDS`, so that a log of a search of hours
+stays small and ``tail -f`` still shows where it is.  Never on stdout: that is the answer's.
 
 Imports: the standard library and tqdm (when a terminal shows the status line).
 """
@@ -17,6 +20,7 @@ import sys
 from .driver import Progress
 
 QUIET_SECONDS = 1.0  # searches shorter than this say nothing
+LOG_STATUS_SECONDS = 5.0  # off a terminal, the status line is redrawn at most this often
 
 
 def describe(p: Progress) -> str:
@@ -34,15 +38,26 @@ def describe(p: Progress) -> str:
 
 class IterationLog:
     """A progress callback that writes :func:`describe` lines on ``stream`` (stderr): a live
-    status line when ``live`` (default: the stream is a terminal) and a lasting line for
-    each iteration that ends after ``QUIET_SECONDS``.  Call :meth:`close` when the search
-    ends (it clears the status line)."""
+    status line when ``live`` (default: the stream is a terminal), redrawn at most every
+    ``every`` seconds of the search (default: whenever the search reports on a terminal,
+    :data:`LOG_STATUS_SECONDS` elsewhere), and a lasting line for each iteration that ends
+    after ``QUIET_SECONDS``.  Call :meth:`close` when the search ends (it clears the status
+    line)."""
 
-    def __init__(self, stream=None, live: bool | None = None, prefix: str = "npuzzle: "):
+    def __init__(
+        self,
+        stream=None,
+        live: bool | None = None,
+        prefix: str = "npuzzle: ",
+        every: float | None = None,
+    ):
         self.stream = stream or sys.stderr
-        self.live = _is_terminal(self.stream) if live is None else live
+        terminal = _is_terminal(self.stream)
+        self.live = terminal if live is None else live
+        self.every = (0.0 if terminal else LOG_STATUS_SECONDS) if every is None else every
         self.prefix = prefix
         self.bar = None
+        self.drawn_at: float | None = None  # the search's seconds when the status was drawn
 
     def __call__(self, p: Progress) -> None:
         if p.seconds < QUIET_SECONDS:
@@ -50,11 +65,14 @@ class IterationLog:
         text = self.prefix + describe(p)
         if p.done:
             self._line(text)
-        elif self.live:
+        elif self.live and (self.drawn_at is None or p.seconds - self.drawn_at >= self.every):
+            self.drawn_at = p.seconds
             self._status(text)
 
     def _line(self, text: str) -> None:
         if self.bar is not None:
+            # The ended iteration's status goes with it: the bar is redrawn below the line.
+            self.bar.set_description_str("", refresh=False)
             self.bar.write(text, file=self.stream)
         else:  # one write: a signal cannot land between the line and its newline
             self.stream.write(text + "\n")

@@ -45,7 +45,17 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from .driver import Progress, RaceRule, SearchResult, search
+from .driver import (
+    DEFAULT_SETTINGS,
+    INTERRUPTIONS,
+    Progress,
+    RaceRule,
+    SearchResult,
+    SearchSettings,
+    carry_search,
+    interrupted_search,
+    run,
+)
 from .kernel_data import Plan
 from .walk import Limits
 
@@ -113,51 +123,50 @@ class Race:
 
 
 def solve(
-    entrants: list[Entrant],
-    *,
-    timeout: float | None = None,
-    max_nodes: int | None = None,
-    jobs: int = 1,
-    progress=None,
-    fsm_depth: int | None = None,
-    promising_first: bool = True,
+    entrants: list[Entrant], settings: SearchSettings = DEFAULT_SETTINGS
 ) -> tuple[SearchResult, int, Race | None]:
-    """Search with the entrant a race picks: ``(result, winner's index, race)``; the race is
-    None when the incumbent finished (or hit a limit) before one was needed.  Limits count the
-    whole search, race included."""
+    """Search with the entrant a race picks, as ``settings`` say: ``(result, winner's index,
+    race)``; the race is None when the incumbent finished (or hit a limit) before one was
+    needed, or ran alone.  Limits count the whole search, race included; every entrant
+    starts at ``settings.start_bound``.  An interruption carries the whole search's counts and
+    the largest bound it proved (:func:`~solver.search.driver.interrupted_search`)."""
     t0 = time.perf_counter()
+    timeout, max_nodes = settings.timeout, settings.max_nodes
     deadline = None if timeout is None else t0 + timeout
-    common = dict(fsm_depth=fsm_depth, promising_first=promising_first)
-    lead = search(
-        entrants[0].plan,
-        entrants[0].tiles,
-        timeout=timeout,
-        max_nodes=max_nodes,
-        jobs=jobs,
-        progress=progress,
-        race=RaceRule(pause_after=RACE_AFTER if len(entrants) > 1 else None),  # alone: no race
-        **common,
-    )
+    start = settings.start_bound
+    alone = len(entrants) == 1
+    # alone: no race
+    lead_rule = RaceRule(start_bound=start, pause_after=None if alone else RACE_AFTER)
+    lead = run(entrants[0].plan, entrants[0].tiles, settings, lead_rule)
     if lead.paused is None:
         return lead, 0, None
-    results = [lead] + _rivals(entrants[1:], lead, deadline, max_nodes, jobs, common)
+    try:
+        results = [lead] + _rivals(entrants[1:], lead, deadline, settings)
+    except INTERRUPTIONS as e:
+        carry_search(e, _total(replace(lead, stopped="interrupted"), [], t0))
+        raise
     race = judge(results, [e.cost for e in entrants])
     spent = sum(r.generated for r in results)
     stopped = Limits(timeout, max_nodes, deadline).reason(spent, time.perf_counter())
     if stopped:
         return _total(replace(lead, stopped=stopped), results[1:], t0), 0, race
-    start = start_bound(results)
     winner = entrants[race.winner]
-    rest = search(
-        winner.plan,
-        winner.tiles,
+    rest_settings = replace(
+        settings,
         timeout=None if deadline is None else deadline - time.perf_counter(),
         max_nodes=None if max_nodes is None else max_nodes - spent,
-        jobs=jobs,
-        progress=_carried(progress, lead.iterations, spent, t0),
-        race=RaceRule(start_bound=start, nodes_before=spent),
-        **common,
+        progress=_carried(settings.progress, lead.iterations, spent, t0),
     )
+    rule = RaceRule(start_bound=start_bound(results), nodes_before=spent)
+    try:
+        rest = run(winner.plan, winner.tiles, rest_settings, rule)
+    except INTERRUPTIONS as e:
+        # Stopped before its first iteration: what the race proved.
+        rest = interrupted_search(e) or SearchResult(
+            None, lead.root_h, rule.start_bound, 0, 0, 0, 0.0, "interrupted"
+        )
+        carry_search(e, _total(rest, results, t0, lead.iterations))
+        raise
     return _total(rest, results, t0, lead.iterations), race.winner, race
 
 
@@ -200,24 +209,25 @@ def describe(ran: Race | None, names: list[str]) -> str:
     return ran.summary(names)
 
 
-def _rivals(entrants, lead: SearchResult, deadline, max_nodes, jobs: int, common) -> list:
+def _rivals(entrants, lead: SearchResult, deadline, settings: SearchSettings) -> list:
     """Each rival's search up to the incumbent's bound, stopped once its nodes cost more than
-    ``MARGIN`` times the incumbent's; ``jobs`` at a time (the kernels release the GIL)."""
+    ``MARGIN`` times the incumbent's; ``settings.jobs`` at a time (the kernels release the
+    GIL), each on one thread, hearing no progress."""
 
-    def run(entrant: Entrant) -> SearchResult:
-        cap = rival_limit(lead.generated, entrant.cost, max_nodes)
+    def one(entrant: Entrant) -> SearchResult:
         left = None if deadline is None else max(0.0, deadline - time.perf_counter())
-        return search(
-            entrant.plan,
-            entrant.tiles,
+        mine = replace(
+            settings,
             timeout=left,
-            max_nodes=cap,
-            race=RaceRule(stop_bound=lead.paused),
-            **common,
+            max_nodes=rival_limit(lead.generated, entrant.cost, settings.max_nodes),
+            jobs=1,
+            progress=None,
         )
+        rule = RaceRule(start_bound=settings.start_bound, stop_bound=lead.paused)
+        return run(entrant.plan, entrant.tiles, mine, rule)
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as threads:
-        return list(threads.map(run, entrants))
+    with ThreadPoolExecutor(max_workers=max(1, settings.jobs)) as threads:
+        return list(threads.map(one, entrants))
 
 
 def _carried(progress, iterations_before: int, nodes_before: int, t0: float):

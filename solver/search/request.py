@@ -35,7 +35,8 @@ class SearchRequest:
     ``timeout`` (seconds) and ``max_nodes``: limits; ``jobs``: threads for the long
     iterations; ``fsm_depth``: the duplicate-pruning machine (:mod:`solver.search.fsm`);
     ``promising_first``: the order of the work units; ``progress``: hears about each
-    iteration.  ``plans``: the plans chosen, each with the reduction of boards of ``goal``
+    iteration; ``start_bound``: a length the optimal one is proven not to be below (a resumed
+    search: :mod:`solver.core.resume_token`), where IDA*'s first iteration starts.  ``plans``: the plans chosen, each with the reduction of boards of ``goal``
     to its target -- the one the search starts with first, then a race's rivals."""
 
     start: Board
@@ -47,6 +48,7 @@ class SearchRequest:
     jobs: int = 1
     fsm_depth: int = config.DEFAULT_FSM_DEPTH
     promising_first: bool = True
+    start_bound: int | None = None
     progress: Callable | None = field(default=None, compare=False, repr=False)
     plans: tuple[tuple[Plan, Reduction], ...] = field(default=(), compare=False, repr=False)
 

@@ -151,7 +151,7 @@ def probe(
     if len(entrants.names) == 1:
         race_after = None
     moves, bound, done, generated, expanded, iterations = _serial(
-        problem, seconds, timeout, max_nodes, race_after
+        problem, seconds, timeout, max_nodes, race_after, request.start_bound
     )
     if moves is not None:
         moves = red.moves_back(moves)
@@ -169,11 +169,12 @@ def probe(
     )
 
 
-def _serial(problem: Problem, seconds: float, timeout, max_nodes, race_after):
+def _serial(problem: Problem, seconds: float, timeout, max_nodes, race_after, start_bound=None):
     """IDA* iterations by one walk until a solution or a reason to stop (:func:`probe`):
     ``(moves or None, the bound to go on with, the bound of the iteration it ended with or
-    None, generated, expanded, iterations done)``."""
-    bound = problem.first_bound()
+    None, generated, expanded, iterations done)``; a resumed search starts at ``start_bound``,
+    proven."""
+    bound = max(problem.first_bound(), problem.next_bound(start_bound or 0))
     if problem.root_h == 0:
         return "", bound, None, 0, 0, 0
     walk, t0 = Walk(problem), time.perf_counter()
