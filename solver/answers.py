@@ -332,7 +332,7 @@ def one_line(exc: BaseException) -> str:
     """The error's message on one line; a capped search adds the lower bound it proved."""
     text = str(exc)
     if isinstance(exc, SearchLimitReached) and exc.partial.lower_bound is not None:
-        text += f"; the optimal length is at least {exc.partial.lower_bound}"
+        text += f": the optimal length is at least {exc.partial.lower_bound}"
     return " ".join(text.split())
 
 

@@ -14,6 +14,7 @@ from solver.core import resume_token
 from solver.core.board import BoardError, goal_board, parse_board
 from solver.core.solution import SearchLimitReached
 from solver.search import progress
+from solver.service.responses import record_model
 
 KORF_1 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # 57 moves to blank-first
 CAP = 200_000  # stops Korf #1 with 5-5-5 a few iterations short of its answer
@@ -153,6 +154,7 @@ def test_ctrl_c_reports_the_bound_proven_and_the_command(run_cli, pdb_dir, monke
     (bound,) = ended
     record = json.loads(r.stdout)
     assert record["status"] == "interrupted" and record["lower_bound"] == bound
+    record_model(record).model_validate(record)  # the service's model of a stopped search
     assert record["error"].startswith("interrupted after ")
     assert record["error"].endswith(f"s: the optimal length is at least {bound}")
     line = r.stderr.strip().splitlines()[-1]

@@ -113,6 +113,9 @@ class SearchFields(Boards):
     frontier: str | None = None
     cycle_check: str | None = None
     depth_limit: int | None = None
+    resume: str | None = Field(
+        None, description="A stopped optimal search: the token that goes on from its bound."
+    )
 
 
 class SolveRecord(SearchFields):
@@ -123,10 +126,11 @@ class SolveRecord(SearchFields):
 
 
 class LimitRecord(SearchFields):
-    """A search stopped by a cap (time, nodes): what it proved so far."""
+    """A search stopped by a cap (time, nodes; ``interrupted``: a signal): what it proved so
+    far."""
 
     input: str = Field(description="The board as it was given.")
-    status: Literal["limit"]
+    status: Literal["limit", "interrupted"]
     error: str = Field(description="Which cap, and the lower bound proven (no 'limit:' prefix).")
 
 
@@ -231,7 +235,7 @@ def record_model(record: dict) -> type[Record]:
         return UnsolvableRecord
     if status in ("bad-input", "database"):
         return ErrorRecord
-    if status == "limit":
+    if status in ("limit", "interrupted"):
         return LimitRecord
     if "move" in record:
         return HintRecord
