@@ -251,14 +251,16 @@ def iter_generate_records(
     """:func:`generate_records` one record at a time, in flat memory however large the count
     (:func:`solver.workloads.generate.iter_generate_rows`); a request that cannot be met raises
     on the first ``next()``."""
-    from .workloads import generate as gen  # numpy-heavy: imported only when asked
+    from .workloads import generate  # numpy-heavy: imported only when asked
 
     shape_ = Shape.parse(shape)
     goal_b = goal_board(shape_, goal)
     yield from _generate_records(
         shape_,
         goal_b,
-        gen.iter_generate_rows(shape_, count, goal=goal_b, method=method, progress=progress, **kw),
+        generate.iter_generate_rows(
+            shape_, count, goal=goal_b, method=method, progress=progress, **kw
+        ),
     )
 
 

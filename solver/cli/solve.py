@@ -12,10 +12,10 @@ from .. import answers, api
 from ..core.board import Board
 from ..core.solution import Solution
 from . import errors, io, options
-from . import scheduler as cluster
 from .advice import Advice
 from .forwarding import forwarded
 from .group import main_group as main
+from .scheduler import batch_solver, solver
 
 
 def _moves_text(sol: Solution, tiles: bool) -> str:
@@ -170,7 +170,7 @@ def _advised_one(solve_one, opts: api.SearchOptions):
 def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
     from . import stream
 
-    with cluster.batch_solver(scheduler, opts, jobs, sys.stderr.isatty()) as solve_many:
+    with batch_solver(scheduler, opts, jobs, sys.stderr.isatty()) as solve_many:
         spec = stream.Batch(
             one=lambda start, goal_b: api.solve(start, goal_b, options=opts),
             text=lambda sol: _text(sol, tiles),
@@ -218,7 +218,7 @@ def solve(board, goal, shape, as_json, show, tiles, jobs, scheduler, verbose, **
     if io.is_stdin(board):
         raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs, scheduler))
     text = io.board_text(board)
-    with _iteration_log(verbose) as log, cluster.solver(scheduler) as solve_one:
+    with _iteration_log(verbose) as log, solver(scheduler) as solve_one:
         opts = replace(opts, jobs=jobs, progress=log)
         solve_one = _advised_one(solve_one, opts)
         sol = io.answer_one(lambda t: solve_one(t, goal, shape=shape, options=opts), text, as_json)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import answers as records
+from ..answers import error_record
 from ..client.pieces import first_with_content
 from ..core import config, heap
 from ..core.board import Board, Solvability
@@ -278,7 +278,7 @@ def _render_group(
                 parity.width_even,
             )
             start = Board(g.shape, tuple(g.tiles[k].tolist()))
-            rec = records.error_record(req.text, Unsolvable(s), "", start, g.goal)
+            rec = error_record(req.text, Unsolvable(s), "", start, g.goal)
         else:
             rec = ans.record(k)
         answers.text(i, io.json_line(lines.merged(head, rec, req)))
@@ -348,7 +348,7 @@ def _error(batch, line, req, exc, start, goal, text) -> str:
         raise exc
     batch.note(code)
     if batch.as_json:
-        rec = records.error_record(text, exc, message, start, goal)
+        rec = error_record(text, exc, message, start, goal)
         return io.json_line(lines.merged(lines.answer_fields(req, line), rec, req))
     return "unsolvable" if isinstance(exc, Unsolvable) else message
 
