@@ -109,7 +109,7 @@ def heuristic_source(
         except DatabaseMissing:
             pass  # the shape's table serves other goals: a database may serve this one
     try:
-        pattern_db.resolve(shape, goal, partition, data_dir, named)
+        pattern_db.database_for(shape, goal, partition, data_dir, named)
         return PDB_ESTIMATE, None
     except DatabaseMissing as e:
         if partition is not None:

@@ -91,7 +91,7 @@ def _heuristic(start: Board, goal: Board, opts, partition: Partition | None, nam
     notice = None
     if name in ("auto", "pdb"):
         try:
-            pdb, red = pattern_db.resolve(start.shape, goal, partition, opts.data_dir, named)
+            pdb, red = pattern_db.database_for(start.shape, goal, partition, opts.data_dir, named)
         except DatabaseMissing as e:
             if name == "pdb" or partition is not None:
                 raise

@@ -227,7 +227,7 @@ def pattern_values(
     values for every row, from the database the catalog chooses for ``goal``."""
     from ..tables import pattern_db
 
-    pdb, red = pattern_db.resolve(goal.shape, goal, partition, data_dir)
+    pdb, red = pattern_db.database_for(goal.shape, goal, partition, data_dir)
     looked = reduce_many(tiles, red) if not red.is_identity else tiles
     parts = _parts(pdb, looked)
     plain = parts.sum(axis=1)
