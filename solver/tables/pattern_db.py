@@ -280,9 +280,10 @@ def database_for(
     named: str | None = None,
 ) -> tuple[AdditivePDB, Reduction]:
     """The database the catalog chooses for ``goal`` (:func:`solver.tables.catalog.resolve`:
-    its own, else a symmetric one), opened, and the reduction that maps boards of ``goal`` onto the database's goal.  ``partition``
-    (tiles of ``goal``, parsed where the request arrived) asks for that one; ``named`` is how
-    the caller wrote it (for the message when it is not built)."""
+    its own, else a symmetric one), opened, and the reduction that maps boards of ``goal``
+    onto the database's goal.  ``partition`` (tiles of ``goal``, parsed where the request
+    arrived) asks for that one; ``named`` is how the caller wrote it (for the message when it
+    is not built)."""
     entry, red = catalog.resolve(shape, goal, partition, data_dir, named)
     return open_entry(entry, data_dir), red
 
