@@ -14,17 +14,19 @@ from .group import main_group as main
 
 def _bulk(partition, reflect: bool, data_dir):
     """The heuristic of a whole group of boards at once (with its parts for --json): the
-    estimate :func:`solver.answers.heuristic_source` chooses for the group's goal."""
+    estimate :func:`solver.search.sources.heuristic_source` chooses for the group's goal."""
 
     def answer(group, as_json: bool):
         import numpy as np
 
+        from ..search import sources
         from ..workloads import bulk_answers
         from .stream import BulkAnswers
 
         t0 = time.perf_counter()
         asked = answers.heuristic_partition(partition, group.goal)
-        kind, notice = answers.heuristic_source(group.goal, asked, data_dir, partition or None)
+        source = sources.heuristic_source(group.goal, asked, data_dir, partition or None)
+        kind, notice = source.kind, source.notice
         errors.notice(notice)
         parity = bulk_answers.parity_many(group.tiles, group.goal)
         ok = parity.solvable
