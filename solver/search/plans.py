@@ -22,7 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..core.board import Board, Shape
+from ..core.board import Board, Shape, manhattan_table
 from ..core.symmetry import Reduction, diagonal_reflection, reduction
 from ..tables import names, pattern_db, store
 from ..tables.catalog import MAX_COMBINED
@@ -109,19 +109,9 @@ def combined_plan(
 def manhattan_plan(shape: Shape, target: Board) -> Plan:
     """Manhattan distance as a database of one-tile patterns: tile t's table holds the grid
     distance from each cell to t's goal cell."""
-    cols = shape.cols
-    home = {t: c for c, t in enumerate(target.tiles)}
+    md = manhattan_table(target)
     tiles = [t for t in range(1, shape.size)]
-    tables = [
-        np.array(
-            [
-                abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
-                for c in range(shape.size)
-            ],
-            dtype=np.uint8,
-        )
-        for t in tiles
-    ]
+    tables = [np.array(md[t], dtype=np.uint8) for t in tiles]
     return pdb_plan(
         shape, target, [(t,) for t in tiles], tables, reflect=False, name="manhattan", database=None
     )
@@ -134,10 +124,7 @@ def lc_plan(shape: Shape, target: Board) -> Plan:
     home = [0] * n
     for c, t in enumerate(target.tiles):
         home[t] = c
-    md = np.zeros((n, n), dtype=np.int64)
-    for t in range(1, n):
-        for c in range(n):
-            md[t, c] = abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
+    md = np.array(manhattan_table(target), dtype=np.int64)  # the blank's row is zeros
     grow = np.array([home[t] // cols if t else -1 for t in range(n)], dtype=np.int64)
     gcol = np.array([home[t] % cols if t else -1 for t in range(n)], dtype=np.int64)
     for a in (md, grow, gcol):

@@ -5,10 +5,10 @@ Each function takes an ``(m, N)`` array of valid boards (tiles row-major, all of
 one goal, as :mod:`.bulk` reads them) and returns numpy arrays with exactly the values the
 one-board functions give -- parity (:func:`solver.core.board.solvability`), exact distances and
 optimal walks (:mod:`solver.tables.exact`), the pattern-database heuristic with its parts,
-Manhattan distance and linear conflict (:mod:`solver.heuristics`).  The tests compare each with
-its one-board twin.
+Manhattan distance (:func:`solver.workloads.positions.manhattan_many`, named here too) and
+linear conflict (:mod:`solver.heuristics`).  The tests compare each with its one-board twin.
 
-Imports: numpy, the solver core, :mod:`solver.tables` (never numba).
+Imports: numpy, the solver core, :mod:`solver.tables`, :mod:`.positions` (never numba).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from ..core.board import MOVES, Board, inversions
 from ..core.ranking import rank_many
 from ..core.symmetry import Reduction
 from ..tables import exact
+from .positions import manhattan_many
 
 
 def cells_of(tiles: np.ndarray) -> np.ndarray:
@@ -160,25 +161,6 @@ def _replay(tiles: np.ndarray, walks: list, goal: Board, nbr: np.ndarray) -> Non
 
 
 # --- heuristics ------------------------------------------------------------------------------
-
-
-def manhattan_many(tiles: np.ndarray, goal: Board) -> np.ndarray:
-    """Manhattan distance of every row."""
-    cols = goal.shape.cols
-    n = goal.shape.size
-    home = np.empty(n, dtype=np.int64)
-    home[np.asarray(goal.tiles)] = np.arange(n)
-    grid = np.array(
-        [
-            [
-                abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols) if t else 0
-                for c in range(n)
-            ]
-            for t in range(n)
-        ],
-        dtype=np.int64,
-    )
-    return grid[tiles, np.arange(n)].sum(axis=1)
 
 
 def linear_conflict_many(tiles: np.ndarray, goal: Board) -> np.ndarray:
