@@ -42,8 +42,7 @@ from solver.core import config, ranking
 from solver.core.board import Board, Shape
 from solver.core.progress_bar import ProgressBar
 
-from . import pattern_blocks as blocks
-from . import pattern_kernels as kern
+from . import pattern_blocks, pattern_kernels
 from .threads import run_items
 
 UNREACHED = 255  # dist value of a placement no search reached (e.g. the other parity class)
@@ -70,12 +69,12 @@ class Geometry(NamedTuple):
     @property
     def block_size(self) -> int:
         """Placements per block (the inner tiles' choices)."""
-        return int(self.geo[blocks.BS])
+        return int(self.geo[pattern_blocks.BS])
 
     @property
     def shift(self) -> int:
         """Where a word's high code bits start."""
-        return int(self.geo[blocks.SHIFT])
+        return int(self.geo[pattern_blocks.SHIFT])
 
 
 @dataclass
@@ -142,7 +141,7 @@ def geometry(shape: Shape, k: int) -> Geometry:
         for t in range(4):
             b = int(nbr[c][t])
             if b < 0:
-                moves[4 * c + t] = (blocks.DEAD, 0, 0)
+                moves[4 * c + t] = (pattern_blocks.DEAD, 0, 0)
             else:
                 lo, hi = min(b, c), max(b, c)
                 passed = sum(1 << x for x in range(lo + 1, hi))
@@ -211,7 +210,7 @@ def state_count(shape: Shape, k: int) -> int:
     >>> state_count(Shape.parse("4x4"), 8), state_count(Shape.parse("3x3"), 8)
     (1425191040, 181440)
     """
-    regions = int(kern.count_regions(geometry(shape, k).geo))
+    regions = int(pattern_kernels.count_regions(geometry(shape, k).geo))
     return math.factorial(k) * regions // (2 if k == shape.size - 1 else 1)
 
 
@@ -226,7 +225,7 @@ def trace_ranks(shape: Shape | str, k: int) -> tuple[np.ndarray, np.ndarray]:
     total = ranking.count_placements(shape.size, k)
     cells = np.full((total, k), -1, np.int64)
     moves = np.full((total, 4 * k), -1, np.int64)
-    kern.trace_moves(0, total // g.block_size, g.geo, g.moves, g.weights, cells, moves)
+    pattern_kernels.trace_moves(0, total // g.block_size, g.geo, g.moves, g.weights, cells, moves)
     return cells, moves
 
 
@@ -253,7 +252,7 @@ def _first_layer(shape: Shape, goal: Board, tiles, g, total: int):
     free = ((1 << n) - 1) & ~sum(1 << c for c in home)
     words[p0] = _free_cell_mask(_region(goal.blank, free, shape), free)
     dist[p0] = 0
-    blk[p0 // bs] |= kern.depth_bit(0)
+    blk[p0 // bs] |= pattern_kernels.depth_bit(0)
     return words, dist, blk
 
 
@@ -357,9 +356,9 @@ def _layer(d: int, pull: bool, items, arrays, threads: int) -> tuple[int, int, t
     blk = arrays[2]
     # Two bits mark the depths of a block's states, by parity: the one of depth d + 1 still
     # marks depth d - 1, whose blocks this layer no longer reads.
-    np.bitwise_and(blk, np.uint8(0xFF ^ kern.depth_bit(d + 1)), out=blk)
+    np.bitwise_and(blk, np.uint8(0xFF ^ pattern_kernels.depth_bit(d + 1)), out=blk)
     t1 = time.perf_counter()
-    kernel = kern.pull_layer if pull else kern.push_layer
+    kernel = pattern_kernels.pull_layer if pull else pattern_kernels.push_layer
     new_states, new_placements = (int(v) for v in _run(kernel, items, (d, *arrays), threads))
     how = "pull" if pull else "push"
     return new_states, new_placements, (d + 1, how, new_states, time.perf_counter() - t1)

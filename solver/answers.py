@@ -16,7 +16,6 @@ Imports: :mod:`solver.api` and below.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 from . import api
 from .core import messages
@@ -31,9 +30,6 @@ from .core.board import (
 )
 from .core.solution import EXACT_HEURISTIC, SearchLimitReached, Solution, Unsolvable
 from .tables.errors import DatabaseError, DataDirError
-
-if TYPE_CHECKING:
-    from .tables.partitions import Partition
 
 # What went wrong, in words every front end maps to its own signal (the CLI to an exit status,
 # the service to an HTTP status): exception type -> (kind, prefix of the one-line message).
@@ -103,38 +99,6 @@ def heuristic_partition(text: str | None, goal: Board):
     return api.one_partition(text, goal, "a heuristic question")
 
 
-def heuristic_source(
-    goal: Board, partition: Partition | None, data_dir=None, named: str | None = None
-):
-    """``(kind, notice)``: the best estimate built for ``goal`` on its shape, as
-    ``solve`` chooses -- the exact table where one serves the goal (the true distance), else
-    the pattern database the catalog chooses, else linear conflict (with a notice naming the
-    command that builds a database).  A ``partition`` (parsed: :func:`heuristic_partition`)
-    asks for that database and nothing else (:class:`~solver.tables.store.DatabaseMissing`,
-    in the words ``named``, when it is not built)."""
-    from .tables import exact, pattern_db
-    from .tables.store import DatabaseMissing
-
-    shape = goal.shape
-    if partition is None and exact.has_table(shape, data_dir):
-        try:
-            exact.tables(shape, data_dir, goal)
-            name = api.exact_database(shape, goal)
-            return EXACT_ESTIMATE, f"h is the exact distance, from {name} (the best estimate)"
-        except DatabaseMissing:
-            pass  # the shape's table serves other goals: a database may serve this one
-    try:
-        pattern_db.resolve(shape, goal, partition, data_dir, named)
-        return PDB_ESTIMATE, None
-    except DatabaseMissing as e:
-        if partition is not None:
-            raise
-        fix = getattr(e, "fix", None)
-        return LC_ESTIMATE, f"{e.args[0]}: h is linear conflict" + (
-            f"; to build a database: {fix}" if fix else ""
-        )
-
-
 def heuristic_record(
     board,
     goal=None,
@@ -144,17 +108,19 @@ def heuristic_record(
     reflect: bool = True,
     data_dir=None,
 ) -> dict:
-    """The best lower bound on the distance that is built (:func:`heuristic_source`), named
-    in ``heuristic``, with Manhattan distance and linear conflict for comparison; from a
-    pattern database, its parts too (see :func:`solver.heuristics.evaluate`).  ``partition``:
+    """The best lower bound on the distance that is built
+    (:func:`solver.search.sources.heuristic_source`), named in ``heuristic``, with Manhattan
+    distance and linear conflict for comparison; from a pattern database, its parts too (see :func:`solver.heuristics.evaluate`).  ``partition``:
     the words asked for (:func:`heuristic_partition`)."""
     from . import heuristics
+    from .search import sources
 
     t0 = time.perf_counter()
     start, goal_b = api.read_problem(board, goal, shape)
     api.check_solvable(start, goal_b)
     asked = heuristic_partition(partition, goal_b)
-    kind, notice = heuristic_source(goal_b, asked, data_dir, partition or None)
+    source = sources.heuristic_source(goal_b, asked, data_dir, partition or None)
+    kind, notice = source.kind, source.notice
     if kind == PDB_ESTIMATE:
         parts = {
             "heuristic": kind,
@@ -174,8 +140,8 @@ def heuristic_record(
 
 def estimate_parts(kind: str, notice, goal: Board, manhattan: int, linear_conflict: int) -> dict:
     """The parts of a heuristic record whose estimate is not a pattern database's: its
-    ``kind`` (:func:`heuristic_source`), the exact table's file or None, the note, and
-    Manhattan distance and linear conflict for comparison."""
+    ``kind`` (:attr:`solver.search.sources.Source.kind`), the exact table's file or None, the
+    note, and Manhattan distance and linear conflict for comparison."""
     exact_d = kind == EXACT_ESTIMATE
     return {
         "heuristic": kind,
@@ -280,14 +246,16 @@ def iter_generate_records(
     """:func:`generate_records` one record at a time, in flat memory however large the count
     (:func:`solver.workloads.generate.iter_generate_rows`); a request that cannot be met raises
     on the first ``next()``."""
-    from .workloads import generate as gen  # numpy-heavy: imported only when asked
+    from .workloads import generate  # numpy-heavy: imported only when asked
 
     shape_ = Shape.parse(shape)
     goal_b = goal_board(shape_, goal)
     yield from _generate_records(
         shape_,
         goal_b,
-        gen.iter_generate_rows(shape_, count, goal=goal_b, method=method, progress=progress, **kw),
+        generate.iter_generate_rows(
+            shape_, count, goal=goal_b, method=method, progress=progress, **kw
+        ),
     )
 
 
@@ -384,7 +352,6 @@ def _input_text(board) -> str:
 __all__ = [
     "distance_record",
     "heuristic_record",
-    "heuristic_source",
     "heuristic_partition",
     "estimate_parts",
     "check_record",

@@ -96,9 +96,9 @@ def one_partition(text: str | None, goal: Board, reader: str):
 
 def heuristic_spec(goal: Board, opts: SearchOptions):
     """What ``opts`` asks an IDA* search towards ``goal`` to read, parsed
-    (:class:`~solver.search.plans.HeuristicSpec`); a partition is parsed only for the
+    (:class:`~solver.search.sources.HeuristicSpec`); a partition is parsed only for the
     heuristics that read pattern databases."""
-    from .search.plans import HeuristicSpec
+    from .search.sources import HeuristicSpec
 
     spec = HeuristicSpec(
         name=opts.heuristic,
@@ -149,12 +149,12 @@ def advice(goal: Board, opts: SearchOptions) -> str | None:
     """The note a search towards ``goal`` with ``opts`` should hear before it starts, or
     None: where it would fall back to linear conflict, or where the strongest set of
     databases of the shape is not built and would make it much faster
-    (:func:`solver.search.plans.advice`).  Only IDA* reads databases."""
+    (:func:`solver.search.sources.advice`).  Only IDA* reads databases."""
     if resolve_algorithm(goal, opts) != "idastar":
         return None
-    from .search.plans import advice as plan_advice
+    from .search import sources
 
-    return plan_advice(goal, heuristic_spec(goal, opts))
+    return sources.advice(goal, heuristic_spec(goal, opts))
 
 
 def solve_idastar(start: Board, goal: Board, opts: SearchOptions) -> Solution:
@@ -206,16 +206,22 @@ def usable_cores() -> int:
 
 
 def solve_astar(start: Board, goal: Board, opts: SearchOptions) -> Solution:
-    """A* (algorithm ``astar``, :func:`solver.search.blind.astar`) with the partition ``opts``
-    names parsed here, for the heuristics that read a pattern database: one database
-    (:func:`one_partition`)."""
+    """A* (algorithm ``astar``, :func:`solver.search.blind.astar`) on the heuristic ``opts``
+    asks for, parsed here (:class:`~solver.search.sources.HeuristicSpec`): for the heuristics
+    that read a pattern database, one database (:func:`one_partition`)."""
     from .search import blind
-    from .search.plans import HeuristicSpec
+    from .search.sources import HeuristicSpec
 
-    if not HeuristicSpec(name=opts.heuristic).reads_databases:
-        return blind.astar(start, goal, opts)
-    partition = one_partition(opts.partition, goal, "A*")
-    return blind.astar(start, goal, opts, partition, opts.partition or None)
+    spec = HeuristicSpec(
+        name=opts.heuristic or "auto",
+        reflect=bool(opts.reflect),
+        combine=False,
+        data_dir=opts.data_dir,
+    )
+    partition = one_partition(opts.partition, goal, "A*") if spec.reads_databases else None
+    if partition is not None:
+        spec = replace(spec, partitions=(partition,), named=(opts.partition,))
+    return blind.astar(start, goal, opts, spec)
 
 
 def warm_up(goal: Board, opts: SearchOptions) -> None:

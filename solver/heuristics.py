@@ -99,7 +99,7 @@ def evaluate(
     (the values are the same).
     """
     goal = _goal(board, goal)
-    pdb, red = pattern_db.resolve(board.shape, goal, partition, data_dir)
+    pdb, red = pattern_db.database_for(board.shape, goal, partition, data_dir)
     looked_up = red.board(board)
     parts = pdb.parts(looked_up)
     plain = sum(parts)

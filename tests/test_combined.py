@@ -109,7 +109,7 @@ def test_the_maximum_of_three_databases_is_optimal_and_never_costs_nodes(
 def test_the_heuristic_is_the_largest_of_the_lookups(two_cuts):
     goal = goal_board(Shape(3, 3))
     asked = [parse_partition(p, goal.shape, goal) for p in ("4-4", SECOND, THIRD)]
-    pdbs = [pattern_db.resolve(goal.shape, goal, p, two_cuts)[0] for p in asked]
+    pdbs = [pattern_db.database_for(goal.shape, goal, p, two_cuts)[0] for p in asked]
     plan = plans.pdb_plan_from(pdbs, reflect=True)
     assert len(plan.lookups) == 6  # each database and its reflection
     for start in _boards(30, 9):

@@ -52,21 +52,28 @@ def layer_of(module: str) -> int | None:
     return best[1] if best else None
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def module_name(path: Path, root: Path = ROOT) -> str:
+    """The dotted name of the module at ``path`` in a tree rooted at ``root``."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
-def is_module(dotted: str) -> bool:
-    where = ROOT / dotted.replace(".", "/")
-    return where.is_dir() or where.with_suffix(".py").is_file()
+def is_module(dotted: str, root: Path = ROOT) -> bool:
+    """Whether ``dotted`` names a module or package of the project, or of the tree at
+    ``root``."""
+    for base in {ROOT, root}:
+        where = base / dotted.replace(".", "/")
+        if where.is_dir() or where.with_suffix(".py").is_file():
+            return True
+    return False
 
 
-def imports_of(path: Path) -> list[str]:
-    """Every project module ``path`` imports (absolute names), at any depth of the file."""
-    name = module_name(path)
+def imports_of(path: Path, root: Path = ROOT) -> list[str]:
+    """Every project module ``path`` (in a tree rooted at ``root``) imports (absolute names),
+    at any depth of the file."""
+    name = module_name(path, root)
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     out = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -80,7 +87,9 @@ def imports_of(path: Path) -> list[str]:
             else:
                 mod = node.module or ""
             # "from pkg import mod" imports the module pkg.mod when there is one.
-            out += [f"{mod}.{a.name}" if is_module(f"{mod}.{a.name}") else mod for a in node.names]
+            out += [
+                f"{mod}.{a.name}" if is_module(f"{mod}.{a.name}", root) else mod for a in node.names
+            ]
     return [m for m in out if m.split(".")[0] in ("solver", "pdb_builder")]
 
 
@@ -88,13 +97,14 @@ def project_files() -> list[Path]:
     return sorted(p for d in ("solver", "pdb_builder") for p in (ROOT / d).rglob("*.py"))
 
 
-def violations(path: Path) -> list[str]:
-    name = module_name(path)
+def violations(path: Path, root: Path = ROOT) -> list[str]:
+    """The imports of ``path`` (in a tree rooted at ``root``) that break the layers."""
+    name = module_name(path, root)
     mine = layer_of(name)
     if mine is None:
         return []
     found = []
-    for target in imports_of(path):
+    for target in imports_of(path, root):
         theirs = layer_of(target)
         if name.startswith("solver.client") and _within(target, ("solver.cli", "solver.service")):
             found.append(f"{name} (the client) imports {target}")
@@ -110,41 +120,44 @@ def test_imports_point_down(path):
     assert violations(path) == []
 
 
-def test_the_check_catches_an_upward_import(tmp_path, monkeypatch):
-    bad = ROOT / "solver" / "core" / "_upward_probe.py"
-    bad.write_text("from ..search import idastar\n")
-    try:
-        assert violations(bad) == [
-            "solver.core._upward_probe (layer 0) imports solver.search.idastar (layer 3)"
-        ]
-    finally:
-        bad.unlink()
+def probe(root: Path, relative: str, text: str) -> Path:
+    """A module written at ``relative`` in a tree rooted at ``root`` (a temporary copy of the
+    project's layout: the checkout itself may be read-only)."""
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
 
 
-def test_the_check_keeps_the_client_below_the_cli_and_the_builder_below_the_search():
-    client = ROOT / "solver" / "client" / "_upward_probe.py"
-    builder = ROOT / "pdb_builder" / "_upward_probe.py"
-    client.write_text("from ..cli import errors\n")
-    builder.write_text("from solver.heuristics import manhattan\n")
-    try:
-        assert violations(client) == [
-            "solver.client._upward_probe (the client) imports solver.cli.errors"
-        ]
-        assert violations(builder) == [
-            "pdb_builder._upward_probe (layer 1) imports solver.heuristics (layer 2)"
-        ]
-    finally:
-        client.unlink()
-        builder.unlink()
+def test_the_check_catches_an_upward_import(tmp_path):
+    bad = probe(tmp_path, "solver/core/_upward_probe.py", "from ..search import idastar\n")
+    assert violations(bad, tmp_path) == [
+        "solver.core._upward_probe (layer 0) imports solver.search.idastar (layer 3)"
+    ]
 
 
-def import_graph(files: list[Path]) -> dict[str, set[str]]:
-    """Module -> the project modules it imports (among ``files``), itself left out.  A
-    package's ``__init__`` running before its modules is not an edge: only what a file's own
-    import statements name."""
-    names = {module_name(p) for p in files}
+def test_the_check_keeps_the_client_below_the_cli_and_the_builder_below_the_search(tmp_path):
+    client = probe(tmp_path, "solver/client/_upward_probe.py", "from ..cli import errors\n")
+    builder = probe(
+        tmp_path, "pdb_builder/_upward_probe.py", "from solver.heuristics import manhattan\n"
+    )
+    assert violations(client, tmp_path) == [
+        "solver.client._upward_probe (the client) imports solver.cli.errors"
+    ]
+    assert violations(builder, tmp_path) == [
+        "pdb_builder._upward_probe (layer 1) imports solver.heuristics (layer 2)"
+    ]
+
+
+def import_graph(files: list[Path], root: Path = ROOT) -> dict[str, set[str]]:
+    """Module -> the project modules it imports (among ``files``, in a tree rooted at
+    ``root``), itself left out.  A package's ``__init__`` running before its modules is not an
+    edge: only what a file's own import statements name."""
+    names = {module_name(p, root) for p in files}
     return {
-        module_name(p): {m for m in imports_of(p) if m in names and m != module_name(p)}
+        module_name(p, root): {
+            m for m in imports_of(p, root) if m in names and m != module_name(p, root)
+        }
         for p in files
     }
 
@@ -177,25 +190,17 @@ def test_no_import_cycles():
     assert import_cycles(import_graph(project_files())) == []
 
 
-def test_the_check_catches_an_import_cycle():
+def test_the_check_catches_an_import_cycle(tmp_path):
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
     assert import_cycles(graph) == [["a", "b", "c", "a"]]
     # Two real files, one importing the other lazily: the lazy import still closes the knot.
-    a = ROOT / "pdb_builder" / "_cycle_probe_a.py"
-    b = ROOT / "pdb_builder" / "_cycle_probe_b.py"
-    a.write_text("def f():\n    from . import _cycle_probe_b\n")
-    b.write_text("from ._cycle_probe_a import f\n")
-    try:
-        assert import_cycles(import_graph([a, b])) == [
-            [
-                "pdb_builder._cycle_probe_a",
-                "pdb_builder._cycle_probe_b",
-                "pdb_builder._cycle_probe_a",
-            ]
-        ]
-    finally:
-        a.unlink()
-        b.unlink()
+    a = probe(
+        tmp_path, "pdb_builder/_cycle_probe_a.py", "def f():\n    from . import _cycle_probe_b\n"
+    )
+    b = probe(tmp_path, "pdb_builder/_cycle_probe_b.py", "from ._cycle_probe_a import f\n")
+    assert import_cycles(import_graph([a, b], tmp_path)) == [
+        ["pdb_builder._cycle_probe_a", "pdb_builder._cycle_probe_b", "pdb_builder._cycle_probe_a"]
+    ]
 
 
 def test_every_module_has_a_layer():

@@ -255,9 +255,9 @@ def test_no_suggestion_where_the_set_is_built_or_a_partition_is_named(
     assert r.exit_code == 0 and "note" not in r.stderr, r.output
     goal = preset_goal(FOUR, "blank-first")
     spec = api.heuristic_spec(goal, api.SearchOptions(data_dir=six_six_three))
-    from solver.search import plans
+    from solver.search import sources
 
-    assert plans.advice(goal, spec) is not None
+    assert sources.advice(goal, spec) is not None
     assert strongest.advice(FOUR, goal, six_six_three) is not None
     # The set built for the goal the search's database serves (blank-last, carried onto
     # blank-first by a symmetry) is no reason to say anything.

@@ -81,7 +81,7 @@ def test_a_packed_byte_gives_each_class_its_distance_or_a_lower_bound():
 
 
 def _plans(data: Path, goal: Board) -> tuple[plans.Plan, plans.Plan]:
-    pdb = pattern_db.resolve(goal.shape, goal, None, data)[0]
+    pdb = pattern_db.database_for(goal.shape, goal, None, data)[0]
     return plans.pdb_plan_from([pdb], True), plans.pdb_plan_from([pdb], True, zero_aware=True)
 
 

@@ -9,10 +9,10 @@ import click
 
 from .. import answers, api
 from . import errors, io, options
-from . import scheduler as cluster
 from .advice import Advice
 from .forwarding import forwarded
 from .group import main_group as main
+from .scheduler import many, remote_options
 
 
 def _bulk(opts: api.SearchOptions):
@@ -100,13 +100,17 @@ def distance(board, goal, shape, as_json, scheduler, **params):
         errors.notice(rec.get("notice"))
         return rec
 
-    remote = functools.partial(answers.distance_record, options=cluster.remote_options(opts))
-    with cluster.many(scheduler, remote) as many:
+    remote = functools.partial(answers.distance_record, options=remote_options(opts))
+    with many(scheduler, remote) as elsewhere:
         if io.is_stdin(board):
             from . import stream
 
-            raise SystemExit(stream.run(make_batch(opts, goal, shape, as_json, many)))
-        one = answer if many is None else functools.partial(_first, many, goal, shape, advice)
+            raise SystemExit(stream.run(make_batch(opts, goal, shape, as_json, elsewhere)))
+        one = (
+            answer
+            if elsewhere is None
+            else functools.partial(_first, elsewhere, goal, shape, advice)
+        )
         ans = io.answer_one(one, io.board_text(board), as_json)  # cluster: one task
     click.echo(io.json_line(ans) if as_json else str(ans["distance"]))
 

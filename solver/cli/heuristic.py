@@ -14,35 +14,37 @@ from .group import main_group as main
 
 def _bulk(partition, reflect: bool, data_dir):
     """The heuristic of a whole group of boards at once (with its parts for --json): the
-    estimate :func:`solver.answers.heuristic_source` chooses for the group's goal."""
+    estimate :func:`solver.search.sources.heuristic_source` chooses for the group's goal."""
 
     def answer(group, as_json: bool):
         import numpy as np
 
-        from ..workloads import bulk_answers as ba
+        from ..search import sources
+        from ..workloads import bulk_answers
         from .stream import BulkAnswers
 
         t0 = time.perf_counter()
         asked = answers.heuristic_partition(partition, group.goal)
-        kind, notice = answers.heuristic_source(group.goal, asked, data_dir, partition or None)
+        source = sources.heuristic_source(group.goal, asked, data_dir, partition or None)
+        kind, notice = source.kind, source.notice
         errors.notice(notice)
-        parity = ba.parity_many(group.tiles, group.goal)
+        parity = bulk_answers.parity_many(group.tiles, group.goal)
         ok = parity.solvable
         out = BulkAnswers(unsolvable=~ok, parity=parity, ints=np.zeros(len(ok), np.int64))
         if not ok.any():
             return out
         tiles = group.tiles[ok]
         if kind == answers.PDB_ESTIMATE:
-            values = ba.pattern_values(tiles, group.goal, asked, reflect, data_dir)
+            values = bulk_answers.pattern_values(tiles, group.goal, asked, reflect, data_dir)
             out.ints[ok] = values.h
             if as_json:
                 _json_records(out, group, ok, values, reflect, t0)
             return out
-        lc = ba.linear_conflict_many(tiles, group.goal)
+        lc = bulk_answers.linear_conflict_many(tiles, group.goal)
         exact = kind == answers.EXACT_ESTIMATE
-        out.ints[ok] = ba.exact_distances(tiles, group.goal, data_dir) if exact else lc
+        out.ints[ok] = bulk_answers.exact_distances(tiles, group.goal, data_dir) if exact else lc
         if as_json:
-            md = ba.manhattan_many(tiles, group.goal)
+            md = bulk_answers.manhattan_many(tiles, group.goal)
             _records(
                 out,
                 group,
@@ -76,11 +78,11 @@ def _records(out, group, ok, t0, parts_of) -> None:
 def _json_records(out, group, ok, values, reflect, t0) -> None:
     """Fill ``out.record`` from a pattern database: the same fields as
     :func:`solver.heuristics.evaluate`."""
-    from ..workloads import bulk_answers as ba
+    from ..workloads import bulk_answers
 
     tiles = group.tiles[ok]
-    md = ba.manhattan_many(tiles, group.goal)
-    lc = ba.linear_conflict_many(tiles, group.goal)
+    md = bulk_answers.manhattan_many(tiles, group.goal)
+    lc = bulk_answers.linear_conflict_many(tiles, group.goal)
     pdb = values.pdb
     used = reflect and values.reflected is not None
     names = [",".join(map(str, t.tiles)) for t in pdb.tables]

@@ -116,16 +116,16 @@ class _Tally:
         pass
 
 
-def read_lengths(stream, goal=None, shape=None, data_dir=None) -> tuple[Lengths, int]:
-    """The histogram of the lengths in ``stream`` and the exit status (2 when a line was
+def read_lengths(source, goal=None, shape=None, data_dir=None) -> tuple[Lengths, int]:
+    """The histogram of the lengths in ``source`` and the exit status (2 when a line was
     neither an answer nor a question)."""
-    from . import stream as streams
+    from . import stream
     from .distance import make_batch
 
     lengths = Lengths()
 
     def questions():
-        for chunk in lines.chunks(stream):
+        for chunk in lines.chunks(source):
             kept = []
             for i, raw in enumerate(chunk.lines()):
                 what = None if i in chunk.long else classify(raw)
@@ -140,7 +140,7 @@ def read_lengths(stream, goal=None, shape=None, data_dir=None) -> tuple[Lengths,
             yield lines.Chunk(b"\n".join(kept) + b"\n", chunk.first, chunk.long)
 
     batch = make_batch(api.SearchOptions(data_dir=data_dir), goal, shape, as_json=False)
-    status = streams.run(batch, out=_Tally(lengths), chunks=questions())
+    status = stream.run(batch, out=_Tally(lengths), chunks=questions())
     if lengths.errors:
         status = errors.EXIT_USAGE
     return lengths, status

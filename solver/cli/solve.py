@@ -15,11 +15,11 @@ from ..core import interrupts
 from ..core.board import Board, BoardError
 from ..core.solution import SearchLimitReached, Solution
 from . import errors, io, options
-from . import scheduler as cluster
 from .advice import Advice
 from .forwarding import forwarded
 from .group import TYPED_WORDS
 from .group import main_group as main
+from .scheduler import batch_solver, solver
 
 
 def _moves_text(sol: Solution, tiles: bool) -> str:
@@ -181,7 +181,7 @@ def _advised_one(solve_one, opts: api.SearchOptions):
 def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
     from . import stream
 
-    with cluster.batch_solver(scheduler, opts, jobs, sys.stderr.isatty()) as solve_many:
+    with batch_solver(scheduler, opts, jobs, sys.stderr.isatty()) as solve_many:
         spec = stream.Batch(
             one=lambda start, goal_b: api.solve(start, goal_b, options=opts),
             text=lambda sol: _text(sol, tiles),
@@ -232,7 +232,7 @@ def solve(board, goal, shape, as_json, show, tiles, jobs, scheduler, verbose, **
         raise SystemExit(_batch(goal, shape, opts, as_json, tiles, jobs, scheduler))
     text = io.board_text(board)
     try:
-        with _iteration_log(verbose) as log, cluster.solver(scheduler) as solve_one:
+        with _iteration_log(verbose) as log, solver(scheduler) as solve_one:
             opts = replace(opts, jobs=jobs, progress=log)
             solve_one = _advised_one(solve_one, opts)
             sol = io.answer_one(

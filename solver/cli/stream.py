@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import answers as records
+from ..answers import error_record, other_goal_text
 from ..client.pieces import first_with_content
 from ..core import config, heap
 from ..core.board import Board, Solvability, solvable_for
@@ -282,7 +282,7 @@ def _render_group(
                 parity.width_even,
             )
             start = Board(g.shape, tuple(g.tiles[k].tolist()))
-            rec = records.error_record(req.text, Unsolvable(s), start, g.goal)
+            rec = error_record(req.text, Unsolvable(s), start, g.goal)
         else:
             rec = ans.record(k)
         answers.text(i, io.json_line(lines.merged(head, rec, req)))
@@ -352,7 +352,7 @@ def _error(batch, line, req, exc, start, goal, text) -> str:
         raise exc
     batch.note(code)
     if batch.as_json:
-        rec = records.error_record(text, exc, start, goal)
+        rec = error_record(text, exc, start, goal)
         return io.json_line(lines.merged(lines.answer_fields(req, line), rec, req))
     return message if not isinstance(exc, Unsolvable) else unsolvable_text(exc.start, exc.goal)
 
@@ -361,7 +361,7 @@ def unsolvable_text(start: Board | None, goal: Board | None) -> str:
     """A batch's text line for an unsolvable start: ``unsolvable``, with the preset goal it
     reaches instead, if any (``unsolvable (solvable for --goal blank-first)``)."""
     other = solvable_for(start, goal) if start is not None and goal is not None else None
-    return f"unsolvable ({records.other_goal_text(other)})" if other else "unsolvable"
+    return f"unsolvable ({other_goal_text(other)})" if other else "unsolvable"
 
 
 def line_error(exc: BaseException) -> tuple[int, str]:

@@ -11,6 +11,7 @@ Imports: the standard library only (no numpy), so parsing is cheap everywhere.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -373,13 +374,29 @@ def is_solvable(start: Board, goal: Board) -> bool:
     return solvability(start, goal).solvable
 
 
-def manhattan(board: Board, goal: Board) -> int:
-    """Sum over tiles of the grid distance from their cell to their goal cell."""
-    cols = board.shape.cols
+@functools.lru_cache(maxsize=64)
+def manhattan_table(goal: Board) -> tuple[tuple[int, ...], ...]:
+    """``md[t][c]``: the grid distance from cell ``c`` to the cell of tile ``t`` in ``goal``
+    (the blank's row, ``md[0]``, is zeros: the blank is not counted).  The one definition of
+    Manhattan distance: every other form of it (the sum below, numpy's over many boards, the
+    searches' tables) reads this table.
+
+    >>> manhattan_table(Board.parse("1 2/3 0"))[1]   # tile 1 belongs on cell 0
+    (0, 1, 1, 2)
+    """
+    cols = goal.shape.cols
     home = {t: c for c, t in enumerate(goal.tiles)}
-    total = 0
-    for cell, t in enumerate(board.tiles):
-        if t != BLANK:
-            g = home[t]
-            total += abs(cell // cols - g // cols) + abs(cell % cols - g % cols)
-    return total
+    return tuple(
+        tuple(
+            0 if t == BLANK else abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
+            for c in range(goal.shape.size)
+        )
+        for t in range(goal.shape.size)
+    )
+
+
+def manhattan(board: Board, goal: Board) -> int:
+    """Sum over tiles of the grid distance from their cell to their goal cell
+    (:func:`manhattan_table`)."""
+    md = manhattan_table(goal)
+    return sum(md[t][cell] for cell, t in enumerate(board.tiles))

@@ -31,8 +31,8 @@ The policies and the packed states they work on live in :mod:`solver.search.poli
 loop in :mod:`solver.search.blind_loop`.
 
 Imports: :mod:`solver.core.board`, :mod:`solver.core.solution`, :mod:`solver.search.policies`,
-:mod:`solver.search.blind_loop`; :mod:`solver.heuristics` (A*) and
-:mod:`solver.tables.exact` (is a DFS answer optimal?) lazily, when a run needs them.
+:mod:`solver.search.blind_loop`; :mod:`solver.search.sources` and :mod:`solver.heuristics` (A*)
+and :mod:`solver.tables.exact` (is a DFS answer optimal?) lazily, when a run needs them.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ from .policies import (
 )
 
 if TYPE_CHECKING:
-    from ..tables.partitions import Partition
+    from .sources import HeuristicSpec
 
 DEFAULT_CYCLE_CHECK = {
     "bfs": "visited",
@@ -74,46 +74,29 @@ DEFAULT_CYCLE_CHECK = {
 # --- heuristics and the exact distance -----------------------------------------------------
 
 
-def _heuristic(start: Board, goal: Board, opts, partition: Partition | None, named: str | None):
-    """``(name, h(board) -> int, database file or None, notice or None)`` for
-    ``opts.heuristic``.
-
-    ``auto`` is the pattern database the catalog chooses for the goal (its own or a symmetric
-    one), else linear conflict with a notice that names the command that builds one;
-    ``partition`` (tiles of ``goal``; ``named``: as the user wrote it) asks for that database
-    and no other.
+def _heuristic(goal: Board, heuristic: HeuristicSpec):
+    """``(name, h(board) -> int, database file or None, notice or None)`` for ``heuristic``
+    towards ``goal``: the source :func:`solver.search.sources.choose` chooses for A* --
+    ``auto``, the pattern database the catalog chooses for the goal (its own or a symmetric
+    one), else linear conflict with a notice that names the command that builds one; a
+    partition asks for that database and no other.
     """
     from .. import heuristics
     from ..tables import pattern_db
-    from ..tables.store import DatabaseMissing
+    from . import sources
 
-    name = opts.heuristic or "auto"
-    notice = None
-    if name in ("auto", "pdb"):
-        try:
-            pdb, red = pattern_db.resolve(start.shape, goal, partition, opts.data_dir, named)
-        except DatabaseMissing as e:
-            if name == "pdb" or partition is not None:
-                raise
-            from ..tables import exact
-            from .plans import fallback_notice
-
-            name = "linear-conflict"
-            built = exact.has_table(start.shape, opts.data_dir)
-            notice = fallback_notice(e, goal, opts.data_dir, built)
-        else:
-            reflect = getattr(opts, "reflect", True)
-            return (
-                "pdb",
-                (lambda b: pdb.value(red.board(b), reflect=reflect)),
-                pdb.path.name,
-                None,
-            )
-    if name == "manhattan":
-        return name, (lambda b: heuristics.manhattan(b, goal)), None, notice
-    if name == "linear-conflict":
-        return name, (lambda b: heuristics.linear_conflict(b, goal)), None, notice
-    raise BoardError(f"unknown heuristic '{name}': use auto, manhattan, linear-conflict or pdb")
+    name = heuristic.name
+    if name not in ("auto", "pdb", sources.MANHATTAN, sources.LINEAR_CONFLICT):
+        raise BoardError(f"unknown heuristic '{name}': use auto, manhattan, linear-conflict or pdb")
+    source = sources.choose(goal, heuristic, sources.ASTAR)
+    if source.databases:
+        entry, red = source.databases[0]
+        pdb = pattern_db.open_entry(entry, heuristic.data_dir)
+        reflect = heuristic.reflect
+        return "pdb", (lambda b: pdb.value(red.board(b), reflect=reflect)), pdb.path.name, None
+    if source.kind == sources.MANHATTAN:
+        return source.kind, (lambda b: heuristics.manhattan(b, goal)), None, source.notice
+    return source.kind, (lambda b: heuristics.linear_conflict(b, goal)), None, source.notice
 
 
 def exact_distance(start: Board, goal: Board, data_dir=None) -> int | None:
@@ -275,19 +258,16 @@ def iddfs(start: Board, goal: Board, opts) -> Solution:
     return _finish(sol, stats, moves, True if check_name != "visited" else None, opts)
 
 
-def astar(
-    start: Board, goal: Board, opts, partition: Partition | None = None, named: str | None = None
-) -> Solution:
-    """A*: a priority frontier on ``f = g + h`` with ``h`` = ``opts.heuristic`` (``auto`` is
-    the pattern database when one is built for the shape, else linear conflict; also
-    ``manhattan``, ``linear-conflict``, ``pdb``); ``partition``, parsed as tiles of ``goal``
-    (:func:`solver.api.solve_astar` reads ``--partition``), asks for that database (``named``:
-    the words it was asked in, for messages).  Cycle check ``opts.cycle_check`` (default
+def astar(start: Board, goal: Board, opts, heuristic: HeuristicSpec) -> Solution:
+    """A*: a priority frontier on ``f = g + h`` with ``h`` the ``heuristic`` asked for, parsed
+    (:func:`solver.api.solve_astar`): ``auto`` is the pattern database when one is built for
+    the shape, else linear conflict; also ``manhattan``, ``linear-conflict``, ``pdb``; a
+    partition asks for that database.  Cycle check ``opts.cycle_check`` (default
     ``visited``, re-opening a state reached again by a shorter path).  Optimal, since every
     heuristic offered is admissible.  Memory holds every state generated: O(b^d) in the worst
     case, which is why IDA* is the one that scales to the 15-puzzle.
     """
-    name, h_board, database, notice = _heuristic(start, goal, opts, partition, named)
+    name, h_board, database, notice = _heuristic(goal, heuristic)
     enc = encoding(start.shape)
     shape = start.shape
 

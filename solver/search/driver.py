@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..core.interrupts import Interrupted
-from . import kernels as K
+from . import kernels
 from .kernel_data import Plan
 from .parallel import Pool
 from .walk import READY, Limits, Outcome, Problem, Walk
@@ -179,7 +179,7 @@ class _Serial:
         walk = self.walk
         status = walk.enter((), bound, go_on=go_on)
         stopped = None
-        while status in (READY, K.BUDGET_SPENT):
+        while status in (READY, kernels.BUDGET_SPENT):
             nodes = nodes_before + walk.generated
             budget = limits.budget(nodes, self.slice_nodes)
             if settle_at is not None:
@@ -193,7 +193,7 @@ class _Serial:
             t = time.perf_counter()
             status = walk.run(budget)
             now = time.perf_counter()
-            if status == K.BUDGET_SPENT:
+            if status == kernels.BUDGET_SPENT:
                 if now - t < SLICE_SECONDS / 2 and self.slice_nodes < MAX_SLICE:
                     self.slice_nodes *= 2
                 stopped = limits.reason(nodes_before + walk.generated, now)
@@ -201,7 +201,7 @@ class _Serial:
                     break
                 if tick is not None:
                     tick(nodes_before + walk.generated)
-        path = walk.path if status == K.FOUND else None
+        path = walk.path if status == kernels.FOUND else None
         return Outcome(
             path,
             walk.next_f,
@@ -319,7 +319,7 @@ class _Iterations:
         # one that stops at a bound (a race's rival): it searches whole iterations, in any
         # order alike.
         self.ordered = promising_first and race.stop_bound is None
-        self.units_after = UNITS_AFTER - race.nodes_before if self.ordered else K.INFINITE_F
+        self.units_after = UNITS_AFTER - race.nodes_before if self.ordered else kernels.INFINITE_F
         # A serial walk goes on to the next iterations by itself (one kernel call for a short
         # search) unless someone hears about each iteration, the iterations may go parallel or
         # the search must pause at a bound.
@@ -340,7 +340,7 @@ class _Iterations:
             out, bound = self.iteration(bound)
             if out.path is not None or out.stopped:
                 return out, bound, None
-            if out.next_f >= K.INFINITE_F:
+            if out.next_f >= kernels.INFINITE_F:
                 problem.exhausted()
             if race.pause_after is not None and self.generated >= race.pause_after:
                 paused = bound

@@ -6,29 +6,29 @@ Making a plan: the tables of one or more additive databases joined into one arra
 the lookups (the sum, and with the reflection the mirrored sum) stacked for the kernel;
 Manhattan distance as a database of one-tile patterns; linear conflict's tables.
 
-Choosing: a search says what it wants once, parsed (:class:`HeuristicSpec`), and
-:func:`choose` asks the catalog once (:func:`solver.tables.catalog.choose`) for the databases
-and the race's rivals, opens them and makes their plans -- else falls back to linear conflict
-with a notice naming the command that builds a database.
+Choosing: a search says what it wants once, parsed
+(:class:`~solver.search.sources.HeuristicSpec`), and :func:`choose` opens the databases and
+the race's rivals that :func:`solver.search.sources.choose` chooses and makes their plans --
+else the plan of linear conflict, with the notice that says why.
 
-Imports: numpy, :mod:`solver.core`, :mod:`solver.tables`, the kernel data -- no numba.
+Imports: numpy, :mod:`solver.core`, :mod:`solver.tables`, the kernel data and the choice of
+databases (:mod:`solver.search.sources`) -- no numba.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 
 import numpy as np
 
-from ..core import config
-from ..core.board import Board, Shape
+from ..core.board import Board, Shape, manhattan_table
 from ..core.symmetry import Reduction, diagonal_reflection, reduction
-from ..tables import catalog, names, pattern_db, store, strongest
+from ..tables import names, pattern_db, store
 from ..tables.catalog import MAX_COMBINED
-from ..tables.partitions import MAX_CELLS, Partition
+from . import sources
 from .kernel_data import Lines, Lookup, Plan, frame, stacked, zero_aware_data
+from .sources import HeuristicSpec
 
 # --- making plans ------------------------------------------------------------------------------
 
@@ -109,19 +109,9 @@ def combined_plan(
 def manhattan_plan(shape: Shape, target: Board) -> Plan:
     """Manhattan distance as a database of one-tile patterns: tile t's table holds the grid
     distance from each cell to t's goal cell."""
-    cols = shape.cols
-    home = {t: c for c, t in enumerate(target.tiles)}
+    md = manhattan_table(target)
     tiles = [t for t in range(1, shape.size)]
-    tables = [
-        np.array(
-            [
-                abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
-                for c in range(shape.size)
-            ],
-            dtype=np.uint8,
-        )
-        for t in tiles
-    ]
+    tables = [np.array(md[t], dtype=np.uint8) for t in tiles]
     return pdb_plan(
         shape, target, [(t,) for t in tiles], tables, reflect=False, name="manhattan", database=None
     )
@@ -134,10 +124,7 @@ def lc_plan(shape: Shape, target: Board) -> Plan:
     home = [0] * n
     for c, t in enumerate(target.tiles):
         home[t] = c
-    md = np.zeros((n, n), dtype=np.int64)
-    for t in range(1, n):
-        for c in range(n):
-            md[t, c] = abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols)
+    md = np.array(manhattan_table(target), dtype=np.int64)  # the blank's row is zeros
     grow = np.array([home[t] // cols if t else -1 for t in range(n)], dtype=np.int64)
     gcol = np.array([home[t] % cols if t else -1 for t in range(n)], dtype=np.int64)
     for a in (md, grow, gcol):
@@ -148,36 +135,6 @@ def lc_plan(shape: Shape, target: Board) -> Plan:
 
 
 # --- choosing the plans of a search ----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HeuristicSpec:
-    """The heuristic a search asked for, parsed where the request arrived.
-
-    ``name``: ``auto`` (a pattern database where one is built, else linear conflict), ``pdb``
-    (a pattern database or an error), ``manhattan`` or ``linear-conflict``.  ``partitions``:
-    the partitions asked for, as tiles of the goal (several: their maximum; none: the
-    catalog's choice), and ``named`` the words each was asked in, one per partition (for
-    messages).
-    ``reflect``: the mirrored lookup too; ``combine``: the maximum of the equally strong
-    databases of the goal; ``pick``: a race of the equally strong cuts, ``pick_max`` with
-    their maxima; ``zero_aware``: the zero-aware twins where they are built;
-    ``data_dir``: where the databases are."""
-
-    name: str = "auto"
-    partitions: tuple[Partition, ...] = ()
-    named: tuple[str, ...] = ()
-    reflect: bool = True
-    combine: bool = config.DEFAULT_COMBINE
-    pick: bool = config.DEFAULT_PICK
-    pick_max: bool = config.DEFAULT_PICK_MAX
-    zero_aware: bool = config.DEFAULT_ZERO_AWARE
-    data_dir: Path | None = None
-
-    @property
-    def reads_databases(self) -> bool:
-        """True for the heuristics read from pattern databases (``auto``, ``pdb``)."""
-        return self.name not in ("manhattan", "linear-conflict")
 
 
 _PDB_PLANS: dict = {}
@@ -234,78 +191,28 @@ def choose(
     ``heuristic.pick``, where equally strong cuts are built -- the rivals of a race
     (:mod:`solver.search.race`), and with ``pick_max`` their maxima (:func:`_maxima`).
 
-    ``auto``: the databases the catalog chooses for the goal (its own, else a symmetric one),
-    else linear conflict -- with :attr:`Plan.notice` saying so and naming the command that
-    builds a database.  ``pdb``, a partition asked for, or a shape in
-    :data:`~solver.core.config.REQUIRES_PDB` raise :class:`~solver.tables.store.DatabaseMissing`
-    instead (on the 15-puzzle IDA* with linear conflict alone takes minutes to hours)."""
+    The databases are those :func:`solver.search.sources.choose` chooses for IDA*, opened;
+    without one, linear conflict with :attr:`Plan.notice` saying so and naming the command
+    that builds a database (or :class:`~solver.tables.store.DatabaseMissing`, where the
+    search needs one)."""
     shape = goal.shape
     same = reduction(goal, goal)
-    if not heuristic.reads_databases:
-        return ((_cached_simple_plan(shape, goal.tiles, heuristic.name), same),)
-    choice = _catalog_choice(goal, heuristic, race)
-    if choice.missing is not None:
-        if heuristic.name == "pdb" or heuristic.partitions or str(shape) in config.REQUIRES_PDB:
-            raise choice.missing
-        notice = fallback_notice(choice.missing, goal, heuristic.data_dir, choice.exact_built)
-        return (
-            (
-                replace(_cached_simple_plan(shape, goal.tiles, "linear-conflict"), notice=notice),
-                same,
-            ),
-        )
-    found = [(_open(entry, heuristic), red) for entry, red in choice.databases]
+    source = sources.choose(goal, heuristic, sources.IDASTAR, race)
+    if not source.databases:
+        plan = _cached_simple_plan(shape, goal.tiles, source.kind)
+        return ((replace(plan, notice=source.notice) if source.notice else plan, same),)
+    found = [(_open(entry, heuristic), red) for entry, red in source.databases]
     reflect, zero, data_dir = heuristic.reflect, heuristic.zero_aware, heuristic.data_dir
     lead = (pdb_plan_from([pdb for pdb, _ in found], reflect, zero, data_dir), found[0][1])
-    note = None if heuristic.partitions else _set_advice(goal, heuristic, choice)
-    if note:
-        lead = (replace(lead[0], notice=note), lead[1])
-    if not choice.rivals:
+    if source.notice:
+        lead = (replace(lead[0], notice=source.notice), lead[1])
+    if not source.rivals:
         return (lead,)
-    found += [(_open(entry, heuristic), red) for entry, red in choice.rivals]
+    found += [(_open(entry, heuristic), red) for entry, red in source.rivals]
     out = [lead] + [(pdb_plan_from([pdb], reflect, zero, data_dir), red) for pdb, red in found[1:]]
     if heuristic.pick_max:
         out += [(pdb_plan_from(pdbs, reflect, zero, data_dir), red) for pdbs, red in _maxima(found)]
     return tuple(out)
-
-
-def advice(goal: Board, heuristic: HeuristicSpec) -> str | None:
-    """The note a search towards ``goal`` reading ``heuristic`` should hear before its first
-    iteration (the same as its plan's :attr:`~solver.search.kernel_data.Plan.notice`): where
-    no database is built and it falls back to linear conflict, :func:`fallback_notice`;
-    where the strongest set of the shape (:mod:`solver.tables.strongest`) is not built and
-    would make it much faster, the command that builds it and the measured gain.  None
-    otherwise, and where partitions were asked for (the user chose) or the search will
-    refuse to run (its error names the command)."""
-    if not heuristic.reads_databases or heuristic.partitions:
-        return None
-    shape = goal.shape
-    choice = catalog.choose(shape, goal, (), heuristic.data_dir)
-    if choice.missing is None:
-        return _set_advice(goal, heuristic, choice)
-    if heuristic.name == "pdb" or str(shape) in config.REQUIRES_PDB:
-        return None
-    return fallback_notice(choice.missing, goal, heuristic.data_dir, choice.exact_built)
-
-
-def _set_advice(goal: Board, heuristic: HeuristicSpec, choice: catalog.Choice) -> str | None:
-    """:func:`solver.tables.strongest.advice` for a search that found databases (``choice``):
-    the set counts as built where it is built for the goal of the first database chosen too."""
-    served = choice.databases[0][0].goal
-    return strongest.advice(goal.shape, goal, heuristic.data_dir, heuristic.zero_aware, served)
-
-
-def _catalog_choice(goal: Board, heuristic: HeuristicSpec, race: bool) -> catalog.Choice:
-    """The catalog's answer for :func:`choose`: one scan of the data directory."""
-    return catalog.choose(
-        goal.shape,
-        goal,
-        heuristic.partitions,
-        heuristic.data_dir,
-        named=heuristic.named,
-        combine=heuristic.combine,
-        race=race and heuristic.pick,
-    )
 
 
 def open_ahead(goal: Board, heuristic: HeuristicSpec, race: bool) -> None:
@@ -317,8 +224,8 @@ def open_ahead(goal: Board, heuristic: HeuristicSpec, race: bool) -> None:
     try:
         if not heuristic.reads_databases:
             return
-        choice = _catalog_choice(goal, heuristic, race)
-        for entry, _ in choice.databases + choice.rivals:
+        source = sources.choose(goal, heuristic, sources.IDASTAR, race)
+        for entry, _ in source.databases + source.rivals:
             pdb = _open(entry, heuristic)
             if heuristic.zero_aware:
                 _twins([pdb], heuristic.data_dir)
@@ -350,27 +257,6 @@ def _maxima(found: list) -> list:
     pairs = [([lead, pdb], red) for pdb in same]
     every = [lead, *same][:MAX_COMBINED]
     return pairs + ([(every, red)] if len(every) > 2 else [])
-
-
-def fallback_notice(
-    missing: store.DatabaseMissing, goal: Board, data_dir, exact_built: bool
-) -> str:
-    """The note of a search that falls back to linear conflict: what is missing, in the
-    catalog's words (naming the goal when it is not the default), and what would do better --
-    the pattern database's ``build-pdb`` command, and the exact table's where the board is
-    small enough for one and none is built (``exact_built`` False); nothing where no
-    database can be built."""
-    shape = goal.shape
-    said = f"{missing.args[0]}: searching with linear conflict (much slower)"
-    if shape.size > MAX_CELLS:
-        return f"{said}; pattern databases are built for boards of up to {MAX_CELLS} cells"
-    said += f"; to build one: {missing.fix}"
-    if strongest.has_set(shape):
-        said += f" (or, for the fastest searches: {strongest.command(shape, goal, data_dir)})"
-    if shape.size <= config.MAX_EXACT_CELLS and not exact_built:
-        command = names.build_command(shape, goal=goal, data_dir=data_dir, kind=names.EXACT)
-        said += f" (or, for instant exact answers: {command})"
-    return said
 
 
 @functools.lru_cache(maxsize=32)

@@ -2,14 +2,14 @@
 
 A front end (:mod:`solver.api`, for the CLI and the service alike) turns what arrived as text
 into a :class:`SearchRequest` once: the parsed start and goal, the heuristic asked for with its
-partitions parsed (:class:`~solver.search.plans.HeuristicSpec`), the weight, the limits -- and
+partitions parsed (:class:`~solver.search.sources.HeuristicSpec`), the weight, the limits -- and
 the plans chosen for it (:func:`solver.search.plans.choose`, which asks the catalog once).
 The search takes the value as it is: nothing below parses options or asks the catalog again.
 
 A request without its plans (:meth:`SearchRequest.bare`) is plain data: it travels to other
 processes, which choose the same plans with :meth:`SearchRequest.with_plans`.
 
-Imports: :mod:`solver.core`, the search's plans and weights.
+Imports: :mod:`solver.core`, the search's plans, sources and weights.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from ..core import config
 from ..core.board import Board, BoardError, Shape
 from ..core.symmetry import Reduction
 from .kernel_data import Plan
-from .plans import HeuristicSpec, choose
+from .plans import choose
+from .sources import HeuristicSpec
 from .weights import Weighting
 
 
@@ -30,7 +31,7 @@ from .weights import Weighting
 class SearchRequest:
     """An IDA* search from ``start`` to ``goal`` (boards of one shape), ready to run.
 
-    ``heuristic``: what the search reads (:class:`~solver.search.plans.HeuristicSpec`);
+    ``heuristic``: what the search reads (:class:`~solver.search.sources.HeuristicSpec`);
     ``weight``: 1 for an optimal answer, W > 1 for one at most W times the optimal length;
     ``timeout`` (seconds) and ``max_nodes``: limits; ``jobs``: threads for the long
     iterations; ``fsm_depth``: the duplicate-pruning machine (:mod:`solver.search.fsm`);

@@ -19,7 +19,7 @@ import numpy as np
 from ..core import config
 from ..core.board import BLANK, MOVES
 from ..tables.catalog import damaged
-from . import kernels as K
+from . import kernels
 from .fsm import PRUNED, machine_for
 from .kernel_data import Plan, move_tables
 from .weights import NO_WEIGHTING, Weighting
@@ -133,9 +133,9 @@ def line_values(plan: Plan, tiles: np.ndarray) -> tuple[np.ndarray, int]:
     scratch = np.zeros(2 * max(rows, cols), dtype=np.int64)
     conflicts = np.zeros((2, max(rows, cols)), dtype=np.int64)
     for r in range(rows):
-        conflicts[0, r] = K.line_conflicts(tiles, r * cols, 1, cols, r, grow, gcol, scratch)
+        conflicts[0, r] = kernels.line_conflicts(tiles, r * cols, 1, cols, r, grow, gcol, scratch)
     for c in range(cols):
-        conflicts[1, c] = K.line_conflicts(tiles, c, cols, rows, c, gcol, grow, scratch)
+        conflicts[1, c] = kernels.line_conflicts(tiles, c, cols, rows, c, gcol, grow, scratch)
     h = int(sum(md[t, c] for c, t in enumerate(tiles) if t)) + 2 * int(conflicts.sum())
     return conflicts, h
 
@@ -151,16 +151,16 @@ class Walk:
     def __init__(self, problem: Problem):
         self.problem = problem
         self.plan = problem.plan
-        self.st = np.zeros(K.STATE_SLOTS, dtype=np.int64)
+        self.st = np.zeros(kernels.STATE_SLOTS, dtype=np.int64)
         self.lookup_count = max(1, len(self.plan.lookups))  # "lc" plans have none
-        self.stack = K.new_stack(64, self.lookup_count)
+        self.stack = kernels.new_stack(64, self.lookup_count)
         self.tiles = np.array(problem.start, dtype=np.int64)
         self.node = None  # pdb: kernels.Node
         self.conflicts = None  # lc: the line conflicts
         self.scratch = np.zeros(2 * max(self.plan.shape.rows, self.plan.shape.cols), np.int64)
         self.fcost = NO_WEIGHTING
 
-    def enter(self, path, bound: int, cut: int = K.NO_CUT, go_on: bool = False) -> int:
+    def enter(self, path, bound: int, cut: int = kernels.NO_CUT, go_on: bool = False) -> int:
         """Place the walk on the node ``path`` (move ids from the start) for an iteration with
         ``bound``; with ``cut``, the walk stops at every node of that depth (FRONTIER).  With
         ``go_on`` a walk of whole iterations of an optimal search goes on to the next
@@ -179,7 +179,7 @@ class Walk:
         g = len(path)
         depth = pb.depth_limit(bound)
         if self.stack.path.shape[0] < max(depth, g) + 2:
-            self.stack = K.new_stack(
+            self.stack = kernels.new_stack(
                 max(depth, g, 2 * (self.stack.path.shape[0] - 2)), self.lookup_count
             )
         self.fcost = pb.fcost(bound)
@@ -188,12 +188,12 @@ class Walk:
         s.nkid[g] = -1
         s.kidx[g] = 0
         st = self.st
-        go_on = go_on and not path and cut == K.NO_CUT and pb.weighting is None
-        parity = pb.parity if go_on else K.NO_PARITY
-        st[:] = (g, blank, bound, K.INFINITE_F, 0, 0, g, cut, parity, 1, K.INFINITE_F)
+        go_on = go_on and not path and cut == kernels.NO_CUT and pb.weighting is None
+        parity = pb.parity if go_on else kernels.NO_PARITY
+        st[:] = (g, blank, bound, kernels.INFINITE_F, 0, 0, g, cut, parity, 1, kernels.INFINITE_F)
         state = pb.machine.state_after(int(m) & 3 for m in path)
         if state == PRUNED:  # a duplicate path: its nodes are searched along another one
-            return K.ITERATION_DONE
+            return kernels.ITERATION_DONE
         s.fsm[g] = state
         # The start's lookups are made once per search (and copied: the kernel updates them in
         # place); a deeper node's when a walk enters it.
@@ -201,33 +201,35 @@ class Walk:
         arrays = [np.copy(a) for a in arrays]
         if plan.kind == "pdb":
             ranks, vals, masks = arrays
-            self.node = K.Node(tiles, ranks, vals, masks)
+            self.node = kernels.Node(tiles, ranks, vals, masks)
             s.h[g] = vals.sum(axis=1)
             done = s.h[g, 0] == 0
         else:
             self.conflicts = arrays[0]
             s.h[g] = h
             done = h == 0
-            st[K.S_EXP] = 1  # the lc kernel counts a node when it enters it: the root is entered
+            st[kernels.S_EXP] = (
+                1  # the lc kernel counts a node when it enters it: the root is entered
+            )
         if done:
-            return K.FOUND
+            return kernels.FOUND
         f = pb.cost(g, h)
         if f > bound:
-            st[K.S_NEXT] = f
-            st[K.S_EXP] = 0
-            return K.ITERATION_DONE
+            st[kernels.S_NEXT] = f
+            st[kernels.S_EXP] = 0
+            return kernels.ITERATION_DONE
         return READY
 
     def end_with_iteration(self) -> None:
         """Stop going on to further iterations: the iteration under way is the call's last."""
-        self.st[K.S_PARITY] = K.NO_PARITY
+        self.st[kernels.S_PARITY] = kernels.NO_PARITY
 
     def run(self, budget: int) -> int:
         """Go on for about ``budget`` generated nodes; FOUND, ITERATION_DONE, BUDGET_SPENT or
         FRONTIER."""
         plan = self.plan
         if plan.kind == "pdb":
-            return K.ida_pdb(
+            return kernels.ida_pdb(
                 self.node,
                 self.stack,
                 self.st,
@@ -241,7 +243,7 @@ class Walk:
                 plan.zero,
                 budget,
             )
-        return K.ida_lc(
+        return kernels.ida_lc(
             self.tiles,
             self.conflicts,
             self.stack,
@@ -258,38 +260,38 @@ class Walk:
     @property
     def path(self) -> tuple[int, ...]:
         """The move ids from the start to the node the walk stands on."""
-        return tuple(self.stack.path[: self.st[K.S_DEPTH]].tolist())
+        return tuple(self.stack.path[: self.st[kernels.S_DEPTH]].tolist())
 
     @property
     def generated(self) -> int:
         """Nodes generated since :meth:`enter`."""
-        return int(self.st[K.S_GEN])
+        return int(self.st[kernels.S_GEN])
 
     @property
     def expanded(self) -> int:
         """Nodes expanded since :meth:`enter`."""
-        return int(self.st[K.S_EXP])
+        return int(self.st[kernels.S_EXP])
 
     @property
     def least_h(self) -> int:
         """The smallest heuristic value of a node entered since :meth:`enter` (pattern
         databases; :data:`~solver.search.kernels.INFINITE_F` for linear conflict)."""
-        return int(self.st[K.S_LEAST_H])
+        return int(self.st[kernels.S_LEAST_H])
 
     @property
     def iterations(self) -> int:
         """Iterations searched since :meth:`enter` (more than one with ``go_on``)."""
-        return int(self.st[K.S_ITER])
+        return int(self.st[kernels.S_ITER])
 
     @property
     def bound(self) -> int:
         """The bound of the iteration under way."""
-        return int(self.st[K.S_BOUND])
+        return int(self.st[kernels.S_BOUND])
 
     @property
     def next_f(self) -> int:
         """The smallest cost over the bound met so far."""
-        return int(self.st[K.S_NEXT])
+        return int(self.st[kernels.S_NEXT])
 
     def give_away(self) -> list[tuple[int, ...]]:
         """Cut off the untried children of the shallowest node on the walk's path that has
@@ -298,7 +300,7 @@ class Walk:
         conflict's walk gives them all, having generated none yet).  Empty when there is
         nothing to give."""
         s, st = self.stack, self.st
-        root, d = int(st[K.S_ROOT]), int(st[K.S_DEPTH])
+        root, d = int(st[kernels.S_ROOT]), int(st[kernels.S_DEPTH])
         for level in range(root, d + 1):
             keep = 1 if level == d else 0  # the walk is inside a child of every level above d
             if self.plan.kind == "pdb":
@@ -308,12 +310,13 @@ class Walk:
                 if lo >= hi:
                     continue
                 moves = [
-                    int(s.kid[level, s.kid[level, i, K.C_SEL], K.C_MOVE]) for i in range(lo, hi)
+                    int(s.kid[level, s.kid[level, i, kernels.C_SEL], kernels.C_MOVE])
+                    for i in range(lo, hi)
                 ]
                 s.nkid[level] = lo
             else:
-                blank = int(st[K.S_BLANK]) if level == d else int(s.path[level]) >> 2
-                prev = K.NO_MOVE if level == 0 else int(s.path[level - 1]) & 3
+                blank = int(st[kernels.S_BLANK]) if level == d else int(s.path[level]) >> 2
+                prev = kernels.NO_MOVE if level == 0 else int(s.path[level - 1]) & 3
                 row = blank * 5 + prev
                 lo, hi = int(s.kidx[level]), int(self.problem.moves.succ_n[row])
                 if lo >= hi:
@@ -327,7 +330,7 @@ class Walk:
                 s.kidx[level] = hi
                 if not moves:
                     continue
-                st[K.S_GEN] += len(moves)  # generated here; their bound is checked on entry
+                st[kernels.S_GEN] += len(moves)  # generated here; their bound is checked on entry
             prefix = tuple(int(m) for m in s.path[:level])
             return [prefix + (m,) for m in moves]
         return []

@@ -67,7 +67,9 @@ def warm_lookups(settings: Settings) -> None:
             if entry.kind == names.EXACT:
                 exact.tables(entry.shape, settings.data_dir, entry.goal)  # this very file
             else:
-                pattern_db.resolve(entry.shape, goal_board(entry.shape), None, settings.data_dir)
+                pattern_db.database_for(
+                    entry.shape, goal_board(entry.shape), None, settings.data_dir
+                )
         except Exception as e:  # noqa: BLE001 - see the docstring
             log.warning("could not open %s: %s", entry.path.name, e)
 

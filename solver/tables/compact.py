@@ -43,7 +43,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..core.board import Board, Shape
+from ..core.board import Board, Shape, manhattan_table
 
 ENCODING = "nibble-manhattan-block60-1"  # the file attribute naming this encoding
 INDEX = "kperm-prefix-parity"  # rank of the cells of tiles 0..N-3; parity fixes the last two
@@ -102,10 +102,7 @@ class Geometry:
         home[list(goal.tiles)] = np.arange(n)
         cells = np.arange(n)
         rows, cols = cells // shape.cols, cells % shape.cols
-        md = np.abs(rows[home][:, None] - rows[None, :]) + np.abs(
-            cols[home][:, None] - cols[None, :]
-        )
-        md[0] = 0
+        md = np.array(manhattan_table(goal), dtype=np.int64)
         blank_row, blank_col = divmod(goal.blank, shape.cols)
         taxicab = np.abs(rows - blank_row) + np.abs(cols - blank_col)
         need = (permutation_parity(home[None, :])[0] + taxicab) % 2

@@ -272,17 +272,18 @@ def _dataset_order(name: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
-def resolve(
+def database_for(
     shape: Shape,
     goal: Board,
     partition: Partition | None = None,
     data_dir=None,
     named: str | None = None,
 ) -> tuple[AdditivePDB, Reduction]:
-    """The database the catalog chooses for ``goal`` (its own, else a symmetric one), opened,
-    and the reduction that maps boards of ``goal`` onto the database's goal.  ``partition``
-    (tiles of ``goal``, parsed where the request arrived) asks for that one; ``named`` is how
-    the caller wrote it (for the message when it is not built)."""
+    """The database the catalog chooses for ``goal`` (:func:`solver.tables.catalog.resolve`:
+    its own, else a symmetric one), opened, and the reduction that maps boards of ``goal``
+    onto the database's goal.  ``partition`` (tiles of ``goal``, parsed where the request
+    arrived) asks for that one; ``named`` is how the caller wrote it (for the message when it
+    is not built)."""
     entry, red = catalog.resolve(shape, goal, partition, data_dir, named)
     return open_entry(entry, data_dir), red
 

@@ -5,10 +5,10 @@ Each function takes an ``(m, N)`` array of valid boards (tiles row-major, all of
 one goal, as :mod:`.bulk` reads them) and returns numpy arrays with exactly the values the
 one-board functions give -- parity (:func:`solver.core.board.solvability`), exact distances and
 optimal walks (:mod:`solver.tables.exact`), the pattern-database heuristic with its parts,
-Manhattan distance and linear conflict (:mod:`solver.heuristics`).  The tests compare each with
-its one-board twin.
+Manhattan distance (:func:`solver.workloads.positions.manhattan_many`, named here too) and
+linear conflict (:mod:`solver.heuristics`).  The tests compare each with its one-board twin.
 
-Imports: numpy, the solver core, :mod:`solver.tables` (never numba).
+Imports: numpy, the solver core, :mod:`solver.tables`, :mod:`.positions` (never numba).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from ..core.board import MOVES, Board, inversions
 from ..core.ranking import rank_many
 from ..core.symmetry import Reduction
 from ..tables import exact
+from .positions import manhattan_many
 
 
 def cells_of(tiles: np.ndarray) -> np.ndarray:
@@ -162,25 +163,6 @@ def _replay(tiles: np.ndarray, walks: list, goal: Board, nbr: np.ndarray) -> Non
 # --- heuristics ------------------------------------------------------------------------------
 
 
-def manhattan_many(tiles: np.ndarray, goal: Board) -> np.ndarray:
-    """Manhattan distance of every row."""
-    cols = goal.shape.cols
-    n = goal.shape.size
-    home = np.empty(n, dtype=np.int64)
-    home[np.asarray(goal.tiles)] = np.arange(n)
-    grid = np.array(
-        [
-            [
-                abs(c // cols - home[t] // cols) + abs(c % cols - home[t] % cols) if t else 0
-                for c in range(n)
-            ]
-            for t in range(n)
-        ],
-        dtype=np.int64,
-    )
-    return grid[tiles, np.arange(n)].sum(axis=1)
-
-
 def linear_conflict_many(tiles: np.ndarray, goal: Board) -> np.ndarray:
     """:func:`solver.heuristics.linear_conflict` of every row: Manhattan plus two moves for
     each tile that must leave its line (the line's length minus its longest increasing run of
@@ -227,7 +209,7 @@ def pattern_values(
     values for every row, from the database the catalog chooses for ``goal``."""
     from ..tables import pattern_db
 
-    pdb, red = pattern_db.resolve(goal.shape, goal, partition, data_dir)
+    pdb, red = pattern_db.database_for(goal.shape, goal, partition, data_dir)
     looked = reduce_many(tiles, red) if not red.is_identity else tiles
     parts = _parts(pdb, looked)
     plain = parts.sum(axis=1)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.board import BLANK, Board, Shape, solvability
+from ..core.board import BLANK, Board, Shape, manhattan_table, solvability
 
 OPPOSITE_INDEX = np.array([1, 0, 3, 2])  # U<->D, L<->R in the UDLR order of Shape.neighbour_table
 # Default walk length: a multiple of the number of cells, long enough for the mean distance
@@ -121,11 +121,5 @@ def default_walk_length(shape: Shape) -> int:
 def manhattan_many(boards: np.ndarray, goal: Board) -> np.ndarray:
     """Manhattan distance of each row of ``boards`` to ``goal`` (a lower bound, and of the
     same parity as the optimal distance: every move changes it by exactly one)."""
-    boards = np.asarray(boards)
-    cols = goal.shape.cols
-    home = np.empty(goal.shape.size, dtype=np.int64)
-    home[list(goal.tiles)] = np.arange(goal.shape.size)
-    cells = np.arange(goal.shape.size)
-    h = home[boards]
-    d = np.abs(h // cols - cells // cols) + np.abs(h % cols - cells % cols)
-    return np.where(boards == BLANK, 0, d).sum(axis=1)
+    md = np.array(manhattan_table(goal), dtype=np.int64)  # md[t, c]; the blank's row is zeros
+    return md[np.asarray(boards), np.arange(goal.shape.size)].sum(axis=1)
