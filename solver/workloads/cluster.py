@@ -107,9 +107,9 @@ def task_result(client, future):
     is :class:`SchedulerLost`."""
     try:
         return future.result()
-    except connection_errors() as e:
+    except connection_errors():
         if future.status == "error":  # the task's own error
-            raise e from None
+            raise
         raise SchedulerLost(client.scheduler.address) from None
 
 
@@ -143,7 +143,8 @@ def quiet_logs() -> None:
     require_dask()
     import dask
 
-    configured = dask.config.get("logging", default=None) or {}
+    configured = dask.config.get("logging", default=None)
+    configured = configured if isinstance(configured, dict) else {}
     named = {*DASK_LOGGERS, *configured, *(configured.get("loggers") or {})}
     for name in named:
         if str(name).split(".")[0] == "distributed":

@@ -42,6 +42,7 @@ Imports: the solver API, the search's units, parallel pool, race and driver, :mo
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import time
 import uuid
@@ -57,6 +58,7 @@ from .batch import _restore
 from .cluster import (
     SchedulerLost,
     cluster_failure,
+    connection_errors,
     on_scheduler,
     require_dask,
     task_result,
@@ -204,8 +206,9 @@ def _iterations(client, run: _Search, opts) -> tuple[str, int]:
         elapsed = time.perf_counter() - run.t0
         raise e.proving(f" after {elapsed:.1f} s: {_proven(lower)}") from None
     finally:
-        if not lost:
-            stop.set()  # units still running anywhere stop within STOP_CHECK_SECONDS
+        if not lost:  # units still running anywhere stop within STOP_CHECK_SECONDS
+            with contextlib.suppress(*connection_errors()):  # lost now: the answer stands
+                stop.set()
 
 
 def _race(client, run: _Search, opts, bound: int, f: int) -> tuple[int, str | None]:
@@ -302,7 +305,8 @@ def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
         raise
     finally:
         if pending:
-            client.cancel(list(pending))
+            with contextlib.suppress(*connection_errors()):  # lost now: the answer stands
+                client.cancel(list(pending))
 
 
 def _proven(lower: int) -> str:
