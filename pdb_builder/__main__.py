@@ -8,7 +8,7 @@ _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
 
 from solver.core import interrupts  # noqa: E402
 
-interrupts.install("build-pdb", "; no partial file was left behind")  # before heavy imports
+interrupts.install("build-pdb")  # before heavy imports
 
 from .cli import main  # noqa: E402
 

@@ -70,7 +70,7 @@ def build_exact(
         "tables": "blank_<cell>: distances to the canonical goal with the blank on <cell>",
     }
     max_d, total_d, states = 0, 0, 0
-    with store.atomic_h5(path, attrs) as f:
+    with store.atomic_h5(path, attrs, size=row["entries"]) as f:
         cells = ProgressBar(
             range(shape.size), desc=f"exact {shape}", unit="goal", disable=not progress
         )

@@ -146,7 +146,7 @@ def build_apdb(
         return {**row, "skipped": True, "mb": file_mb(path)}
     t0 = time.perf_counter()
     details = []
-    with store.atomic_h5(path, attrs) as f:
+    with store.atomic_h5(path, attrs, size=row["entries"]) as f:
         for i, pattern in enumerate(partition):
             label = f"{partition.name} pattern {i + 1}/{len(partition)} ({pattern})"
             result = bfs_pattern(shape, pattern, goal, progress=progress, label=label)

@@ -9,18 +9,12 @@ stderr for a failure.
 
 from __future__ import annotations
 
-from solver.core import interrupts
+import click
 
-# First, before click, numpy or h5py load: Ctrl-C during start-up is one line too.
-interrupts.install_if_program("build-pdb", "; no partial file was left behind")
-
-
-import click  # noqa: E402
-
-from solver.core import config  # noqa: E402
-from solver.core.board import BoardError, Shape, goal_board  # noqa: E402
-from solver.core.messages import ERROR, prefixed  # noqa: E402
-from solver.core.program import (  # noqa: E402
+from solver.core import config, interrupts
+from solver.core.board import BoardError, Shape, goal_board
+from solver.core.messages import ERROR, prefixed
+from solver.core.program import (
     DATA_DIR,
     EXIT_DATABASE,
     EXIT_INTERRUPTED,
@@ -28,9 +22,9 @@ from solver.core.program import (  # noqa: E402
     Command,
     fail_as,
 )
-from solver.tables import names, store  # noqa: E402
+from solver.tables import names, store
 
-from . import build  # noqa: E402
+from . import build
 
 
 def _fail(message: str, code: int) -> None:
@@ -230,7 +224,9 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet, zero_a
     except MemoryError:
         _fail("out of memory", EXIT_USAGE)
     except KeyboardInterrupt:
-        _fail("interrupted; no partial file was left behind", EXIT_INTERRUPTED)
+        # Only where the handlers are not installed (the command run in-process): the
+        # programs' own line, as solver.core.interrupts says it.
+        fail_as("build-pdb", f"interrupted{interrupts.NOTES['build-pdb']}", EXIT_INTERRUPTED)
 
 
 def _strongest(shapes, partitions, zero_aware, goal, data_dir, force, quiet) -> None:

@@ -136,7 +136,7 @@ def build_zero_aware(
     if path.exists() and not force:
         return {**row, "skipped": True, "mb": file_mb(path)}
     t0 = time.perf_counter()
-    with store.atomic_h5(path, attrs) as f:
+    with store.atomic_h5(path, attrs, size=row["entries"]) as f:
         means = [
             _write_twin(f, i, pattern, *zero_aware_tables(shape, pattern, goal, progress, label))
             for i, pattern, label in _labelled(partition)

@@ -2,8 +2,9 @@
 
 The switch between here and there (the option is the specification's, :mod:`solver.options`); the work itself is in
 :mod:`solver.workloads.cluster` (batches) and :mod:`solver.workloads.cluster_search` (one hard
-board), imported only when the option is used.  Without Dask installed, or without a
-scheduler at the address, the command says so in one line and exits with status 2.
+board), imported only when the option is used.  Without Dask installed, without a
+scheduler at the address, or when the scheduler goes away in the middle, the command says so
+in one line and exits with status 2; Dask's own log lines are shown only with ``-v``.
 
 Imports: :mod:`.errors`, :mod:`solver.api`, :mod:`solver.workloads`.
 """
@@ -14,6 +15,8 @@ import contextlib
 import functools
 from dataclasses import replace
 from pathlib import Path
+
+import click
 
 from .. import api
 from ..core.messages import ERROR, prefixed
@@ -27,6 +30,8 @@ def connected(address: str):
     from ..workloads import cluster
 
     try:
+        if not _verbose():
+            cluster.quiet_logs()
         with cluster.connect(address) as client:
             if not cluster.worker_threads(client):
                 errors.notice(
@@ -36,6 +41,12 @@ def connected(address: str):
             yield client
     except cluster.ClusterError as e:
         errors.fail(prefixed(ERROR, str(e)), errors.EXIT_USAGE)
+
+
+def _verbose() -> bool:
+    """Whether the running command was given ``-v`` (only ``solve`` takes it)."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.params.get("verbose"))
 
 
 def remote_options(opts: api.SearchOptions) -> api.SearchOptions:

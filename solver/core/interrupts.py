@@ -1,7 +1,8 @@
 """Ctrl-C, SIGTERM and a closed output pipe, for the command-line programs (layer 0: core).
 
 ``npuzzle`` and ``build-pdb`` call :func:`install_if_program` as the very first thing their
-package does, before click, numpy or h5py are imported, so a signal at any moment ends the
+package does (``solver/cli/__init__.py``, ``pdb_builder/__init__.py``), before click, numpy or
+h5py are imported, so a signal at any moment from the program's first line on ends the
 program with one line on stderr and the conventional status: 130 for SIGINT, 143 for SIGTERM
 (128 + the signal's number), 141 when the reader of our output went away (``| head -1``).
 
@@ -44,6 +45,8 @@ EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE  # 141: what a shell reports for `yes | head -1`
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 PROGRAMS = ("npuzzle", "build-pdb")
+# What the interrupted line adds, by program: a build's atomic write leaves nothing behind.
+NOTES = {"build-pdb": "; no partial file was left behind"}
 MAIN_MODULES = ("solver.__main__", "pdb_builder.__main__")
 
 
@@ -70,11 +73,11 @@ def installed() -> bool:
     return _state["program"] is not None
 
 
-def install(program: str, note: str = "") -> None:
-    """Put the handlers in place for ``program`` (its name starts the one-line message;
-    ``note`` is added to the interrupted message, e.g. that no partial file was left)."""
+def install(program: str) -> None:
+    """Put the handlers in place for ``program`` (its name starts the one-line message, and
+    its entry in :data:`NOTES` ends the interrupted one)."""
     first = not installed()
-    _state["program"], _state["note"] = program, note
+    _state["program"], _state["note"] = program, NOTES.get(program, "")
     for sig in SIGNALS:
         signal.signal(sig, _handler)
     signal.signal(signal.SIGALRM, _on_alarm)
@@ -82,7 +85,7 @@ def install(program: str, note: str = "") -> None:
         os.register_at_fork(after_in_child=_in_forked_child)
 
 
-def install_if_program(program: str, note: str = "") -> bool:
+def install_if_program(program: str) -> bool:
     """:func:`install` when this process was started as ``npuzzle``/``build-pdb`` (the console
     scripts or ``python -m solver`` / ``python -m pdb_builder``); return whether the handlers
     are in place.  The first program to install keeps its name (``build-pdb`` imports a module
@@ -95,7 +98,7 @@ def install_if_program(program: str, note: str = "") -> bool:
     spec = getattr(main, "__spec__", None)
     script = os.path.basename(getattr(main, "__file__", None) or "")
     if script in PROGRAMS or (spec is not None and spec.name in MAIN_MODULES):
-        install(program, note)
+        install(program)
         return True
     return False
 
@@ -262,4 +265,5 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_TERMINATED",
     "EXIT_BROKEN_PIPE",
+    "NOTES",
 ]

@@ -26,8 +26,10 @@ Imports: numpy, h5py (only when a file is opened or written), the standard libra
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
+import shutil
 import stat
 import time
 from dataclasses import dataclass, field
@@ -43,7 +45,13 @@ from .directory import (  # noqa: F401 - where databases live is part of the sto
     ensure_writable,
     remove_stale_temporaries,
 )
-from .errors import DatabaseCorrupt, DatabaseError, DatabaseMissing, DataDirError  # noqa: F401
+from .errors import (  # noqa: F401
+    DatabaseCorrupt,
+    DatabaseError,
+    DatabaseMissing,
+    DataDirError,
+    DiskFull,
+)
 from .trust import DIGEST, HEADER_MAGIC, HEADER_SIZE, prove  # noqa: F401 - part of the API
 from .trust import TRUSTED as _TRUSTED  # noqa: F401 - tests reach the record through it
 
@@ -95,15 +103,46 @@ def checksum(array: np.ndarray) -> str:
     return "blake2b-128:" + h.hexdigest()
 
 
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+# HDF5 reports a failed write as text, without an errno: after such a failure, a file system
+# left with less than this much room is taken to be full.
+FULL_BELOW = 1 << 20
+
+
+def _needed_on_full_disk(e: BaseException, tmp: Path, size: int | None) -> int | None:
+    """The bytes the file needs when ``e``, raised while ``tmp`` was written, means that the
+    disk filled (None otherwise): ``size`` when the caller knows it, at least what the disk
+    held of the file.  Called before ``tmp`` is removed."""
+    if not isinstance(e, OSError) or isinstance(e, (DataDirError, BrokenPipeError)):
+        return None
+    if e.errno not in NO_SPACE:
+        if e.errno is not None or (_free(tmp.parent) or FULL_BELOW) >= FULL_BELOW:
+            return None
+    try:
+        written = os.stat(tmp).st_size
+    except OSError:
+        written = 0
+    return max(size or 0, written)
+
+
+def _free(directory: Path) -> int | None:
+    try:
+        return shutil.disk_usage(directory).free
+    except OSError:
+        return None
+
+
 @contextlib.contextmanager
-def atomic_h5(path: Path, attrs: dict):
+def atomic_h5(path: Path, attrs: dict, size: int | None = None):
     """Open a new HDF5 file under a temporary name, yield it, then seal it (its digest in the
     user block) and rename it to ``path``.
 
     The root attributes of DESIGN §4 are set from ``attrs`` (plus format, version, ranking,
     created_by).  On any exception, including KeyboardInterrupt, the temporary file is removed
-    and ``path`` is left as it was.  A directory standing under ``path`` is moved aside (see
-    :func:`make_way`) only once the new file is complete.
+    and ``path`` is left as it was.  A disk that fills on the way is :class:`DiskFull`, which
+    names the file, the space it needs (``size``, the file's expected bytes, when the caller
+    knows them; else what the disk held of it) and the directory.  A directory standing under
+    ``path`` is moved aside (see :func:`make_way`) only once the new file is complete.
     """
     import h5py
 
@@ -130,9 +169,12 @@ def atomic_h5(path: Path, attrs: dict):
             interrupts.check()  # a Ctrl-C that a finaliser swallowed still stops the rename
             make_way(path)
             os.replace(tmp, path)
-        except BaseException:
+        except BaseException as e:
+            needed = _needed_on_full_disk(e, tmp, size)
             with contextlib.suppress(OSError):
                 tmp.unlink()
+            if needed is not None:  # HDF5's own text says "errno = 28" and a buffer's address
+                raise DiskFull(path, needed, _free(path.parent)) from None
             raise
     with contextlib.suppress(DatabaseError):
         prove(path)  # the file we just sealed: record it, so its first use hashes nothing

@@ -22,6 +22,9 @@ Dask (``dask.distributed``) is the engine for more than one machine (DESIGN §7)
   until it has the answers: when a worker dies, Dask runs its tasks again elsewhere, and every
   answer is yielded once.  A task that kills ``distributed.scheduler.allowed-failures``
   workers ends the run with :class:`ClusterError`.
+* **A lost scheduler** ends the run with :class:`SchedulerLost` as soon as the client's
+  futures are cancelled, without asking the scheduler for anything more (each call would wait
+  out the client's reconnection first).
 
 One hard board cut into IDA* work units: :mod:`.cluster_search`.
 
@@ -31,7 +34,9 @@ costs nothing and works without Dask).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import logging
 import socket
 import time
 import uuid
@@ -52,11 +57,60 @@ TASKS_PER_THREAD = 16
 MIN_TASKS_PER_THREAD = 2  # what the cap on held lines may shrink the window to
 MAX_BOARDS_HELD = 250_000  # input lines the client holds at most (submitted, not yet answered)
 REFRESH_SECONDS = 2.0  # how often the number of worker threads is asked again
+# The loggers Dask's default logging configuration sets a level on (its "Logging" docs); any
+# others it logs to are their children, or named in the user's Dask configuration.
+DASK_LOGGERS = ("distributed", "distributed.client", "distributed.gc")
 
 
 class ClusterError(Exception):
     """The cluster cannot do the work: no Dask, no scheduler at the address, or a task that
     keeps killing its workers."""
+
+
+class SchedulerLost(ClusterError):
+    """The scheduler went away in the middle of the work (killed, its machine down, the
+    network cut): the client's futures were cancelled, or a call on it failed to connect."""
+
+    def __init__(self, address: str, proven: str = ""):
+        self.address = address
+        super().__init__(f"lost the Dask scheduler at {address}{proven}")
+
+    def proving(self, proven: str) -> SchedulerLost:
+        """The same loss, followed by what the work had proven before it (``" after 4.2 s:
+        the optimal length is at least 51"``)."""
+        return SchedulerLost(self.address, proven)
+
+
+def connection_errors() -> tuple[type[BaseException], ...]:
+    """What a call on a client whose scheduler went away raises: its futures cancelled, the
+    connection closed, or the reconnection timed out (a plain ``OSError``)."""
+    distributed = require_dask()
+    from distributed.comm import CommClosedError
+
+    return (distributed.CancelledError, CommClosedError, TimeoutError, OSError)
+
+
+@contextlib.contextmanager
+def on_scheduler(client):
+    """Calls on the scheduler (``client.nthreads()``, an Event's ``set``...): its loss is
+    :class:`SchedulerLost`.  Not for a task's own result: a task may raise an OSError of its
+    own (:func:`task_result` tells the two apart)."""
+    try:
+        yield
+    except connection_errors():
+        raise SchedulerLost(client.scheduler.address) from None
+
+
+def task_result(client, future):
+    """``future.result()``: what the task returned, or the error it raised; a future that
+    ended without the task raising (cancelled with the connection, its result not fetched)
+    is :class:`SchedulerLost`."""
+    try:
+        return future.result()
+    except connection_errors():
+        if future.status == "error":  # the task's own error
+            raise
+        raise SchedulerLost(client.scheduler.address) from None
 
 
 def require_dask():
@@ -80,6 +134,21 @@ def connect(address: str):
             f"cannot reach the Dask scheduler at {address!r} ({why}); start "
             f"one with 'dask scheduler' and give its address"
         ) from None
+
+
+def quiet_logs() -> None:
+    """Dask's own log lines (the ``distributed`` loggers) off for the rest of the process:
+    a lost scheduler, say, is the command's one line, not the client's tracebacks as it gives
+    up reconnecting."""
+    require_dask()
+    import dask
+
+    configured = dask.config.get("logging", default=None)
+    configured = configured if isinstance(configured, dict) else {}
+    named = {*DASK_LOGGERS, *configured, *(configured.get("loggers") or {})}
+    for name in named:
+        if str(name).split(".")[0] == "distributed":
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def worker_threads(client) -> int:
@@ -196,15 +265,19 @@ def map_ordered(
                 continue
             if exhausted and yielded == submitted:
                 return
-            future, (results, seconds) = _next(done, distributed)
+            future, (results, seconds) = _next(client, done)
             k = futures.pop(future.key)[0]
             answered[k] = results
             pacer.learn(len(results), seconds)
             if bar is not None:
                 bar.update(len(results))
             if time.monotonic() - refreshed > REFRESH_SECONDS:
-                pacer.set_threads(worker_threads(client))
+                with on_scheduler(client):
+                    pacer.set_threads(worker_threads(client))
                 refreshed = time.monotonic()
+    except SchedulerLost:
+        futures.clear()  # gone with the scheduler: nothing to cancel, no one to ask
+        raise
     finally:
         if futures:  # the caller stopped early (or an error ends the run)
             client.cancel([f for _, f in futures.values()])
@@ -237,10 +310,10 @@ def cluster_failure(exc: BaseException) -> ClusterError | None:
     return None
 
 
-def _next(done, distributed):
-    """The next finished task as ``(future, result)``; a task that killed its workers, that
-    the cluster could not read, or that was lost with the scheduler is a
-    :class:`ClusterError`."""
+def _next(client, done):
+    """The next finished task as ``(future, result)``; a task that killed its workers or that
+    the cluster could not read is a :class:`ClusterError`, one lost with the scheduler a
+    :class:`SchedulerLost`."""
     try:
         future, result = next(done)
     except Exception as e:  # noqa: BLE001 - a bug in the task itself propagates as it is
@@ -249,9 +322,7 @@ def _next(done, distributed):
             raise
         raise failure from None
     if isinstance(result, BaseException):  # cancelled: the scheduler restarted or went away
-        raise ClusterError(
-            f"a task was cancelled ({type(result).__name__}): has the scheduler gone away?"
-        )
+        raise SchedulerLost(client.scheduler.address)
     return future, result
 
 
@@ -314,7 +385,12 @@ def progress_bar(progress: bool):
 
 __all__ = [
     "ClusterError",
+    "SchedulerLost",
+    "connection_errors",
+    "on_scheduler",
+    "task_result",
     "connect",
+    "quiet_logs",
     "map_ordered",
     "Answers",
     "on_problem",

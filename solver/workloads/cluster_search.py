@@ -42,6 +42,7 @@ Imports: the solver API, the search's units, parallel pool, race and driver, :mo
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import time
 import uuid
@@ -53,7 +54,15 @@ from ..search import kernels, race
 from ..search.driver import Progress, SearchResult
 from ..search.units import least_by_prefix
 from .batch import _restore
-from .cluster import ClusterError, cluster_failure, require_dask, worker_threads
+from .cluster import (
+    SchedulerLost,
+    cluster_failure,
+    connection_errors,
+    on_scheduler,
+    require_dask,
+    task_result,
+    worker_threads,
+)
 from .cluster_tasks import (
     PROBE_SECONDS,
     Head,
@@ -68,11 +77,13 @@ UNITS_PER_THREAD = 32  # units an iteration is cut into, per worker thread
 TICK_SECONDS = 0.2  # how often the client looks at the caps and reports progress
 
 
-def _result(future):
+def _result(client, future):
     """A finished task's answer, its line error raised here; the cluster's failures as
-    :class:`ClusterError`."""
+    :class:`~.cluster.ClusterError` (a lost scheduler: :class:`~.cluster.SchedulerLost`)."""
     try:
-        payload = future.result()
+        payload = task_result(client, future)
+    except SchedulerLost:
+        raise
     except Exception as e:  # noqa: BLE001 - a bug in the task itself propagates as it is
         failure = cluster_failure(e)
         if failure is None:
@@ -86,7 +97,7 @@ def _result(future):
 
 def _call(client, fn, *args, priority: int = 0):
     """``fn(*args)`` on a worker, its line error raised here."""
-    return _result(client.submit(remote, fn, *args, pure=False, priority=priority))
+    return _result(client, client.submit(remote, fn, *args, pure=False, priority=priority))
 
 
 @dataclass
@@ -133,7 +144,12 @@ def solve_board(client, board, goal=None, *, shape=None, options=None) -> Soluti
     if sent.algorithm in ("auto", "idastar"):
         request = api.search_request(start, goal_b, sent, plans=False).bare()
     spec = (start, goal_b, sent, request)
-    head = _call(client, probe, spec, PROBE_SECONDS, opts.timeout, opts.max_nodes, race.RACE_AFTER)
+    try:
+        head = _call(
+            client, probe, spec, PROBE_SECONDS, opts.timeout, opts.max_nodes, race.RACE_AFTER
+        )
+    except SchedulerLost as e:
+        raise e.proving(f" after {time.perf_counter() - t0:.1f} s: nothing proven yet") from None
     if isinstance(head, Solution):
         return head.check()
     run = _Search(spec, head, t0, head.generated, head.expanded, head.iterations)
@@ -145,11 +161,13 @@ def solve_board(client, board, goal=None, *, shape=None, options=None) -> Soluti
 
 def _iterations(client, run: _Search, opts) -> tuple[str, int]:
     """The iterations from the probe's bound on, each split into units (a race first, where
-    one is due): ``(moves, length proven)``; a cap raises SearchLimitReached."""
+    one is due): ``(moves, length proven)``; a cap raises SearchLimitReached, a lost
+    scheduler :class:`~.cluster.SchedulerLost` saying the length proven, as a cap does."""
     distributed = require_dask()
     stop = distributed.Event(f"npuzzle-stop-{uuid.uuid4().hex}", client=client)
     f, done, depth = run.head.bound, run.head.done, 1
     lower = run.head.lower_bound
+    lost = False
     try:
         while True:
             stopped = run.limit(opts)
@@ -160,7 +178,8 @@ def _iterations(client, run: _Search, opts) -> tuple[str, int]:
                 depth = 1
                 if stopped:
                     raise SearchLimitReached(_partial(run, client, lower), stopped)
-            run.threads = max(1, worker_threads(client))
+            with on_scheduler(client):
+                run.threads = max(1, worker_threads(client))
             want = UNITS_PER_THREAD * run.threads
             least = run.least if run.spec[3].promising_first else {}
             bound, lower, in_moves, sp = _call(
@@ -181,8 +200,14 @@ def _iterations(client, run: _Search, opts) -> tuple[str, int]:
             f, done = min(sp.next_f, next_f), bound
             if f >= kernels.INFINITE_F:
                 raise AssertionError("internal error: IDA* exhausted a solvable puzzle")
+    except SchedulerLost as e:
+        lost = True  # the workers lose it too, and their units with it
+        elapsed = time.perf_counter() - run.t0
+        raise e.proving(f" after {elapsed:.1f} s: {_proven(lower)}") from None
     finally:
-        stop.set()  # units still running anywhere stop within STOP_CHECK_SECONDS
+        if not lost:  # units still running anywhere stop within STOP_CHECK_SECONDS
+            with contextlib.suppress(*connection_errors()):  # lost now: the answer stands
+                stop.set()
 
 
 def _race(client, run: _Search, opts, bound: int, f: int) -> tuple[int, str | None]:
@@ -210,7 +235,7 @@ def _race(client, run: _Search, opts, bound: int, f: int) -> tuple[int, str | No
         )
         for i in range(1, len(entrants.names))
     ]
-    rivals = [_result(fut) for fut in futures]
+    rivals = [_result(client, fut) for fut in futures]
     results = [lead, *rivals]
     ran = race.judge(results, list(entrants.costs))
     run.raced = race.describe(ran, list(entrants.names))
@@ -225,7 +250,6 @@ def _race(client, run: _Search, opts, bound: int, f: int) -> tuple[int, str | No
 def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
     """Search one iteration's units: ``(moves or None, smallest pruned cost, why a cap
     stopped it or None)``."""
-    distributed = require_dask()
     n = len(sp.units)
     finished: queue.Queue = queue.Queue()
     pending = set()
@@ -257,7 +281,7 @@ def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
                 future = None
             if future is not None:
                 pending.discard(future)
-                result = _result(future)
+                result = _result(client, future)
                 run.units += 1
                 run.generated += result.generated
                 run.expanded += result.expanded
@@ -275,11 +299,19 @@ def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
             opts.progress(_progress(run, in_moves, True))
         run.least = least_by_prefix(least)
         return None, next_f, None
-    except distributed.client.CancelledError:
-        raise ClusterError("a work unit was cancelled: has the scheduler gone away?") from None
+    except SchedulerLost:
+        pending.clear()  # cancelled with the connection: no one to tell
+        raise
     finally:
         if pending:
-            client.cancel(list(pending))
+            with contextlib.suppress(*connection_errors()):  # lost now: the answer stands
+                client.cancel(list(pending))
+
+
+def _proven(lower: int) -> str:
+    """What a search stopped early has proven, in the words of a capped one
+    (:func:`solver.answers.one_line`)."""
+    return f"the optimal length is at least {lower}"
 
 
 def _progress(run: _Search, in_moves, done: bool) -> Progress:
