@@ -25,6 +25,7 @@ ENV_LOAD = "NPUZZLE_LOAD"  # how pattern tables reach memory: auto, map or read
 ENV_DEBUG = "NPUZZLE_DEBUG"  # 1: an internal error shows its traceback
 ENV_SERVER = "NPUZZLE_SERVER"  # the address of a running `npuzzle serve` the CLI may ask
 ENV_BULK = "NPUZZLE_BULK"  # 0: batches of boards are answered one by one, not in bulk
+ENV_QUIET = "NPUZZLE_QUIET"  # 1: no notes on stderr (npuzzle --quiet); errors are still said
 # Dask's own variable, not npuzzle's: the scheduler `--scheduler` defaults to (Dask's clients
 # read it too).  A command with one set solves on the cluster, not on a `--server`.
 ENV_SCHEDULER = "DASK_SCHEDULER_ADDRESS"
