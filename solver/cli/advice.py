@@ -27,11 +27,7 @@ def searched(start: Board, goal: Board) -> bool:
     """Whether a search from ``start`` to ``goal`` is one a note can help: it runs (the start
     is solvable) and is not trivial (already at the goal, or a board of at most
     :data:`TRIVIAL_CELLS` cells)."""
-    return (
-        start.shape.size > TRIVIAL_CELLS
-        and start != goal
-        and solvability(start, goal).solvable
-    )
+    return start.shape.size > TRIVIAL_CELLS and start != goal and solvability(start, goal).solvable
 
 
 def solution(sol: Solution) -> Solution:

@@ -12,8 +12,8 @@ import click
 
 from .. import __version__ as package_version
 from ..core import config
-from ..core.shape import BLANK_WORDS
 from ..core.program import OneLineUsage
+from ..core.shape import BLANK_WORDS
 from ..options import COMMON, RESEARCH, TEACHING
 
 TYPED_WORDS = "npuzzle.typed_words"  # a key of click's Context.meta: the words after `npuzzle`

@@ -11,9 +11,8 @@ import click
 from .. import answers, api
 from ..core.board import Board
 from ..core.solution import Solution
-from . import errors, io, options
+from . import advice, errors, io, options
 from . import scheduler as cluster
-from . import advice
 from .advice import Advice
 from .forwarding import forwarded
 from .group import main_group as main
