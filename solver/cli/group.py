@@ -114,7 +114,7 @@ corrupt, 4 search limit reached, 130 interrupted.
     "-q",
     is_flag=True,
     envvar=config.ENV_QUIET,
-    help=f"No notes on stderr (what to build, a fallback); errors are still said. ${config.ENV_QUIET}=1 too.",
+    help=f"No notes on stderr (what to build, a fallback); failures are still said. ${config.ENV_QUIET}=1 too.",
 )
 def main_group(quiet):
     """The npuzzle group: its own options apply to every command."""
