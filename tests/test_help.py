@@ -181,3 +181,12 @@ def test_the_teaching_command_shows_its_teaching_options_in_its_help():
     plain = cmd.get_help(click.Context(cmd, info_name="npuzzle compare"))
     for flag in ("--heuristic", "--depth-limit", "--cycle-check"):
         assert flag in plain
+
+
+def test_the_service_names_the_blank_as_the_command_line_does():
+    """The request bodies' board help lists the blank's words from their one place (``X`` too)."""
+    pytest.importorskip("pydantic", reason="the service needs the [serve] extra")
+    from solver.core.shape import BLANK_WORDS
+    from solver.service.requests import BOARD_HELP
+
+    assert f"the blank is {BLANK_WORDS}." in BOARD_HELP and "X" in BLANK_WORDS
