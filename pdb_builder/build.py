@@ -23,10 +23,10 @@ from solver.tables import (
     names,
     store,
 )
+from solver.tables.exact_bfs import bfs_exact, check_exact_shape, table_size
 from solver.tables.partitions import parse_partition
 
 from . import budget
-from .exact_bfs import bfs_exact, check_exact_shape, table_size
 
 DEFAULT_EXACT_SHAPES = tuple(Shape.parse(s) for s in config.DEFAULT_EXACT_SHAPES)
 

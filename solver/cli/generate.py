@@ -130,6 +130,7 @@ def generate(
         walk_length=walk_length,
         unique=unique,
         timeout=timeout,
+        notice=errors.notice,
     )
     flushed = time.monotonic()
     try:

@@ -123,6 +123,7 @@ def stats(source, shape, goal, plot_path, data_dir, as_json):
         raise SystemExit(_lengths(goal, shape, data_dir, as_json, plot_path, plt))
     g = goal_board(shape or "3x3", goal)
     dc = distance_counts(g.shape, g, data_dir)
+    errors.notice(dc.notice)
     if as_json:
         click.echo(io.json_line(dc.as_dict()))
     else:

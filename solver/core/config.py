@@ -39,6 +39,10 @@ DEFAULT_EXACT_SHAPES = ("2x3", "3x3", "2x4", "4x2", "2x5", "5x2")
 # cell in one file (the 8-puzzle's 3 MB).
 MAX_EXACT_CELLS = 12
 COMPACT_EXACT_CELLS = 10
+# The breadth-first search of every arrangement (solver.tables.exact_bfs, a byte per full
+# permutation) takes boards of up to 10 cells: 10! bytes, about a second.  Where no exact
+# table is built, `generate` and `stats` run it in memory for such boards (3x3, 2x5, ...).
+FULL_BFS_CELLS = 10
 # The partition a bare `build-pdb --shape S` builds and a missing-database message suggests.
 # 4x4: 6-6-3 builds in seconds; 7-8 (minutes, 550 MB) is the one to build for speed.
 DEFAULT_PARTITION = {"2x3": "3-2", "3x3": "4-4", "4x4": "6-6-3", "5x5": "6-6-6-6"}
