@@ -27,9 +27,12 @@ from solver.core.program import (  # noqa: E402
     Command,
     fail_as,
 )
-from solver.tables import names, store  # noqa: E402
+from solver.tables import compact, names, store  # noqa: E402
 
 from . import build  # noqa: E402
+
+# The size of a 12-cell exact table (3x4, 2x6), as the help quotes it.
+TWELVE_CELLS_MB = round(compact.table_bytes(Shape(3, 4)) / 1e6)
 
 
 def _fail(message: str, code: int) -> None:
@@ -102,7 +105,7 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
     multiple=True,
     metavar="RxC",
     help="Board shape to build for (repeatable). Boards of up to 12 cells get exact "
-    "tables (3x4 and 2x6: about a minute and 115 MB each); larger ones need "
+    f"tables (3x4 and 2x6: about a minute and {TWELVE_CELLS_MB} MB each); larger ones need "
     "--partition.",
 )
 @click.option(
