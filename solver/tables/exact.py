@@ -152,18 +152,22 @@ class GoalTable:
         """The canonical goal the table holds distances to."""
         return self.reduction.target
 
+    def _stored_counts(self):
+        """The counts as the table keeps them: its search's, or its file's attribute."""
+        if self.file is None:
+            return self.searched_counts
+        name = compact.NIBBLES if self.compact is not None else table_name(self.target.blank)
+        return self.file.table_attrs[name]["counts"]
+
     @property
     def counts(self) -> list[int]:
         """Number of states at each distance (renaming and symmetry keep them)."""
-        if self.file is None:
-            return list(self.searched_counts)
-        name = compact.NIBBLES if self.compact is not None else table_name(self.target.blank)
-        return [int(c) for c in self.file.table_attrs[name]["counts"]]
+        return [int(c) for c in self._stored_counts()]
 
     @property
     def max_distance(self) -> int:
         """The largest distance the table holds: an entry beyond it is damage."""
-        return len(self.counts) - 1
+        return len(self._stored_counts()) - 1
 
     @property
     def source(self) -> str:
