@@ -5,7 +5,7 @@ A build that cannot fit must be refused in one line before any work, not die of 
 a table of 16!/1! = 21 trillion entries.  The memory model of each builder lives here, next to
 the numbers it is checked against:
 
-* exact tables (:mod:`.exact_bfs`): per goal cell a uint8 table of ``N!`` entries and an int64
+* exact tables (:mod:`solver.tables.exact_bfs`): per goal cell a uint8 table of ``N!`` entries and an int64
   queue of half of them; one cell's search is alive at a time;
 * pattern tables (:mod:`.pattern_bfs`): per pattern of k tiles, ``N!/(N-k)!`` placements, each
   with a uint8 distance and a 32-bit (boards of up to 16 cells) or 64-bit word of blank

@@ -23,10 +23,10 @@ from solver.tables import (
     names,
     store,
 )
+from solver.tables.exact_bfs import bfs_exact, check_exact_shape, table_size
 from solver.tables.partitions import parse_partition
 
 from . import budget
-from .exact_bfs import bfs_exact, check_exact_shape, table_size
 
 DEFAULT_EXACT_SHAPES = tuple(Shape.parse(s) for s in config.DEFAULT_EXACT_SHAPES)
 
@@ -195,13 +195,7 @@ def database_files(data_dir=None) -> list[Path]:
     """The files of the data directory whose names are databases' (any kind of file: a FIFO
     or a directory under such a name is reported, never opened).  Raises DataDirError when
     the directory does not exist."""
-    directory = store.data_dir(data_dir)
-    if not directory.is_dir():
-        raise store.DataDirError(
-            f"data directory {directory} does not exist"
-            if not os.path.lexists(directory)
-            else f"data directory {directory} is not a directory"
-        )
+    directory = store.existing(store.data_dir(data_dir))
     listed = sorted(os.listdir(directory))
     return [
         directory / n
@@ -212,7 +206,8 @@ def database_files(data_dir=None) -> list[Path]:
 
 def list_built(data_dir=None) -> list[dict]:
     """One row per database file in the data directory: what its name says, its size, and
-    whether it is sound (its digest proven; only then are its attributes read)."""
+    whether it is sound (its digest proven; only then are its attributes read).  A file that
+    is not has the ``status`` ``damaged: <why>`` and the ``fix`` that rebuilds it."""
     rows = []
     for path in database_files(data_dir):
         entry = names.parse_name(path)
@@ -230,17 +225,18 @@ def list_built(data_dir=None) -> list[dict]:
             attrs = store.read_root_attrs(path)
             row["created_by"] = attrs.get("created_by", "")
         except store.DatabaseError as e:
-            row["status"] = "damaged: " + _short(e)
+            row["status"] = "damaged: " + _why(e, path)
+            row["fix"] = entry.fix(data_dir)
         rows.append(row)
     return rows
 
 
-def _short(e: store.DatabaseError) -> str:
-    text = e.args[0]
-    for marker in ("(", "does not match", "is not a regular file", "has no npuzzle digest"):
-        if marker in text:
-            return text[text.index(marker) :].strip("()") if marker == "(" else marker
-    return "unreadable"
+def _why(e: store.DatabaseError, path: Path) -> str:
+    """What is wrong with the file at ``path``, in the words of ``e`` without the path, and
+    without the word "damaged" that the status says once already."""
+    text = e.args[0].replace(f"database {path}", "").replace(str(path), "").strip(" :")
+    text = text.replace(" (damaged)", "").replace("(damaged, ", "(")
+    return text or "unreadable"
 
 
 def verify_all(data_dir=None) -> tuple[list[Path], list[str], list[str]]:

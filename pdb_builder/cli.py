@@ -1,8 +1,8 @@
 """``build-pdb``: build the databases npuzzle searches with (a thin layer over build.py).
 
 Exit status: 0 done · 2 bad request (an unknown partition, a build that would not fit in
-memory or on disk, a data directory that cannot be used) · 3 ``--verify`` found a damaged or
-missing database (the message names the command that rebuilds it) · 130 interrupted (SIGINT)
+memory or on disk, a data directory that cannot be used, or for ``--list`` and ``--verify`` one
+that does not exist) · 3 ``--verify`` or ``--list`` found a damaged or missing database (the message names the command that rebuilds it) · 130 interrupted (SIGINT)
 · 143 terminated (SIGTERM) · 141 the reader of the output went away.  Always one line on
 stderr for a failure.
 """
@@ -22,9 +22,12 @@ from solver.core.program import (
     Command,
     fail_as,
 )
-from solver.tables import names, store
+from solver.tables import compact, names, store
 
 from . import build
+
+# The size of a 12-cell exact table (3x4, 2x6), as the help quotes it.
+TWELVE_CELLS_MB = round(compact.table_bytes(Shape(3, 4)) / 1e6)
 
 
 def _fail(message: str, code: int) -> None:
@@ -97,7 +100,7 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
     multiple=True,
     metavar="RxC",
     help="Board shape to build for (repeatable). Boards of up to 12 cells get exact "
-    "tables (3x4 and 2x6: about a minute and 115 MB each); larger ones need "
+    f"tables (3x4 and 2x6: about a minute and {TWELVE_CELLS_MB} MB each); larger ones need "
     "--partition.",
 )
 @click.option(
@@ -131,7 +134,8 @@ def _plan(shapes: tuple[str, ...], partitions: tuple[str, ...]) -> list[tuple[Sh
     "--list",
     "list_",
     is_flag=True,
-    help="Show the databases already built, and whether each is sound.",
+    help="Show the databases already built, and whether each is sound (exit 3 with the "
+    "rebuild command when one is damaged).",
 )
 @click.option(
     "--verify",
@@ -275,24 +279,23 @@ def _strongest_shape(shapes, partitions, zero_aware) -> Shape:
 
 
 def _list(data_dir) -> None:
-    directory = store.data_dir(data_dir)
+    directory = store.data_dir(data_dir) if data_dir is None else store.named(data_dir)
     click.echo(f"data directory: {directory}", err=True)
     rows = build.list_built(data_dir) if directory.is_dir() else []
     if not rows:
         click.echo("no databases built yet", err=True)
         return
     _print_rows(rows, LISTING)
-    damaged = [r for r in rows if r["status"] != "ok"]
-    if damaged:
-        click.echo(
-            f"build-pdb: note: {len(damaged)} damaged file(s): 'build-pdb --verify' "
-            f"says how to rebuild them",
-            err=True,
+    fixes = [r["fix"] for r in rows if r["status"] != "ok"]
+    if fixes:  # as --verify: exit 3 with the commands that rebuild them
+        _fail(
+            f"{len(fixes)} damaged file(s) in {directory}; fix: {' && '.join(fixes)}",
+            EXIT_DATABASE,
         )
 
 
 def _verify(data_dir) -> None:
-    directory = store.data_dir(data_dir)
+    directory = store.data_dir(data_dir) if data_dir is None else store.named(data_dir)
     files, problems, fixes = build.verify_all(data_dir)
     for p in problems:
         click.echo(p)

@@ -291,8 +291,8 @@ def judge(cmd: Cmd, res: Result, known: Result, damage) -> str:
     errors = _error_lines(res.err)
     one_line = len(errors) <= 1
     fixed = one_line and res.rc == 3 and bool(errors) and "; fix: build-pdb " in errors[0]
-    if cmd.name == "build-pdb --list":
-        return "right" if res.rc == 0 and one_line else "other"
+    if cmd.name == "build-pdb --list":  # exit 3 and the fix where its digest check fails
+        return "right" if res.rc == 0 and one_line else ("refused+fix" if fixed else "other")
     if cmd.name == "build-pdb --verify":
         if damage is None or damage.harmless or damage.verify_passes:  # None: repaired
             return "right" if res.rc == 0 else "other"

@@ -165,6 +165,7 @@ def test_own_database_beats_a_symmetric_one(run_cli, tmp_path):
 
 def test_a_pasted_fix_command_builds_what_was_missing(tmp_path):
     data = tmp_path / "data dir with spaces"
+    data.mkdir()  # empty: a --data-dir that does not exist is refused
     env = dict(os.environ, PYTHONPATH=str(ROOT), NPUZZLE_DATA="")
     board = str(walk(goal_board("3x3", "spiral"), 11, seed=1))
     cmd = [

@@ -159,7 +159,7 @@ def _paste(fix: str, tmp_path: Path) -> subprocess.CompletedProcess:
 )
 def test_the_fix_in_the_message_works_when_pasted(run_cli, damaged, tmp_path, case):
     args = {
-        "exact missing": ["stats", "--shape", "3x3"],
+        "exact missing": ["solve", START_3X3, "--algorithm", "table"],
         "exact corrupt": ["distance", START_3X3],
         "pdb missing": ["heuristic", START_3X3, "--partition", "1,2,3/4,5,6,7,8"],
         "pdb corrupt": ["heuristic", START_3X3, "--partition", "4-4"],
@@ -196,12 +196,14 @@ def test_the_fix_in_the_message_works_when_pasted(run_cli, damaged, tmp_path, ca
 
 def test_the_default_data_dir_fix_names_no_data_dir(run_cli, tmp_path, monkeypatch):
     monkeypatch.setenv("NPUZZLE_DATA", str(tmp_path / "with space"))
-    r = run_cli(["stats", "--shape", "3x3"])
+    table = ["solve", START_3X3, "--algorithm", "table"]  # the exact table, no search instead
+    r = run_cli(table)
     assert_one_line_error(r, 3)
     fix = r.stderr.split("fix: ", 1)[1].strip()
     assert fix == "build-pdb --shape 3x3"
     assert _paste(fix, tmp_path).returncode == 0
-    assert "maximum 31" in run_cli(["stats", "--shape", "3x3"]).stdout
+    assert run_cli(table).exit_code == 0
+    assert "exact-3x3.h5" in run_cli(["stats", "--shape", "3x3"]).stdout
 
 
 @pytest.mark.parametrize("kind", ["fifo", "directory"])
@@ -221,9 +223,9 @@ def test_a_fifo_or_directory_under_a_name_is_refused_at_once(damaged, tmp_path, 
             timeout=60,
             env=ENV,
         )
-        assert p.returncode == (0 if "--list" in cmd else 3), p.stderr
+        assert p.returncode == 3, p.stderr
         assert "Traceback" not in p.stderr and "not a regular file" in p.stdout + p.stderr
-    fix = p.stderr  # --list names no fix; take it from distance
+        assert "; fix: build-pdb --shape 3x3" in p.stderr
     p = subprocess.run(
         [sys.executable, "-m", "solver", "distance", START_3X3, "--data-dir", str(damaged)],
         capture_output=True,

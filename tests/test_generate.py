@@ -202,11 +202,16 @@ def test_a_range_is_respected_and_open_ends_work(exact_dir):
     )
 
 
-def test_missing_table_is_a_database_error(tmp_path):
+def test_a_board_without_a_table_searches_one_in_memory(tmp_path):
+    rows = generate("3x3", 5, distance=5, seed=2, data_dir=tmp_path)
+    assert [d for _, d in rows] == [5] * 5 and not list(tmp_path.iterdir())
+
+
+def test_missing_database_of_a_larger_board_is_a_database_error(tmp_path):
     from solver.tables.store import DatabaseMissing
 
-    with pytest.raises(DatabaseMissing, match="build-pdb --shape 3x3"):
-        generate("3x3", 1, distance=5, data_dir=tmp_path)
+    with pytest.raises(DatabaseMissing, match="build-pdb --shape 4x4"):
+        generate("4x4", 1, distance=5, data_dir=tmp_path)
 
 
 # --- seeds -----------------------------------------------------------------------------------

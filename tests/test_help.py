@@ -181,3 +181,27 @@ def test_the_teaching_command_shows_its_teaching_options_in_its_help():
     plain = cmd.get_help(click.Context(cmd, info_name="npuzzle compare"))
     for flag in ("--heuristic", "--depth-limit", "--cycle-check"):
         assert flag in plain
+
+
+def test_the_service_names_the_blank_as_the_command_line_does():
+    """The request bodies' board help lists the blank's words from their one place (``X`` too)."""
+    pytest.importorskip("pydantic", reason="the service needs the [serve] extra")
+    from solver.core.shape import BLANK_WORDS
+    from solver.service.requests import BOARD_HELP
+
+    assert f"the blank is {BLANK_WORDS}." in BOARD_HELP and "X" in BLANK_WORDS
+
+
+def test_the_size_of_a_12_cell_table_is_computed_once():
+    """``build-pdb --help`` and docs/databases.md quote the size of the 3x4 and 2x6 exact
+    tables that :func:`solver.tables.compact.table_bytes` computes."""
+    from pathlib import Path
+
+    from solver.core.board import Shape
+    from solver.tables.compact import table_bytes
+
+    mb = round(table_bytes(Shape(3, 4)) / 1e6)
+    assert table_bytes(Shape(2, 6)) == table_bytes(Shape(3, 4))
+    assert f"3x4 and 2x6: about a minute and {mb} MB each" in help_text("build-pdb", build_main)
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "databases.md").read_text()
+    assert f"{mb} MB for 3x4" in " ".join(docs.split())

@@ -164,3 +164,50 @@ def test_an_answer_names_its_line_and_id_and_carries_the_rest():
     req = read('{"id": "a", "board": "1 2 3 4 0 5", "note": 1, "distance": 99}', line=7)
     rec = lines.merged(lines.answer_fields(req, 7), {"distance": 1}, req)
     assert rec == {"line": 7, "id": "a", "distance": 1, "note": 1}
+
+
+def test_a_comment_of_tab_separated_names_is_a_header():
+    from solver.client.pieces import first_with_content
+    from solver.workloads.lines import Chunk
+
+    text = b"# Korf's boards, for the blank-first goal, 1985\n# id\ttiles:blank-first\tlength\n"
+    text += b"1\t8 6 7 2 5 4 3 0 1\t31\n"
+    head = first_with_content(Chunk(text, 1))
+    assert head == (b"# id\ttiles:blank-first\tlength", 2)
+    r = Reader()
+    r.start(*head)
+    assert r.columns == ["id", "tiles:blank-first", "length"]
+    req = r.read(b"1\t8 6 7 2 5 4 3 0 1\t31", 3)
+    assert req.id == "1" and req.extra == {"length": "31"}
+    assert problem(req)[1] == goal_board("3x3", "blank-first")  # the column's own goal
+    assert problem(req, goal="blank-last")[1] == goal_board("3x3")  # the command line wins
+
+
+def test_a_comment_with_commas_is_prose_not_a_header():
+    r = Reader()
+    r.start(b"# Goal, then the board", 1)
+    assert r.columns is None
+
+
+def test_the_goal_asked_picks_its_column():
+    r = Reader()
+    r.start(b"# id\ttiles:blank-first\ttiles:blank-last", 1)
+    req = r.read(b"1\t0 1 2 3 4 5 6 7 8\t1 2 3 4 5 6 7 8 0", 2)
+    assert problem(req) == (goal_board("3x3", "blank-first"),) * 2
+    assert problem(req, goal="blank-last") == (goal_board("3x3"),) * 2
+    # a goal no column names reads the first board column
+    assert problem(req, goal="snake")[0] == goal_board("3x3", "blank-first")
+
+
+def test_a_line_that_is_not_a_board_names_its_column():
+    r = Reader()
+    r.start(b"id,board,note", 1)
+    with pytest.raises(BoardError, match=r"column 'board' is not a board: tile 99 is out of"):
+        problem(r.read(b"7,1 2 3 4 5 6 7 8 99,x", 2))
+
+
+def test_a_header_without_a_board_column_is_each_line_s_error():
+    r = Reader()
+    r.start(b"# distance\tstates", 6)
+    with pytest.raises(LineError, match="no column is called board or tiles.*line 6 names"):
+        r.read(b"3\t10", 7)

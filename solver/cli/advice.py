@@ -7,15 +7,50 @@ search's plan carries a note naming the command that builds them
 search stopped by ``--timeout`` would never say it; the commands that search (``solve``,
 ``distance``, ``hint``) say it here first, once per goal, on stderr.  The answer's own
 ``notice`` repeats it for programs reading ``--json``; :func:`solver.cli.errors.notice`
-says each note once, so a terminal hears it once.
+says each note once, so a terminal hears it once, and :func:`record` keeps it in the first
+record that carries it.  A search that is trivial (:func:`searched`) or never runs hears no
+note: its answer is instant whatever is built.
 """
 
 from __future__ import annotations
 
 from .. import api
-from ..core.board import Board, BoardError, solvability
+from ..core.board import Board, BoardError, Shape, solvability
 from ..core.resume_token import proven_bound
+from ..core.solution import Solution
 from . import errors
+
+# Boards of at most this many cells (2x2: 12 states) are searched instantly by any heuristic.
+TRIVIAL_CELLS = 4
+
+
+def searched(start: Board, goal: Board) -> bool:
+    """Whether a search from ``start`` to ``goal`` is one a note can help: it runs (the start
+    is solvable) and is not trivial (already at the goal, or a board of at most
+    :data:`TRIVIAL_CELLS` cells)."""
+    return start.shape.size > TRIVIAL_CELLS and start != goal and solvability(start, goal).solvable
+
+
+def solution(sol: Solution) -> Solution:
+    """``sol``, its notice said once on stderr where its search was one a note can help."""
+    if sol.notice and searched(sol.start, sol.goal):
+        errors.notice(sol.notice)
+    return sol
+
+
+def record(rec: dict) -> dict:
+    """``rec`` (a JSON answer), its ``notice`` said once on stderr and kept only in the first
+    record of the process that carries it; dropped from the record of a trivial search (at the
+    goal, a board of at most :data:`TRIVIAL_CELLS` cells)."""
+    message = rec.get("notice")
+    if not message:
+        return rec
+    length = rec.get("distance", rec.get("length"))
+    cells = Shape.parse(rec["shape"]).size if rec.get("shape") else TRIVIAL_CELLS + 1
+    if length == 0 or cells <= TRIVIAL_CELLS or not errors.first_record_notice(message):
+        return {k: v for k, v in rec.items() if k != "notice"}
+    errors.notice(message)
+    return rec
 
 
 class Advice:
@@ -43,13 +78,15 @@ class Advice:
                 proven_bound(resume, start, goal_b)
         except BoardError:
             return
-        if solvability(start, goal_b).solvable:
+        if searched(start, goal_b):
             self.goal(goal_b, opts)
 
     def problems(self, problems) -> None:
-        """Say the note of each goal among ``problems`` (``(start, goal)`` pairs)."""
-        for _, goal_b in problems:
-            self.goal(goal_b)
+        """Say the note of each goal among ``problems`` (``(start, goal)`` pairs) that a
+        search from one of its starts needs (:func:`searched`)."""
+        for start, goal_b in problems:
+            if goal_b.tiles not in self.said and searched(start, goal_b):
+                self.goal(goal_b)
 
     def before(self, many):
         """``many`` (problems -> answers, a batch answered elsewhere) that first says the

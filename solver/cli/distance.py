@@ -9,7 +9,7 @@ import click
 
 from .. import answers, api
 from . import errors, io, options
-from .advice import Advice
+from .advice import Advice, record
 from .forwarding import forwarded
 from .group import main_group as main
 from .scheduler import many, remote_options
@@ -49,7 +49,7 @@ def make_batch(opts: api.SearchOptions, goal, shape, as_json: bool, many=None):
     advice = Advice(opts)
 
     def one(start, goal_b) -> dict:
-        advice.goal(goal_b)
+        advice.problems([(start, goal_b)])
         return answers.distance_record(start, goal_b, options=opts)
 
     return stream.Batch(
@@ -65,9 +65,9 @@ def make_batch(opts: api.SearchOptions, goal, shape, as_json: bool, many=None):
 
 
 def _heard(rec: dict) -> dict:
-    """``rec``, its notice (a fallback heuristic...) said once on stderr."""
-    errors.notice(rec.get("notice"))
-    return rec
+    """``rec``, its notice (a fallback heuristic...) said once on stderr
+    (:func:`.advice.record`)."""
+    return record(rec)
 
 
 @main.command()
@@ -96,9 +96,7 @@ def distance(board, goal, shape, as_json, scheduler, **params):
 
     def answer(text) -> dict:
         advice.board(text, goal, shape)
-        rec = answers.distance_record(text, goal, shape, options=opts)
-        errors.notice(rec.get("notice"))
-        return rec
+        return record(answers.distance_record(text, goal, shape, options=opts))
 
     remote = functools.partial(answers.distance_record, options=remote_options(opts))
     with many(scheduler, remote) as elsewhere:

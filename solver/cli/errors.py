@@ -10,11 +10,13 @@ is said once per command (:func:`notice`).
 from __future__ import annotations
 
 import functools
+import os
 import threading
 
 import click
 
 from .. import answers
+from ..core import config
 from ..core.messages import ERROR, LIMIT, prefixed
 from ..core.program import (
     EXIT_BROKEN_PIPE,
@@ -66,6 +68,8 @@ class _NotesSaid(threading.local):
 
     def __init__(self):
         self.notes: set = set()
+        self.in_records: set = set()  # the notes a JSON record carried
+        self.quiet = False
 
     def __contains__(self, message) -> bool:
         return message in self.notes
@@ -75,21 +79,43 @@ class _NotesSaid(threading.local):
 
     def clear(self) -> None:
         self.notes.clear()
+        self.in_records.clear()
 
 
 _SAID = _NotesSaid()
 
 
 def notice(message: str | None) -> None:
-    """Say ``message`` on stderr once per command (e.g. "no database: falling back to ...")."""
-    if message and message not in _SAID:
+    """Say ``message`` on stderr once per command (e.g. "no database: falling back to ..."),
+    unless notes are silenced (:func:`quiet`)."""
+    if message and message not in _SAID and not quiet():
         _SAID.add(message)
         click.echo(f"npuzzle: note: {message}", err=True)
+
+
+def first_record_notice(message: str) -> bool:
+    """Whether ``message`` is a note no JSON record of this command carried yet (it is
+    marked as carried now): a note goes in the first record only."""
+    if message in _SAID.in_records:
+        return False
+    _SAID.in_records.add(message)
+    return True
+
+
+def silence_notes(silent: bool = True) -> None:
+    """``npuzzle --quiet``: no note on stderr for the rest of the command (errors stay)."""
+    _SAID.quiet = silent
+
+
+def quiet() -> bool:
+    """Whether notes are silenced: ``--quiet``, or ``NPUZZLE_QUIET=1``."""
+    return _SAID.quiet or os.environ.get(config.ENV_QUIET, "") not in ("", "0")
 
 
 def forget_notices() -> None:
     """Start a new command in this thread: each of its notes is said again, once."""
     _SAID.clear()
+    _SAID.quiet = False
 
 
 def guarded(command):
@@ -115,9 +141,12 @@ def guarded(command):
 __all__ = [
     "classify",
     "fail",
+    "first_record_notice",
     "forget_notices",
     "guarded",
     "notice",
+    "quiet",
+    "silence_notes",
     "one_line",
     "say",
     "EXIT_OF_KIND",

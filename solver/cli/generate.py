@@ -104,8 +104,8 @@ def generate(
     """Print COUNT random positions that can reach the goal, each with its optimal distance.
 
     Each line is the board (rows separated by '/'), a tab, and the distance.  With
-    --distance (or --min/--max), boards with an exact table (2x3, 3x3, 3x4 ...) are
-    drawn uniformly from it (instant); 4x4 positions are searched for, solving
+    --distance (or --min/--max), boards with an exact table (2x3, 3x3, 3x4 ...; searched
+    in memory where none is built, up to 10 cells) are drawn uniformly from it; 4x4 positions are searched for, solving
     candidates optimally, with a progress bar on stderr.  Boards larger than 4x4 without
     an exact table take short walks only (--method walk --length L): the optimal
     distance of a random 5x5 position takes minutes to hours.
@@ -131,6 +131,7 @@ def generate(
         walk_length=walk_length,
         unique=unique,
         timeout=timeout,
+        notice=errors.notice,
     )
     flushed = time.monotonic()
     try:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import click
 
 from .. import __version__ as package_version
+from ..core import config
 from ..core.program import OneLineUsage
+from ..core.shape import BLANK_WORDS
 from ..options import COMMON, RESEARCH, TEACHING
 
 TYPED_WORDS = "npuzzle.typed_words"  # a key of click's Context.meta: the words after `npuzzle`
@@ -85,22 +87,41 @@ class Group(OneLineUsage, click.Group):
             formatter.write_dl(rows)
 
 
-@click.group(cls=Group, name="npuzzle", context_settings={"help_option_names": ["-h", "--help"]})
+HELP = f"""Solve sliding-tile puzzles (2x3, 8-puzzle, 15-puzzle, any RxC) optimally.
+
+\b
+Boards are written as flat numbers ('1 2 3 4 0 5', '1,2,3,4,0,5'), rows
+('1 2 3/4 0 5'), or JSON ('[[1,2,3],[4,0,5]]'); the blank is {BLANK_WORDS}.
+A move is the direction the blank travels: U, D, L, R.  Use '-' as the board to
+read one board per line from stdin.
+
+\b
+Run `build-pdb` once first: it builds the databases (about half a minute).
+Exit status: 0 answered, 1 unsolvable, 2 bad input, 3 database missing or
+corrupt, 4 search limit reached, 130 interrupted.
+"""
+
+
+@click.group(
+    cls=Group,
+    name="npuzzle",
+    help=HELP,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(package_version, prog_name="npuzzle")
-def main_group():
-    """Solve sliding-tile puzzles (2x3, 8-puzzle, 15-puzzle, any RxC) optimally.
+@click.option(
+    "--quiet",
+    "-q",
+    is_flag=True,
+    envvar=config.ENV_QUIET,
+    help=f"No notes on stderr (what to build, a fallback); failures are still said. ${config.ENV_QUIET}=1 too.",
+)
+def main_group(quiet):
+    """The npuzzle group: its own options apply to every command."""
+    if quiet:
+        from .errors import silence_notes
 
-    \b
-    Boards are written as flat numbers ('1 2 3 4 0 5', '1,2,3,4,0,5'), rows
-    ('1 2 3/4 0 5'), or JSON ('[[1,2,3],[4,0,5]]'); the blank is 0, x, _ or '.'.
-    A move is the direction the blank travels: U, D, L, R.  Use '-' as the board to
-    read one board per line from stdin.
-
-    \b
-    Run `build-pdb` once first: it builds the databases (about half a minute).
-    Exit status: 0 answered, 1 unsolvable, 2 bad input, 3 database missing or
-    corrupt, 4 search limit reached, 130 interrupted.
-    """
+        silence_notes()
 
 
 __all__ = ["Group", "TieredCommand", "main_group", "HELP_ALL", "TYPED_WORDS"]

@@ -27,7 +27,8 @@ def _bulk(partition, reflect: bool, data_dir):
         asked = answers.heuristic_partition(partition, group.goal)
         source = sources.heuristic_source(group.goal, asked, data_dir, partition or None)
         kind, notice = source.kind, source.notice
-        errors.notice(notice)
+        if kind != answers.EXACT_ESTIMATE:  # "h is the exact distance": --json says it
+            errors.notice(notice)
         parity = bulk_answers.parity_many(group.tiles, group.goal)
         ok = parity.solvable
         out = BulkAnswers(unsolvable=~ok, parity=parity, ints=np.zeros(len(ok), np.int64))
@@ -138,7 +139,8 @@ def heuristic(board, goal, shape, data_dir, as_json, partition, reflect):
         rec = answers.heuristic_record(
             text, goal_b, shape, partition=partition, reflect=reflect, data_dir=data_dir
         )
-        errors.notice(rec.get("notice"))
+        if rec.get("heuristic") != "exact":  # "h is the exact distance": --json says it
+            errors.notice(rec.get("notice"))
         return rec
 
     if io.is_stdin(board):

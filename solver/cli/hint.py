@@ -6,7 +6,7 @@ import click
 
 from .. import answers
 from . import errors, io, options
-from .advice import Advice
+from .advice import Advice, record
 from .forwarding import forwarded
 from .group import main_group as main
 
@@ -45,8 +45,8 @@ def hint(board, goal, shape, as_json, **params):
         return answers.hint_record(text, goal, shape, options=opts)
 
     def one(start, goal_b) -> dict:
-        # A batch's boards arrive read: the note is the goal's alone, not read again a board.
-        advice.goal(goal_b)
+        # A batch's boards arrive read: the note is the goal's, not read again a board.
+        advice.problems([(start, goal_b)])
         return answers.hint_record(start, goal_b, shape, options=opts)
 
     if io.is_stdin(board):
@@ -55,7 +55,7 @@ def hint(board, goal, shape, as_json, **params):
         batch = stream.Batch(
             one=one,
             text=_text,
-            record=lambda rec: rec,
+            record=record,
             goal=goal,
             shape=shape,
             as_json=as_json,

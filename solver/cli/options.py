@@ -49,8 +49,21 @@ def _set_load(ctx, param, value):
         loading.prefer(value)
 
 
+def _named_data_dir(ctx, param, value):
+    # Every command only reads the data directory: one that does not exist is a typo, not
+    # "nothing is built" (solver.tables.directory.named; build-pdb creates the one it writes).
+    if value is not None:
+        from ..tables import directory, errors
+
+        try:
+            directory.named(value)
+        except errors.DataDirError as e:
+            raise click.BadParameter(str(e), ctx, param) from None
+    return value
+
+
 # What the command line does with an option's value beyond parsing it.
-CALLBACKS = {"scheduler": _blank_is_none, "load": _set_load}
+CALLBACKS = {"scheduler": _blank_is_none, "load": _set_load, "data_dir": _named_data_dir}
 NOT_PASSED = ("load",)  # set for the whole process: the command never sees it
 
 

@@ -14,7 +14,7 @@ from .. import answers, api
 from ..core import interrupts
 from ..core.board import Board, BoardError
 from ..core.solution import SearchLimitReached, Solution
-from . import errors, io, options
+from . import advice, errors, io, options
 from .advice import Advice
 from .forwarding import forwarded
 from .group import TYPED_WORDS
@@ -87,17 +87,17 @@ def _show(sol: Solution) -> str:
 
 
 def _print_solution(sol: Solution, as_json, show, tiles, verbose) -> int:
-    errors.notice(sol.notice)
+    advice.solution(sol)
     if sol.moves is None:  # e.g. depth-limited search with too low a limit
         if as_json:
-            click.echo(io.json_line(answers.solution_record(sol)))
+            click.echo(io.json_line(advice.record(answers.solution_record(sol))))
         else:
             limit = sol.extra.get("depth_limit")
             within = f" within depth limit {limit}" if limit is not None else ""
             click.echo(f"npuzzle: not found: {sol.algorithm} found no solution{within}", err=True)
         return errors.EXIT_LIMIT
     if as_json:
-        click.echo(io.json_line(answers.solution_record(sol)))
+        click.echo(io.json_line(advice.record(answers.solution_record(sol))))
         return errors.EXIT_OK
     if show:
         click.echo(_show(sol))
@@ -110,7 +110,7 @@ def _print_solution(sol: Solution, as_json, show, tiles, verbose) -> int:
 
 def _text(sol: Solution, tiles: bool) -> str:
     """The text answer of one line of a batch."""
-    errors.notice(sol.notice)
+    advice.solution(sol)
     if sol.moves is None:
         limit = sol.extra.get("depth_limit")
         within = f" within depth limit {limit}" if limit is not None else ""
@@ -169,10 +169,10 @@ def _bulk(opts: api.SearchOptions, tiles: bool):
 
 def _advised_one(solve_one, opts: api.SearchOptions):
     """``solve_one`` that first says the note of its board's search (:mod:`.advice`)."""
-    advice = Advice(opts)
+    notes = Advice(opts)
 
     def solve(text, goal=None, *, shape=None, options=None):
-        advice.board(text, goal, shape, options)
+        notes.board(text, goal, shape, options)
         return solve_one(text, goal, shape=shape, options=options)
 
     return solve
@@ -185,7 +185,7 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
         spec = stream.Batch(
             one=lambda start, goal_b: api.solve(start, goal_b, options=opts),
             text=lambda sol: _text(sol, tiles),
-            record=lambda sol: (errors.notice(sol.notice), answers.solution_record(sol))[1],
+            record=lambda sol: advice.record(answers.solution_record(sol)),
             code=lambda sol: errors.EXIT_LIMIT if sol.moves is None else errors.EXIT_OK,
             bulk=_bulk(opts, tiles),
             many=Advice(opts).before(solve_many),

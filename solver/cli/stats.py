@@ -101,7 +101,8 @@ def stats(source, shape, goal, plot_path, data_dir, as_json):
     """Count the positions at each optimal distance from the goal.
 
     Boards with an exact table (2x3, 3x3, 2x4, 2x5 by default; 3x4, 2x6 after
-    `build-pdb --shape 3x4`) are counted from it; otherwise the published counts are
+    `build-pdb --shape 3x4`) are counted from it, searched in memory where none is built
+    on boards of up to 10 cells; otherwise the published counts are
     shown (4x4: Korf & Schultze 2005; 3x4, 2x6: OEIS), valid for any goal with the
     blank in a corner.
 
@@ -123,6 +124,7 @@ def stats(source, shape, goal, plot_path, data_dir, as_json):
         raise SystemExit(_lengths(goal, shape, data_dir, as_json, plot_path, plt))
     g = goal_board(shape or "3x3", goal)
     dc = distance_counts(g.shape, g, data_dir)
+    errors.notice(dc.notice)
     if as_json:
         click.echo(io.json_line(dc.as_dict()))
     else:

@@ -56,10 +56,15 @@ class Piece:
 
 def first_with_content(chunk: lines.Chunk) -> tuple[bytes, int] | None:
     """The first line of ``chunk`` that is neither blank, a ``#`` comment nor refused for its
-    length, with its number: the line that decides whether the batch has a header."""
+    length, or a header comment before it (:func:`solver.workloads.lines.comment_header`),
+    with its number: the line that decides whether the batch has a header."""
     for i, raw in enumerate(chunk.lines()):
         s = raw.strip()
-        if s and not s.startswith(b"#") and i not in chunk.long:
+        if not s or i in chunk.long:
+            continue
+        if not s.startswith(b"#"):
+            return raw, chunk.first + i
+        if b"\t" in s and lines.comment_header(s.decode("utf-8", "replace")):
             return raw, chunk.first + i
     return None
 

@@ -13,6 +13,7 @@ import re
 from .shape import (
     BLANK,
     BLANK_SYMBOLS,
+    BLANK_WORDS,
     DIGITS,
     INFERRED_SHAPES,
     MAX_BOARD_CHARS,
@@ -29,7 +30,7 @@ def _token_to_tile(token: str) -> int:
     if token in BLANK_SYMBOLS:
         return BLANK
     if not DIGITS.fullmatch(token):
-        raise BoardError(f"'{clip(token)}' is not a tile number (the blank is 0, x, _ or .)")
+        raise BoardError(f"'{clip(token)}' is not a tile number (the blank is {BLANK_WORDS})")
     if len(token) > MAX_TILE_DIGITS:  # int() of a 4,301-digit number raises ValueError
         raise BoardError(
             f"tile {clip(token)} is out of range (a board has at most {MAX_SIDE * MAX_SIDE} cells)"

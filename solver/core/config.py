@@ -26,6 +26,7 @@ ENV_DEBUG = "NPUZZLE_DEBUG"  # 1: an internal error shows its traceback
 ENV_SERVER = "NPUZZLE_SERVER"  # the address of a running `npuzzle serve` the CLI may ask
 ENV_TOKEN = "NPUZZLE_TOKEN"  # the token `npuzzle serve` asks for and a `--server` client sends
 ENV_BULK = "NPUZZLE_BULK"  # 0: batches of boards are answered one by one, not in bulk
+ENV_QUIET = "NPUZZLE_QUIET"  # 1: no notes on stderr (npuzzle --quiet); errors are still said
 # Dask's own variable, not npuzzle's: the scheduler `--scheduler` defaults to (Dask's clients
 # read it too).  A command with one set solves on the cluster, not on a `--server`.
 ENV_SCHEDULER = "DASK_SCHEDULER_ADDRESS"
@@ -39,6 +40,10 @@ DEFAULT_EXACT_SHAPES = ("2x3", "3x3", "2x4", "4x2", "2x5", "5x2")
 # cell in one file (the 8-puzzle's 3 MB).
 MAX_EXACT_CELLS = 12
 COMPACT_EXACT_CELLS = 10
+# The breadth-first search of every arrangement (solver.tables.exact_bfs, a byte per full
+# permutation) takes boards of up to 10 cells: 10! bytes, about a second.  Where no exact
+# table is built, `generate` and `stats` run it in memory for such boards (3x3, 2x5, ...).
+FULL_BFS_CELLS = 10
 # The partition a bare `build-pdb --shape S` builds and a missing-database message suggests.
 # 4x4: 6-6-3 builds in seconds; 7-8 (minutes, 550 MB) is the one to build for speed.
 DEFAULT_PARTITION = {"2x3": "3-2", "3x3": "4-4", "4x4": "6-6-3", "5x5": "6-6-6-6"}
@@ -54,10 +59,25 @@ STRONGEST = {
     "4x4": ("7-8",),
     "5x5": ("6-6-6-6", "6-6-6-6c", "6-6-6-6d", "6-6-6-6e"),
 }
-# What a search is told the strongest set gains, where it is not built (the same records).
+# What a search is told the strongest set gains over what is built (the same records): the
+# workload, its time with the set, and its time with each smaller database a search reads
+# instead, strongest first: (partition, read with its zero-aware twin, time).  4x4: the set
+# and 6-6-3 with its twin 1.30 and 8.58 ms a board (docs/research/search.md, the rows with
+# the zero-aware twins); 7-8, 6-6-3 and 5-5-5, each with its reflection, 0.29, 2.11 and
+# 25.83 s for the 100 (docs/research/end-to-end.md, "Korf's 100 per database").  5x5:
+# section 4 of docs/research/search.md.
 STRONGEST_GAIN = {
-    "4x4": "Korf's 100: 8.6 ms a board with 6-6-3 and its twin, 1.3 ms with the set",
-    "5x5": "Korf & Taylor #2 on 2 threads: 11-22 s with 6-6-6-6 alone, 2-3 s with the set",
+    "4x4": (
+        "Korf's 100",
+        "1.3 ms",
+        (
+            ("7-8", False, "2.9 ms a board"),
+            ("6-6-3", True, "8.6 ms a board"),
+            ("6-6-3", False, "21 ms a board"),
+            ("5-5-5", False, "258 ms a board"),
+        ),
+    ),
+    "5x5": ("Korf & Taylor #2 on 2 threads", "2-3 s", (("6-6-6-6", False, "11-22 s"),)),
 }
 # Shapes whose IDA* without a pattern database would take minutes to hours: a search there
 # without one is refused (exit 3, with the command that builds one) instead of falling back.

@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass
 
 BLANK = 0
-BLANK_SYMBOLS = {"0", "x", "X", "_", "."}
+BLANK_SYMBOLS = ("0", "x", "X", "_", ".")  # how a board may write the blank
+BLANK_WORDS = ", ".join(BLANK_SYMBOLS[:-1]) + " or " + BLANK_SYMBOLS[-1]  # for messages and help
 MIN_SIDE = 2
 MAX_SIDE = 16
 MAX_TILE_DIGITS = 6  # tiles are below MAX_SIDE**2 = 256; longer digit strings are refused early

@@ -9,7 +9,7 @@ means the default).  Unknown keys are refused: a misspelt ``max_node`` must not 
 A board question takes ``board`` (one answer) or ``boards`` (a list; the answers come back in
 order under ``results``, each board failing on its own like a line of ``npuzzle distance -``).
 
-Imports: pydantic, and :mod:`solver.options`.
+Imports: pydantic, :mod:`solver.options` and :mod:`solver.core.shape` (the blank's words).
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from ..core.shape import BLANK_WORDS
 from ..options import Option, for_endpoint
 
 BOARD_HELP = (
     "A board in any format the CLI reads: flat numbers '8 6 7 2 5 4 3 0 1' or "
     "'8,6,7,...', rows '8 6 7/2 5 4/3 0 1', or a JSON list of rows [[8,6,7],...]; "
-    "the blank is 0, x, _ or '.'."
+    f"the blank is {BLANK_WORDS}."
 )
 GOAL_HELP = "blank-last (default), blank-first, snake, spiral, or a board of the same shape."
 

@@ -243,7 +243,7 @@ def is_lookup(endpoint: str, params: dict, settings: Settings) -> bool:
     loop; False when it may need a search, which runs in a worker process.
 
     Lookups: ``check``; ``heuristic``; ``distance``, ``hint`` and ``solve`` on shapes with an
-    exact table (unless a search is asked for by name); ``generate`` on such shapes.  The
+    exact table (unless a search is asked for by name); ``generate`` on shapes with one built.  The
     boards read to decide are kept in ``params`` so that :func:`answer` does not read them
     again (a board that cannot be read is left for :func:`answer` to refuse in the parser's
     words).
@@ -253,7 +253,8 @@ def is_lookup(endpoint: str, params: dict, settings: Settings) -> bool:
             shape = Shape.parse(params.get("shape") or "3x3")
         except BoardError:
             return True
-        return uses_exact_table(shape, settings.data_dir)
+        # A table searched in memory (no file built: exact.table_for) takes a second: a worker's.
+        return exact.has_table(shape, settings.data_dir)
     boards = params.get("boards")
     parsed = [
         _parsed(b, params.get("shape"))

@@ -21,7 +21,7 @@ indices share most tile cells and have close gaps.  So each run of :data:`BASE_B
 consecutive indices stores its smallest gap in a byte (``block_base``) and each state stores
 ``v = g - base`` in four bits when ``v <= 14``; ``v = 15`` means "in the overflow list", a
 sorted array of indices with their distances (133 states of 3x4, 13,917 of 2x6: tens of
-kilobytes).  That is 4.13 bits a state: 124 MB for 3x4 or 2x6.
+kilobytes).  That is 4.13 bits a state (:func:`table_bytes`).
 
 Reading a distance is a rank, a Manhattan sum, a nibble and a base byte: no search, and every
 board of a batch costs the same, so the numpy lookup keeps millions of boards a second.  The
@@ -75,6 +75,18 @@ def packed_bytes(shape: Shape) -> int:
 def base_entries(shape: Shape) -> int:
     """Bytes of the block bases: one per :data:`BASE_BLOCK` states (3,991,680 on 3x4)."""
     return -(-entries(shape) // BASE_BLOCK)
+
+
+def table_bytes(shape: Shape) -> int:
+    """Bytes of a compact table of ``shape``: its nibbles and block bases (the overflow list
+    adds kilobytes).  The one figure of a table's size that help and docs quote.
+
+    >>> table_bytes(Shape(3, 4)), table_bytes(Shape(2, 6)), round(table_bytes(Shape(3, 4)) / 1e6)
+    (123742080, 123742080, 124)
+    >>> round(8 * table_bytes(Shape(3, 4)) / entries(Shape(3, 4)), 2)  # bits a state
+    4.13
+    """
+    return packed_bytes(shape) + base_entries(shape)
 
 
 @dataclass(frozen=True)
@@ -309,6 +321,7 @@ __all__ = [
     "entries",
     "packed_bytes",
     "base_entries",
+    "table_bytes",
     "index_many",
     "manhattan_many",
     "nibbles_at",

@@ -42,6 +42,25 @@ def data_dir(explicit: str | os.PathLike | None = None) -> Path:
     return _source_checkout_data() or _user_dir("XDG_DATA_HOME", ".local/share")
 
 
+def named(explicit: str | os.PathLike) -> Path:
+    """The data directory a user named (``--data-dir``), which must exist: a mistyped name must
+    not read as "nothing is built there" (:class:`DataDirError`).  Only where a build writes
+    is a named directory created (:func:`ensure_writable`); the directory of
+    ``$NPUZZLE_DATA`` or the default one may be absent, and then holds nothing."""
+    return existing(data_dir(explicit))
+
+
+def existing(directory: Path) -> Path:
+    """``directory``, when it is a directory; else :class:`DataDirError` saying what it is."""
+    if not directory.is_dir():
+        raise DataDirError(
+            f"data directory {directory} does not exist"
+            if not os.path.lexists(directory)
+            else f"data directory {directory} is not a directory"
+        )
+    return directory
+
+
 def ensure_writable(directory: Path) -> Path:
     """Create ``directory`` if needed and check that files can be written in it."""
     try:

@@ -15,22 +15,30 @@ Any goal is reduced to a table by renaming tiles (and, for compact files, a boar
 :func:`solver.tables.catalog.resolve_exact` decides which, and :class:`GoalTable` applies it.
 An optimal path walks down the table: always to a neighbour one move closer.
 
-Imports: numpy and the solver core (board, ranking, store) -- never numba, so a lookup costs
-little more than starting Python.
+Where no table is built for a goal, :func:`table_for` (what ``generate`` and ``stats`` read)
+makes one in memory on boards of up to ``config.FULL_BFS_CELLS`` cells, by the builder's own
+breadth-first search (:mod:`solver.tables.exact_bfs`: about a second on 2x5), and says so in
+the table's :attr:`GoalTable.notice`.
+
+Imports: numpy and the solver core (board, ranking, store) -- numba only for a table made in
+memory, so a lookup in a built table costs little more than starting Python.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..core import config
 from ..core.board import Board, BoardError, Shape, preset_goal, solvability
 from ..core.ranking import rank, rank_many, unrank_many
 from ..core.solution import EXACT_HEURISTIC, Solution, Unsolvable
-from ..core.symmetry import Reduction
+from ..core.symmetry import Reduction, reduction
 from . import catalog, compact, names, store
 
 UNREACHABLE = 255  # the uint8 sentinel of full tables for the other parity class
@@ -126,37 +134,47 @@ def tables(shape: Shape, data_dir=None, goal: Board | None = None) -> store.Tabl
 @dataclass
 class GoalTable:
     """The exact distances towards one goal: the table to read and how a board of the user's
-    goal becomes a board of the table's canonical goal (:attr:`reduction`)."""
+    goal becomes a board of the table's canonical goal (:attr:`reduction`).  A table made in
+    memory (:func:`table_for`) has no file: no ``entry`` and no ``file``, its ``counts`` from
+    its search and a ``notice`` saying what was not built."""
 
-    entry: names.Entry
+    entry: names.Entry | None
     reduction: Reduction
-    file: store.TableFile
+    file: store.TableFile | None
     full: np.ndarray | None = None  # full layout: the blank cell's table
     compact: compact.CompactTable | None = None
     data_dir: object = None  # where it was found (for the fix of a damaged table)
+    searched_counts: tuple[int, ...] | None = None  # made in memory: its search's counts
+    notice: str | None = None  # made in memory: the note that says so
 
     @property
     def target(self) -> Board:
         """The canonical goal the table holds distances to."""
         return self.reduction.target
 
+    def _stored_counts(self):
+        """The counts as the table keeps them: its search's, or its file's attribute."""
+        if self.file is None:
+            return self.searched_counts
+        name = compact.NIBBLES if self.compact is not None else table_name(self.target.blank)
+        return self.file.table_attrs[name]["counts"]
+
     @property
     def counts(self) -> list[int]:
         """Number of states at each distance (renaming and symmetry keep them)."""
-        name = compact.NIBBLES if self.compact is not None else table_name(self.target.blank)
-        return [int(c) for c in self.file.table_attrs[name]["counts"]]
+        return [int(c) for c in self._stored_counts()]
 
     @property
     def max_distance(self) -> int:
         """The largest distance the table holds: an entry beyond it is damage."""
-        return (
-            len(
-                self.file.table_attrs[
-                    compact.NIBBLES if self.compact is not None else table_name(self.target.blank)
-                ]["counts"]
-            )
-            - 1
-        )
+        return len(self._stored_counts()) - 1
+
+    @property
+    def source(self) -> str:
+        """Where the distances come from, in words: the file, or the search in memory."""
+        if self.entry is None:
+            return "a breadth-first search in memory"
+        return f"exact table {self.entry.path.name}"
 
     def _in_range(self, d: np.ndarray | int):
         """``d`` (distances read from the table) when none exceeds :attr:`max_distance`;
@@ -263,6 +281,37 @@ def goal_table(goal: Board, data_dir=None) -> GoalTable:
     return GoalTable(
         entry, red, tf, full=tf.tables[table_name(red.target.blank)], data_dir=data_dir
     )
+
+
+def made_in_memory(shape: Shape) -> bool:
+    """Whether :func:`table_for` searches ``shape``'s table in memory where none is built:
+    boards of up to ``config.FULL_BFS_CELLS`` cells, whose search takes about a second."""
+    return shape.size <= config.FULL_BFS_CELLS
+
+
+def table_for(goal: Board, data_dir=None) -> GoalTable:
+    """The table that answers ``goal``: the built one (:func:`goal_table`), else on a board
+    :func:`made_in_memory` a table searched in memory (kept for the process), whose
+    ``notice`` names what is missing and the command that builds it.  Raises
+    DatabaseMissing (larger boards) and DatabaseCorrupt (a damaged table is never bypassed)."""
+    try:
+        return goal_table(goal, data_dir)
+    except store.DatabaseMissing as missing:
+        if not made_in_memory(goal.shape):
+            raise
+        table = _searched_table(goal)
+        said = f"{missing.args[0]}: searching its {sum(table.counts):,} positions in memory instead"
+        return dataclasses.replace(table, notice=f"{said}; to build it once: {missing.fix}")
+
+
+@functools.lru_cache(maxsize=4)  # a command asks for one goal's table several times
+def _searched_table(goal: Board) -> GoalTable:
+    """The full table of ``goal`` itself, by :func:`solver.tables.exact_bfs.bfs_exact`."""
+    from .exact_bfs import bfs_exact  # numba: only where no table is built
+
+    table, counts = bfs_exact(goal)
+    same = reduction(goal, goal)  # the identity: the table is the goal's own
+    return GoalTable(None, same, None, full=table, searched_counts=tuple(int(c) for c in counts))
 
 
 def _reduced_start(start: Board, goal: Board, data_dir) -> tuple[GoalTable, list[int]]:
@@ -372,8 +421,12 @@ def table_solution(
 def count_at_distances(shape: Shape, goal: Board | None = None, data_dir=None) -> list[int]:
     """Number of states at each distance from ``goal`` (default: blank last)."""
     # Renaming tiles and board symmetries do not change distances: the table's counts hold.
-    gt = goal_table(goal if goal is not None else preset_goal(shape), data_dir)
-    if gt.full is not None:
+    return table_counts(goal_table(goal if goal is not None else preset_goal(shape), data_dir))
+
+
+def table_counts(gt: GoalTable) -> list[int]:
+    """Number of states at each distance in ``gt``, a full file's recounted."""
+    if gt.full is not None and gt.file is not None:
         # A full table is recounted (milliseconds: at most 10! entries) and must agree with
         # the histogram stored beside it: the answer never rests on an attribute alone.
         hist = np.bincount(np.asarray(gt.full), minlength=256)[:UNREACHABLE]
@@ -381,7 +434,7 @@ def count_at_distances(shape: Shape, goal: Board | None = None, data_dir=None) -
         if hist[: top + 1].tolist() != gt.counts:
             raise gt.corrupt(
                 f"stores counts for {table_name(gt.target.blank)} that do not match its table",
-                data_dir,
+                gt.data_dir,
             )
     return gt.counts
 
@@ -391,6 +444,9 @@ __all__ = [
     "canonical_goal",
     "goal_table",
     "has_table",
+    "made_in_memory",
+    "table_for",
+    "table_counts",
     "tables",
     "lookup",
     "distance",

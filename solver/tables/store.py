@@ -43,6 +43,8 @@ from .directory import (  # noqa: F401 - where databases live is part of the sto
     TMP_MARK,
     data_dir,
     ensure_writable,
+    existing,
+    named,
     remove_stale_temporaries,
 )
 from .errors import (  # noqa: F401

@@ -265,6 +265,7 @@ def _labels(spec) -> set:
 def _group(lines: _Lines, members: np.ndarray, req, goal, shape) -> list:
     """The Group of ``members`` read as ``req`` (a probe) says, and the rows whose values do
     not make a board (left to the line reader)."""
+    req = req.for_goal(goal)  # under a header: the board column for the goal asked
     goal = goal if goal is not None else req.goal
     shape = shape if shape is not None else req.shape
     for spec in req.boards:

@@ -1,6 +1,7 @@
 """How many positions lie at each optimal distance from a goal (layer 5: workloads).
 
-From the exact table when the board has one (2x3, 3x3, 3x4, ...), else from a published
+From the exact table when the board has one (2x3, 3x3, 3x4, ..., searched in memory where
+none is built on boards of up to 10 cells: :func:`solver.tables.exact.table_for`), else from a published
 reference file ``distances-<shape>.txt`` (the 4x4 counts of Korf & Schultze 2005, the 3x4,
 2x6, 2x5 and 2x4 counts of OEIS A090166, A090167, A090036, A090035; valid for every goal with
 the blank in a corner).  Used by ``npuzzle stats`` and by :mod:`solver.workloads.generate` to know how
@@ -15,9 +16,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..core import config
 from ..core.board import Board, BoardError, Shape, preset_goal
-from ..tables import exact, names, store
+from ..tables import exact, store
 
 REFERENCE_PACKAGE_DIR = "reference"  # solver/reference/distances-<shape>.txt
 
@@ -34,6 +34,7 @@ class DistanceCounts:
     goal: Board
     counts: tuple[int, ...]  # counts[d] = number of positions at distance d
     source: str  # e.g. "exact table exact-3x3.h5" or "published counts (…/distances-4x4.txt)"
+    notice: str | None = None  # a note for the user: the table was searched in memory
 
     @property
     def total(self) -> int:
@@ -126,7 +127,9 @@ def reference_counts(
 
 
 def uses_exact_table(shape: Shape, data_dir=None) -> bool:
-    return str(shape) in config.DEFAULT_EXACT_SHAPES or exact.has_table(shape, data_dir)
+    """Whether ``shape``'s distances come from an exact table: one is built, or the board is
+    small enough for one searched in memory (:func:`solver.tables.exact.made_in_memory`)."""
+    return exact.made_in_memory(shape) or exact.has_table(shape, data_dir)
 
 
 def distance_counts(shape: Shape, goal: Board | None = None, data_dir=None) -> DistanceCounts:
@@ -138,12 +141,11 @@ def distance_counts(shape: Shape, goal: Board | None = None, data_dir=None) -> D
     """
     g = goal if goal is not None else preset_goal(shape)
     if uses_exact_table(shape, data_dir):
-        counts = exact.count_at_distances(shape, g, data_dir)
+        table = exact.table_for(g, data_dir)
+        counts = exact.table_counts(table)
         while counts and counts[-1] == 0:
             counts = counts[:-1]
-        return DistanceCounts(
-            shape, g, tuple(int(c) for c in counts), f"exact table {names.exact_file_name(shape)}"
-        )
+        return DistanceCounts(shape, g, tuple(int(c) for c in counts), table.source, table.notice)
     ref = reference_counts(shape, g, data_dir)
     if ref is not None:
         return ref

@@ -7,7 +7,9 @@ Two ways to make a position, both for any goal (:mod:`solver.workloads.positions
 * ``walk`` — a random walk of the blank from the goal that never undoes its previous move.
 
 Every position comes with its exact optimal distance: a table lookup on boards that have
-exact tables (2x3, 3x3, 3x4, ...), an optimal solve (:func:`solver.api.distance`) otherwise.
+exact tables (2x3, 3x3, 3x4, ...; on boards of up to 10 cells a table searched in memory where
+none is built, :func:`solver.tables.exact.table_for`), an optimal solve
+(:func:`solver.api.distance`) otherwise.
 
 Asking for a distance (or a range ``min..max``):
 
@@ -139,11 +141,14 @@ def iter_generate_rows(
     unique: bool = False,
     max_tries: int | None = None,
     timeout: float | None = None,
+    notice=None,
 ):
     """:func:`iter_generate` with the method that made each row: ``(Board, distance,
     method)``, where the method is the one asked for unless it was replaced (a ``shuffle``
     for a 4x4 level too rare to hit is searched by random walks: ``"walk"``), so a record
-    says what was done.  ``goal`` is a :class:`Board` of ``shape`` (default: blank-last)."""
+    says what was done.  ``goal`` is a :class:`Board` of ``shape`` (default: blank-last).
+    ``notice``, a function of one text (the command line's note), hears that the exact
+    table was searched in memory, before the first row."""
     g = goal if goal is not None else preset_goal(shape)
     count = check_request(method, count, seed, walk_length)
     target = read_target(distance, min_distance, max_distance)
@@ -156,6 +161,8 @@ def iter_generate_rows(
         return
     check_solvable_in_time(shape, has_table, method, walk_length, target)
     counts, target = _level_counts(g, has_table, target, data_dir)
+    if notice is not None and counts is not None and counts.notice:
+        notice(counts.notice)
     if unique and has_table and target is None:
         check_unique_count(shape, count, counts)
     if count == 0:

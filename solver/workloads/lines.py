@@ -11,9 +11,15 @@ reads its input through this module, so they all accept the same lines:
   carried through to the ``--json`` answer;
 * tab- or comma-separated columns whose first column is the board (``generate`` writes
   ``board<TAB>distance``).  A line that reads as a board as a whole is one (``1,2,3,4,0,5``);
-  otherwise its first column is.  A first line of column names without digits
-  (``id,board,goal``) is a header: then the columns named ``board``, ``goal``, ``shape`` and
-  ``id`` are used and the other named columns are carried through.
+  otherwise its first column is.  A first line of column names (``id,board,goal``) is a
+  header, and so is a ``#`` comment before it that is only tab-separated names
+  (``# id<TAB>tiles<TAB>optimal_length``, as the reference sets in ``data/`` write it, so that
+  readers that skip comments read them too).  Under a header the board is the column called
+  ``board`` or ``tiles`` (or ``start``, ``input``), and the columns ``goal``, ``shape`` and
+  ``id`` are used; the other named columns are carried through.  A board column may name the
+  goal its boards are written for, ``tiles:blank-first``: a file with a board for each of two
+  goals has one column per goal, the goal asked on the command line picks its column, and
+  without one the first board column is read with its own goal.
 
 Blank lines, ``#`` comments and the header get an empty answer line.  A goal or shape given on
 the command line wins over one on the line.
@@ -33,7 +39,7 @@ import csv
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import BinaryIO
 
 from ..core.board import Board, BoardError, goal_board, parse_board
@@ -41,8 +47,11 @@ from ..core.board import Board, BoardError, goal_board, parse_board
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: a teaching search's --json answer (37,000 moves) fits
 CHUNK_BYTES = 1 << 20  # how much is read at once (a pipe answers with what it has)
 BOARD_KEYS = ("board", "start", "input")  # JSON keys that hold the board, in order of preference
+BOARD_COLUMNS = ("board", "tiles", "start", "input")  # the header names of a board column
 MISSING = object()  # a line without an id
-_HEADER_CELL = re.compile(r"\s*[A-Za-z_][A-Za-z_ .-]*\s*")
+# A column name starts with a letter and has no digit after a space (so a board written with
+# an x for the blank, "x 1 2", is never one): "id", "optimal length", "tiles:blank-first".
+_HEADER_CELL = re.compile(r"\s*[A-Za-z_](?:[A-Za-z_ .:-]|(?<! )[0-9])*\s*")
 _TOKENS = re.compile(r"[\s,;/|]+")
 
 
@@ -149,6 +158,25 @@ class Request:
     shape: object = None
     id: object = MISSING
     extra: dict = field(default_factory=dict)
+    columns: tuple = ()  # under a header: the column each of ``boards`` was read from
+    column_goals: tuple = ()  # the goal each of those columns names (None: none)
+
+    def for_goal(self, goal) -> Request:
+        """This request with the one board read for ``goal`` (the command line's; None: none
+        asked).  Under a header with several board columns that is the column named for the
+        goal, else the first; the line's goal is then that column's unless the line names one
+        in a ``goal`` column."""
+        if not self.columns:
+            return self
+        asked = goal.strip().lower() if isinstance(goal, str) else None
+        pick = next((i for i, g in enumerate(self.column_goals) if g and g == asked), 0)
+        return replace(
+            self,
+            boards=(self.boards[pick],),
+            goal=self.goal if self.goal is not None else self.column_goals[pick],
+            columns=(self.columns[pick],),
+            column_goals=(self.column_goals[pick],),
+        )
 
 
 def input_text(raw: bytes, limit: int = 200) -> str:
@@ -170,11 +198,17 @@ class Reader:
         self.columns: list[str] | None = None
 
     def start(self, raw: bytes, line: int) -> None:
-        """Look at the first line with content: a header names the columns."""
+        """Look at the first line with content, or the header comment before it
+        (:func:`first_with_content`): a header names the columns."""
         self.started = True
         try:
             text = raw.decode("utf-8").rstrip("\r\n").strip()
         except UnicodeDecodeError:
+            return
+        if text.startswith("#"):
+            cells = comment_header(text)
+            if cells:
+                self._named(cells, "\t", line)
             return
         if text.startswith(("{", "[")):
             return
@@ -182,10 +216,13 @@ class Reader:
             if delimiter in text:
                 cells = _split(text, delimiter)
                 if all(_HEADER_CELL.fullmatch(c) for c in cells):
-                    self.header_line = line
-                    self.delimiter = delimiter
-                    self.columns = [c.strip().lower() for c in cells]
+                    self._named(cells, delimiter, line)
                 return
+
+    def _named(self, cells: list[str], delimiter: str, line: int) -> None:
+        self.header_line = line
+        self.delimiter = delimiter
+        self.columns = [c.strip().lower() for c in cells]
 
     def read(self, raw: bytes, line: int) -> Request | None:
         """The request of one line (without its newline), or None for a line that asks
@@ -217,20 +254,53 @@ class Reader:
         return Request(line, s, tuple(boards))
 
     def _columns_request(self, s: str, line: int) -> Request:
-        cells = _split(s, self.delimiter)
-        named = dict(zip(self.columns, (c.strip() for c in cells)))
-        board_key = next((k for k in BOARD_KEYS if k in named), None)
-        board = named.get(board_key) if board_key else (cells[0].strip() if cells else "")
-        extra = {k: v for k, v in named.items() if k not in (board_key, "goal", "shape", "id")}
+        cells = [c.strip() for c in _split(s, self.delimiter)]
+        named = dict(zip(self.columns, cells))
+        boards = [(name, goal) for name, goal in map(_board_column, self.columns) if name]
+        if boards:
+            columns = tuple(f"{n}:{g}" if g else n for n, g in boards)
+            texts = tuple(named.get(c, "") for c in columns)
+            goals = tuple(g for _, g in boards)
+        else:
+            raise LineError(
+                f"line {line}: no column is called {' or '.join(BOARD_COLUMNS[:2])}, where a"
+                f" board is read (the header on line {self.header_line} names"
+                f" {', '.join(self.columns)})"
+            )
+        used = {*columns, "goal", "shape", "id"}
+        extra = {k: v for k, v in named.items() if k not in used}
         return Request(
             line,
             s,
-            (board,),
+            texts,
             goal=named.get("goal") or None,
             shape=named.get("shape") or None,
             id=named.get("id", MISSING),
             extra=extra,
+            columns=columns,
+            column_goals=goals,
         )
+
+
+def _board_column(name: str) -> tuple[str | None, str | None]:
+    """``(board column name, the goal it names)`` for a header name (``tiles``,
+    ``tiles:blank-first``), ``(None, None)`` for another column."""
+    base, _, goal = name.partition(":")
+    if base.strip() not in BOARD_COLUMNS:
+        return None, None
+    return base.strip(), goal.strip() or None
+
+
+def comment_header(text: str) -> list[str] | None:
+    """The column names of a ``#`` comment that is a header (``# id<TAB>tiles<TAB>...``: two or
+    more tab-separated names), else None.  Only tabs: a comma in a comment is prose."""
+    body = text.lstrip("#")
+    if "\t" not in body:
+        return None
+    cells = body.strip().split("\t")
+    if len(cells) < 2 or not all(_HEADER_CELL.fullmatch(c) for c in cells):
+        return None
+    return cells
 
 
 def _split(text: str, delimiter: str) -> list[str]:
@@ -272,11 +342,19 @@ def _json_request(s: str, line: int) -> Request:
 
 def problem(req: Request, goal=None, shape=None) -> tuple[Board, Board]:
     """The start and goal a request asks about.  ``goal`` / ``shape`` from the command line
-    win over the line's own.  The board is the first candidate that reads as a board; when
-    none does, the error is the first column's if it holds several numbers (it was meant as
-    a board), else the whole line's."""
+    win over the line's own.  Under a header the board is its column's (see
+    :meth:`Request.for_goal`), and an error names that column.  Otherwise the board is the
+    first candidate that reads as a board; when none does, the error is the first column's
+    if it holds several numbers (it was meant as a board), else the whole line's."""
+    req = req.for_goal(goal)
     goal = goal if goal is not None else req.goal
     shape = shape if shape is not None else req.shape
+    if req.columns:
+        try:
+            start = parse_board(req.boards[0], shape)
+        except BoardError as e:
+            raise BoardError(f"column {req.columns[0]!r} is not a board: {e}") from None
+        return start, goal_board(start.shape, goal)
     errors = []
     for spec in req.boards:
         try:
@@ -313,6 +391,7 @@ __all__ = [
     "chunks",
     "Reader",
     "Request",
+    "comment_header",
     "LineError",
     "problem",
     "answer_fields",

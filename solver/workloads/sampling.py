@@ -55,12 +55,13 @@ def span(lo: int, hi: int) -> str:
 
 
 class ExactTable:
-    """The exact table of ``goal`` (:class:`solver.tables.exact.GoalTable`), as the generator
-    uses it: distances of boards, and uniform samples of a level."""
+    """The exact table of ``goal`` (:class:`solver.tables.exact.GoalTable`: the built one, or
+    one searched in memory, :func:`solver.tables.exact.table_for`), as the generator uses it:
+    distances of boards, and uniform samples of a level."""
 
     def __init__(self, goal: Board, data_dir=None):
         self.goal = goal
-        self.table = exact.goal_table(goal, data_dir)
+        self.table = exact.table_for(goal, data_dir)
 
     def distances(self, boards: np.ndarray) -> np.ndarray:
         return self.table.distances(boards).astype(np.int64)

@@ -1,26 +1,37 @@
-"""Exact distance tables: breadth-first search from a goal over every arrangement of a board.
+"""Exact distances by breadth-first search from a goal over every arrangement of a board
+(layer 1: tables).
 
 The search runs *backwards* from the goal: every move is reversible, so the BFS layer of a
 state is its optimal distance to the goal.  States are indexed by the rank of the full
 permutation (``solver.core.ranking``), which needs ``N!`` entries; the half of them that has the
 wrong parity is never reached and keeps the :data:`UNREACHABLE` sentinel.
 
-Imports: numpy, numba, the solver's board/ranking core.
+The one BFS of full tables: ``build-pdb`` writes its tables to disk
+(:func:`pdb_builder.build.build_exact`), and :func:`solver.tables.exact.table_for` runs it in
+memory where no table is built (boards of up to ``config.FULL_BFS_CELLS`` cells).  Compact
+tables (10 to 12 cells, on disk) have their own search, :mod:`pdb_builder.compact_bfs`.
+
+Imports: numpy, numba (through :mod:`solver.core.ranking_jit`), the solver core.  Only the
+searches import this module: a lookup in a built table never loads numba.
 """
 
 from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
-from solver.core.board import Board, Shape
-from solver.core.ranking_jit import rank, unrank
+from ..core import config
+from ..core.board import Board, Shape
+from ..core.numba_start import import_numba
+from ..core.ranking_jit import rank, unrank
+
+import_numba()  # without scipy (see solver.core.numba_start)
+import numba  # noqa: E402
 
 UNREACHABLE = 255  # uint8 sentinel: the other parity class (and never a real distance)
-MAX_EXACT_CELLS = 10  # full layout: 10! = 3,628,800 entries a table; 3x4 (12!) would need 479 M
-#                       (larger boards use the compact layout: compact_bfs.py)
+MAX_CELLS = config.FULL_BFS_CELLS  # 10! = 3,628,800 entries a table; 3x4 (12!) would need 479 M
+#                                    (larger boards use the compact layout: compact_bfs.py)
 
 
 def table_size(shape: Shape) -> int:
@@ -29,11 +40,11 @@ def table_size(shape: Shape) -> int:
 
 
 def check_exact_shape(shape: Shape) -> None:
-    """Refuse shapes whose exact tables would not fit comfortably (over 10 cells)."""
-    if shape.size > MAX_EXACT_CELLS:
+    """Refuse shapes whose full tables would not fit comfortably (over :data:`MAX_CELLS`)."""
+    if shape.size > MAX_CELLS:
         raise ValueError(
             f"an exact table for {shape} would need {table_size(shape):,} entries per goal; "
-            f"exact tables are built for boards of at most {MAX_EXACT_CELLS} cells — "
+            f"exact tables are built for boards of at most {MAX_CELLS} cells — "
             f"use pattern databases (build-pdb --shape {shape} --partition ...)"
         )
 
