@@ -40,15 +40,16 @@ def solution(sol: Solution) -> Solution:
 
 def record(rec: dict) -> dict:
     """``rec`` (a JSON answer), its ``notice`` said once on stderr and kept only in the first
-    record of the process that carries it; dropped from the record of a trivial search (at the
-    goal, a board of at most :data:`TRIVIAL_CELLS` cells)."""
+    record of the process that carries it; none in the record of a trivial search (at the goal,
+    a board of at most :data:`TRIVIAL_CELLS` cells).  A record without its note keeps the key,
+    null: every record of an outcome has the same keys."""
     message = rec.get("notice")
     if not message:
         return rec
     length = rec.get("distance", rec.get("length"))
     cells = Shape.parse(rec["shape"]).size if rec.get("shape") else TRIVIAL_CELLS + 1
     if length == 0 or cells <= TRIVIAL_CELLS or not errors.first_record_notice(message):
-        return {k: v for k, v in rec.items() if k != "notice"}
+        return {**rec, "notice": None}
     errors.notice(message)
     return rec
 

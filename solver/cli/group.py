@@ -118,10 +118,10 @@ corrupt, 4 search limit reached, 130 interrupted.
 )
 def main_group(quiet):
     """The npuzzle group: its own options apply to every command."""
-    if quiet:
-        from .errors import silence_notes
+    from .errors import forget_notices, silence_notes
 
-        silence_notes()
+    forget_notices()  # a command's notes are said once in it, as in a process of its own
+    silence_notes(quiet)
 
 
 __all__ = ["Group", "TieredCommand", "main_group", "HELP_ALL", "TYPED_WORDS"]

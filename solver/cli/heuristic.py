@@ -69,9 +69,12 @@ def _records(out, group, ok, t0, parts_of) -> None:
 
     def record(k: int) -> dict:
         parts = {"h": int(out.ints[k]), **parts_of(where[k])}
-        return answers.heuristic_fields(
+        rec = answers.heuristic_fields(
             " ".join(map(str, group.tiles[k].tolist())), goal, shape, parts, share
         )
+        if rec.get("notice") and not errors.first_record_notice(rec["notice"]):
+            rec["notice"] = None  # a note goes in the command's first record only
+        return rec
 
     out.record = record
 
