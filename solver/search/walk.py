@@ -22,6 +22,7 @@ from ..tables.catalog import damaged
 from . import kernels
 from .fsm import PRUNED, machine_for
 from .kernel_data import Plan, move_tables
+from .native import kernels as compiled_kernels
 from .weights import NO_WEIGHTING, Weighting
 
 # Enter children smallest h first (7-13% fewer nodes on Korf's 100); NPUZZLE_ORDER=0 turns it
@@ -228,8 +229,9 @@ class Walk:
         """Go on for about ``budget`` generated nodes; FOUND, ITERATION_DONE, BUDGET_SPENT or
         FRONTIER."""
         plan = self.plan
+        run = compiled_kernels() or kernels  # the same kernels compiled ahead of time, where built
         if plan.kind == "pdb":
-            return kernels.ida_pdb(
+            return run.ida_pdb(
                 self.node,
                 self.stack,
                 self.st,
@@ -243,7 +245,7 @@ class Walk:
                 plan.zero,
                 budget,
             )
-        return kernels.ida_lc(
+        return run.ida_lc(
             self.tiles,
             self.conflicts,
             self.stack,

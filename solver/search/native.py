@@ -1,0 +1,71 @@
+"""Which IDA* kernels a search runs: the ones compiled ahead of time (``solver.search._kernels_c``,
+built from ``native_kernels.c`` at install time) where they are built and current, else none,
+and the search runs numba's (:mod:`solver.search.kernels`) (layer 3: search).
+
+The compiled module carries the SHA-256 of the source it was built from; one built from another
+version of ``native_kernels.c`` (a checkout moved on since ``pip install -e .``) is a miss, as is
+one built for another Python (its file name says which: the import does not find it).
+``NPUZZLE_KERNELS=jit`` always takes numba's kernels (for comparing the two), ``auto`` (the
+default) the compiled ones where they can, ``native`` the compiled ones or an error (a test run
+that must not fall back in silence).
+
+Imports: the standard library and :mod:`solver.core.config` -- no numpy, no numba.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+from pathlib import Path
+from typing import NamedTuple
+
+from ..core import config
+
+SOURCE = Path(__file__).with_name("native_kernels.c")
+CHOICES = ("auto", "native", "jit")
+
+
+class Native(NamedTuple):
+    """The compiled kernels, called exactly as :func:`solver.search.kernels.ida_pdb` and
+    :func:`solver.search.kernels.ida_lc` are."""
+
+    ida_pdb: object
+    ida_lc: object
+
+
+def source_digest(path: Path = SOURCE) -> str | None:
+    """The SHA-256 of the kernels' C source (None where the source is not installed)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def load(module: str = "solver.search._kernels_c", source: Path = SOURCE) -> Native | None:
+    """The kernels of the compiled ``module`` when it imports and was built from ``source`` as
+    it is now (a module whose source is not installed beside it is taken as built); else None."""
+    try:
+        compiled = importlib.import_module(module)
+    except ImportError:
+        return None
+    want = source_digest(source)
+    if want is not None and getattr(compiled, "SOURCE_DIGEST", None) != want:
+        return None  # built from another version of the source: its kernels may differ
+    return Native(compiled.ida_pdb, compiled.ida_lc)
+
+
+@functools.cache
+def kernels() -> Native | None:
+    """The compiled kernels the searches of this process run, or None for numba's (once per
+    process: ``NPUZZLE_KERNELS`` and the module are read the first time)."""
+    choice = config.env_choice(config.ENV_KERNELS, CHOICES, "auto")
+    if choice == "jit":
+        return None
+    found = load()
+    if found is None and choice == "native":
+        raise RuntimeError(
+            f"{config.ENV_KERNELS}=native, but the compiled kernels are not built for this"
+            " source and Python: pip install -e . with a C compiler builds them"
+        )
+    return found

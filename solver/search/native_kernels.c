@@ -1,0 +1,1060 @@
+/* The IDA* kernels of solver/search/kernels.py compiled ahead of time: `ida_pdb` and `ida_lc`,
+ * the same protocol, the same state vector, the same stack contents and the same child order,
+ * so a search gives the same node counts through either (tests/test_native_kernels.py).
+ *
+ * Why C, and how (docs/search.md, "How the kernels are compiled"): arrays arrive through
+ * Python's buffer protocol only -- no numpy C API, so no numpy ABI to go stale -- and the walk
+ * runs with the GIL released, so the threads of `-j` run at once.  numba compiles a kernel per
+ * argument type; here the same specialisation is a set of instances of one inline template
+ * (`pdb_walk`) whose constant parameters are the number of lookups (their loops unroll), the
+ * cells a vertical slide jumps over, and the zero-aware mode.  A parameter of 0 is read at
+ * run time: the generic instance serves every other shape of plan.
+ *
+ * Every buffer's format, item size, dimensions and contiguity are checked on entry (TypeError
+ * or ValueError), and their shapes against each other.  As in the numba kernels the indices
+ * stored in the arrays (tiles, move ids, patterns) are trusted: the plans make them.
+ *
+ * NPUZZLE_KERNELS_DIGEST, the SHA-256 of this file, is given by setup.py at build time and
+ * exported as SOURCE_DIGEST: solver.search.native compares it with the file beside it, so a
+ * module built from another version of this source is never used. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef NPUZZLE_KERNELS_DIGEST
+#define NPUZZLE_KERNELS_DIGEST "unknown"
+#endif
+
+#if defined(__GNUC__)
+#define INLINE static inline __attribute__((always_inline))
+#define PREFETCH(p) __builtin_prefetch((p), 0, 3)
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define INLINE static inline
+#define PREFETCH(p) ((void)(p))
+#define LIKELY(x) (x)
+#endif
+
+/* kernels.py's constants (the Python side reads them from there; the test compares). */
+enum { FOUND = 1, ITERATION_DONE = 2, BUDGET_SPENT = 3, FRONTIER = 4 };
+enum { S_DEPTH, S_BLANK, S_BOUND, S_NEXT, S_GEN, S_EXP, S_ROOT, S_CUT, S_PARITY, S_ITER,
+       S_LEAST_H, STATE_SLOTS };
+enum { C_MOVE, C_SEL, C_FSM, C_BEST, FRAME_BASE };
+#define NO_MOVE 4
+#define INFINITE_F ((int64_t)1 << 40)
+#define BLANK 0
+#define VALUE_BITS 6
+#define VALUE_MASK ((1 << VALUE_BITS) - 1)
+#define HIGHER_BY 2
+#define MAX_LOOKUPS 8 /* catalog.MAX_COMBINED databases, each with its reflection */
+
+enum { ZERO_NONE = 0, ZERO_EAGER = 1, ZERO_LAZY = 2 };
+
+/* --- buffers --------------------------------------------------------------------------------- */
+
+#define MAX_VIEWS 48
+
+typedef struct {
+    Py_buffer views[MAX_VIEWS];
+    int count;
+} Views;
+
+static void release_all(Views *v) {
+    for (int i = 0; i < v->count; i++) PyBuffer_Release(&v->views[i]);
+    v->count = 0;
+}
+
+/* Whether a buffer format names one integer type of the given kind: `kinds` lists the
+ * struct-module letters that may stand for it (with a native or little-endian prefix). */
+static int format_is(const char *fmt, const char *kinds) {
+    if (fmt == NULL) return strchr(kinds, 'B') != NULL; /* plain bytes */
+    if (*fmt == '@' || *fmt == '=' || *fmt == '<') fmt++;
+    return fmt[0] != '\0' && fmt[1] == '\0' && strchr(kinds, fmt[0]) != NULL;
+}
+
+typedef enum { I64, U8, I16_OR_I32, U16, U32, I32 } Kind;
+
+static const char *kind_name(Kind k) {
+    switch (k) {
+    case I64: return "int64";
+    case U8: return "uint8";
+    case I16_OR_I32: return "int16 or int32";
+    case U16: return "uint16";
+    case U32: return "uint32";
+    default: return "int32";
+    }
+}
+
+static int kind_ok(const Py_buffer *b, Kind k) {
+    switch (k) {
+    case I64: return b->itemsize == 8 && format_is(b->format, "ql");
+    case U8: return b->itemsize == 1 && format_is(b->format, "B");
+    case I16_OR_I32:
+        return (b->itemsize == 2 && format_is(b->format, "h")) ||
+               (b->itemsize == 4 && format_is(b->format, "il"));
+    case U16: return b->itemsize == 2 && format_is(b->format, "H");
+    case U32: return b->itemsize == 4 && format_is(b->format, "IL");
+    default: return b->itemsize == 4 && format_is(b->format, "il");
+    }
+}
+
+/* The buffer of `obj` (named `what` in errors): `ndim` dimensions, C-contiguous, of kind `k`,
+ * writable when `writable`.  NULL with an exception set when it is not. */
+static Py_buffer *view(Views *v, PyObject *obj, const char *what, int ndim, Kind k, int writable) {
+    if (v->count >= MAX_VIEWS) {
+        PyErr_SetString(PyExc_RuntimeError, "too many arrays");
+        return NULL;
+    }
+    Py_buffer *b = &v->views[v->count];
+    int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, b, flags) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s: expected a%s %s array, got %.100s", what,
+                     writable ? " writable" : "n", kind_name(k), Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    v->count++;
+    if (!kind_ok(b, k)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected %s items, got format '%s' of %zd bytes", what,
+                     kind_name(k), b->format ? b->format : "B", b->itemsize);
+        return NULL;
+    }
+    if (b->ndim != ndim) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %d dimensions, got %d", what, ndim, b->ndim);
+        return NULL;
+    }
+    if (!PyBuffer_IsContiguous(b, 'C')) {
+        PyErr_Format(PyExc_ValueError, "%s: expected a C-contiguous array", what);
+        return NULL;
+    }
+    return b;
+}
+
+static Py_ssize_t dim(const Py_buffer *b, int i) { return b->ndim > i ? b->shape[i] : 1; }
+
+static int shape_error(const char *what, const char *rule) {
+    PyErr_Format(PyExc_ValueError, "%s: %s", what, rule);
+    return -1;
+}
+
+/* Item `i` of a named tuple (or any tuple) of `size` fields. */
+static PyObject *field(PyObject *tuple, const char *what, Py_ssize_t size, Py_ssize_t i) {
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != size) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a tuple of %zd fields", what, size);
+        return NULL;
+    }
+    return PyTuple_GET_ITEM(tuple, i);
+}
+
+/* --- pattern databases ----------------------------------------------------------------------- */
+
+typedef struct {
+    /* the node */
+    int64_t *tiles, *ranks, *vals, *masks;
+    Py_ssize_t rw, mw; /* row widths of ranks/vals and masks */
+    /* the stack */
+    int64_t *path, *kid, *nkid, *kidx, *hs, *saved, *fstate;
+    Py_ssize_t depth_slots, kw, hw, sw; /* path's length; row widths of kid[d, k], h, saved */
+    int64_t *st;
+    /* tables: lookup f reads tb[f][r] (first, or `deltas[tab[f]]` bytes from it) */
+    const uint8_t *tb[MAX_LOOKUPS];
+    /* frames */
+    const int64_t *pat, *wt, *contrib, *sgn, *step, *btw;
+    Py_ssize_t n, nm, nover; /* cells, move ids, cells jumped */
+    int nf;
+    /* moves and the pruning machine */
+    const int64_t *nb, *succ, *succ_n;
+    const int16_t *trans16;
+    const int32_t *trans32;
+    /* the cost rule: fcost[g, min(h, fcols - 1)] (NULL: g + h) */
+    const int64_t *fcost;
+    Py_ssize_t fcols;
+    int order;
+    /* zero-aware tables */
+    const int64_t *xmask, *bcell, *moff;
+    const uint16_t *main16;
+    const uint32_t *main32;
+    const int32_t *part, *ones;
+    Py_ssize_t part_j, part_s, moffw; /* strides of part[j, s, byte]; moff's row width */
+    int nchunks;
+    int64_t budget;
+} Pdb;
+
+INLINE int64_t fsm_next(const Pdb *a, int64_t state, int64_t dir) {
+    return a->trans16 ? (int64_t)a->trans16[state * 4 + dir] : (int64_t)a->trans32[state * 4 + dir];
+}
+
+INLINE int64_t class_value(int64_t entry, int64_t cls) {
+    return (entry & VALUE_MASK) + HIGHER_BY * ((entry >> VALUE_BITS) == 1 + cls);
+}
+
+/* kernels._blank_class: 0 with the blank (on board cell `blank`) in the main region of the
+ * free cells of lookup f's pattern p after move m, 1 elsewhere. */
+INLINE int64_t blank_class(const Pdb *a, const int ZERO, const int NCH, int64_t f, int64_t p,
+                           int64_t m, int64_t blank) {
+    uint64_t cells = (uint64_t)(a->masks[f * a->mw + p] ^ a->xmask[f * a->nm + m]);
+    uint64_t main;
+    if (ZERO == ZERO_EAGER) {
+        main = a->main16[cells];
+    } else {
+        const int nch = NCH ? NCH : a->nchunks;
+        int64_t c = 0, seen = 0;
+        for (int j = 0; j < nch; j++) { /* the colex rank of the cell set, a byte at a time */
+            uint64_t byte = (cells >> (8 * j)) & 255;
+            c += a->part[j * a->part_j + seen * a->part_s + byte];
+            seen += a->ones[byte];
+        }
+        main = a->main32[a->moff[f * a->moffw + p] + c];
+    }
+    return 1 - (int64_t)((main >> a->bcell[f * a->n + blank]) & 1);
+}
+
+/* kernels._rank_after: the rank of tile t's pattern in lookup f after move m slides t. */
+INLINE int64_t rank_after(const Pdb *a, const int NOVER, int64_t f, int64_t t, int64_t m,
+                          int64_t rank) {
+    const Py_ssize_t nover = NOVER ? NOVER : a->nover;
+    const int64_t *contrib = a->contrib + (f * a->n + t) * a->n;
+    const int64_t *btw = a->btw + (f * a->nm + m) * nover;
+    int64_t delta = a->wt[f * a->n + t] * a->step[f * a->nm + m];
+    for (Py_ssize_t j = 0; j < nover; j++) delta += contrib[a->tiles[btw[j]]];
+    return rank + a->sgn[f * a->nm + m] * delta;
+}
+
+/* The walk of kernels.ida_pdb, line for line.  NF lookups and NOVER jumped cells (0: read at
+ * run time), ZERO the zero-aware mode, NCH the lazy mode's bytes of cells (0: at run time),
+ * WEIGHTED whether f is fcost[g, h]. */
+INLINE int pdb_walk(Pdb *a, const int NF, const int NOVER, const int ZERO, const int NCH,
+                    const int WEIGHTED) {
+    const int nf = NF ? NF : a->nf;
+    int64_t *const tiles = a->tiles, *const ranks = a->ranks, *const vals = a->vals;
+    int64_t *const masks = a->masks;
+    int64_t *const path = a->path, *const kid = a->kid, *const nkid = a->nkid;
+    int64_t *const kidx = a->kidx, *const hs = a->hs, *const saved = a->saved;
+    int64_t *const fstate = a->fstate, *const st = a->st;
+    const int64_t *const pat = a->pat, *const nbt = a->nb;
+    const Py_ssize_t n = a->n, nm = a->nm, rw = a->rw, mw = a->mw, kw = a->kw, hw = a->hw;
+    const Py_ssize_t sw = a->sw;
+    const int64_t budget = a->budget;
+#define KID(d, k, c) kid[((d) * 4 + (k)) * kw + (c)]
+#define COST(g, h)                                                                            \
+    (WEIGHTED ? a->fcost[(g) * a->fcols + ((h) < a->fcols - 1 ? (h) : a->fcols - 1)] : (g) + (h))
+    int64_t d = st[S_DEPTH];
+    int64_t blank = st[S_BLANK];
+    int64_t bound = st[S_BOUND];
+    int64_t nxt = st[S_NEXT];
+    const int64_t root = st[S_ROOT];
+    const int64_t cut = st[S_CUT];
+    const int64_t parity = st[S_PARITY];
+    int64_t least = st[S_LEAST_H];
+    int64_t gen = 0, exp = 0;
+    int status = ITERATION_DONE;
+    if (d == cut && d > root) nkid[d] = 0; /* resuming on a frontier node: skip its subtree */
+    int expand = nkid[d] < 0;
+    for (;;) {
+        if (expand) {
+            /* Every child's table index for every lookup, hinted to the cache; then the
+             * lookups in turn, each only for the children the ones before did not prune. */
+            expand = 0;
+            const int64_t prev = d == 0 ? NO_MOVE : (path[d - 1] & 3);
+            const int64_t row = blank * 5 + prev;
+            const int64_t here = fstate[d];
+            int64_t cnt = 0;
+            const int64_t succ_n = a->succ_n[row];
+            for (int64_t j = 0; j < succ_n; j++) {
+                const int64_t m = a->succ[row * 4 + j];
+                const int64_t s = fsm_next(a, here, m & 3);
+                if (s < 0) continue; /* the move completes a duplicate string */
+                const int64_t t = tiles[nbt[m]];
+                KID(d, cnt, C_MOVE) = m;
+                KID(d, cnt, C_FSM) = s;
+                KID(d, cnt, C_BEST) = 0;
+                KID(d, cnt, C_SEL) = cnt;
+                for (int f = 0; f < nf; f++) {
+                    const int64_t p = pat[f * n + t];
+                    const int64_t r = rank_after(a, NOVER, f, t, m, ranks[f * rw + p]);
+                    PREFETCH(a->tb[f] + r);
+                    int64_t kept = r;
+                    if (ZERO == ZERO_EAGER) kept = 2 * r + blank_class(a, ZERO, NCH, f, p, m, nbt[m]);
+                    KID(d, cnt, FRAME_BASE + 3 * f) = kept;
+                }
+                cnt++;
+            }
+            const int64_t generated = cnt;
+            const int64_t g1 = d + 1;
+            for (int f = 0; f < nf; f++) {
+                if (cnt == 0) break;
+                const Py_ssize_t base = FRAME_BASE + 3 * f;
+                const uint8_t *const tb = a->tb[f];
+                const int64_t hd = hs[d * hw + f];
+                int64_t keep = 0;
+                for (int64_t i = 0; i < cnt; i++) {
+                    const int64_t k = KID(d, i, C_SEL);
+                    const int64_t m = KID(d, k, C_MOVE);
+                    const int64_t nb = nbt[m];
+                    const int64_t p = pat[f * n + tiles[nb]];
+                    const int64_t kept = KID(d, k, base);
+                    int64_t v;
+                    if (ZERO == ZERO_NONE) {
+                        v = tb[kept];
+                    } else if (ZERO == ZERO_EAGER) {
+                        v = class_value(tb[kept >> 1], kept & 1);
+                    } else {
+                        v = tb[kept];
+                        if (v > VALUE_MASK) /* the placement's two classes differ */
+                            v = class_value(v, blank_class(a, ZERO, NCH, f, p, m, nb));
+                    }
+                    const int64_t hc = hd - vals[f * rw + p] + v;
+                    KID(d, k, base + 1) = v;
+                    KID(d, k, base + 2) = hc;
+                    if (hc > KID(d, k, C_BEST)) KID(d, k, C_BEST) = hc;
+                    KID(d, keep, C_SEL) = k;
+                    const int64_t fc = COST(g1, hc);
+                    const int64_t over = fc > bound;
+                    keep += 1 - over;
+                    if (over && fc < nxt) nxt = fc;
+                }
+                cnt = keep;
+            }
+            if (a->order && cnt > 1) {
+                /* Enter the most promising child first (smallest h). */
+                for (int64_t i = 1; i < cnt; i++) {
+                    const int64_t k = KID(d, i, C_SEL);
+                    const int64_t key = KID(d, k, C_BEST);
+                    int64_t j = i;
+                    while (j > 0) {
+                        const int64_t k2 = KID(d, j - 1, C_SEL);
+                        if (KID(d, k2, C_BEST) <= key) break;
+                        KID(d, j, C_SEL) = k2;
+                        j--;
+                    }
+                    KID(d, j, C_SEL) = k;
+                }
+            }
+            nkid[d] = cnt;
+            kidx[d] = 0;
+            gen += generated;
+            exp += 1;
+            if (gen >= budget) {
+                status = BUDGET_SPENT;
+                break;
+            }
+        }
+        const int64_t i = kidx[d];
+        if (i >= nkid[d]) {
+            /* Every child entered: undo the move that led here. */
+            if (d == root) {
+                const int64_t again = nxt + ((nxt ^ parity) & 1);
+                if (parity < 0 || gen >= budget || again + 2 > (int64_t)a->depth_slots) {
+                    status = ITERATION_DONE;
+                    break;
+                }
+                bound = again; /* the next iteration, as the walk would be entered for it */
+                nxt = INFINITE_F;
+                st[S_ITER] += 1;
+                expand = 1;
+                continue;
+            }
+            d -= 1;
+            const int64_t e = path[d] >> 2;
+            const int64_t t = tiles[e];
+            tiles[blank] = t;
+            tiles[e] = BLANK;
+            blank = e;
+            for (int f = 0; f < nf; f++) {
+                const int64_t p = pat[f * n + t];
+                ranks[f * rw + p] = saved[d * sw + 2 * f];
+                vals[f * rw + p] = saved[d * sw + 2 * f + 1];
+                if (ZERO != ZERO_NONE) masks[f * mw + p] ^= a->xmask[f * nm + path[d]];
+            }
+            continue;
+        }
+        /* Enter the next child. */
+        kidx[d] = i + 1;
+        const int64_t k = KID(d, i, C_SEL);
+        const int64_t m = KID(d, k, C_MOVE);
+        const int64_t nb = nbt[m];
+        const int64_t t = tiles[nb];
+        for (int f = 0; f < nf; f++) {
+            const int64_t p = pat[f * n + t];
+            const Py_ssize_t base = FRAME_BASE + 3 * f;
+            saved[d * sw + 2 * f] = ranks[f * rw + p];
+            saved[d * sw + 2 * f + 1] = vals[f * rw + p];
+            const int64_t kept = KID(d, k, base);
+            ranks[f * rw + p] = ZERO == ZERO_EAGER ? kept >> 1 : kept;
+            vals[f * rw + p] = KID(d, k, base + 1);
+            if (ZERO != ZERO_NONE) masks[f * mw + p] ^= a->xmask[f * nm + m];
+            hs[(d + 1) * hw + f] = KID(d, k, base + 2);
+        }
+        tiles[blank] = t;
+        tiles[nb] = BLANK;
+        path[d] = m;
+        blank = nb;
+        fstate[d + 1] = KID(d, k, C_FSM);
+        const int64_t h = KID(d, k, C_BEST);
+        if (h < least) least = h;
+        d += 1;
+        if (hs[d * hw] == 0) { /* every pattern home: the goal */
+            status = FOUND;
+            break;
+        }
+        if (d == cut) {
+            status = FRONTIER;
+            break;
+        }
+        expand = 1;
+    }
+#undef KID
+#undef COST
+    st[S_DEPTH] = d;
+    st[S_BLANK] = blank;
+    st[S_BOUND] = bound;
+    st[S_NEXT] = nxt;
+    st[S_LEAST_H] = least;
+    st[S_GEN] += gen;
+    st[S_EXP] += exp;
+    return status;
+}
+
+/* The instances: NF lookups x NOVER jumped cells x zero-aware mode (NCH bytes of cells). */
+#define PDB_INSTANCE(nf, nover, zero, nch, w)                                                 \
+    static int pdb_##nf##_##nover##_##zero##_##nch##_##w(Pdb *a) {                            \
+        return pdb_walk(a, nf, nover, zero, nch, w);                                          \
+    }
+#define PDB_NFS(nover, zero, nch)                                                             \
+    PDB_INSTANCE(1, nover, zero, nch, 0)                                                      \
+    PDB_INSTANCE(2, nover, zero, nch, 0)                                                      \
+    PDB_INSTANCE(3, nover, zero, nch, 0)                                                      \
+    PDB_INSTANCE(4, nover, zero, nch, 0)                                                      \
+    PDB_INSTANCE(6, nover, zero, nch, 0)                                                      \
+    PDB_INSTANCE(8, nover, zero, nch, 0)                                                      \
+    PDB_INSTANCE(0, nover, zero, nch, 0)
+
+/* Plain tables on boards of 2, 3, 4 and 5 columns (and any other, generic). */
+PDB_NFS(1, 0, 0)
+PDB_NFS(2, 0, 0)
+PDB_NFS(3, 0, 0)
+PDB_NFS(4, 0, 0)
+PDB_NFS(0, 0, 0)
+/* Zero-aware twins: eager on 4x4, lazy on 5x5 (four bytes of cells); generic elsewhere. */
+PDB_NFS(3, 1, 0)
+PDB_NFS(0, 1, 0)
+PDB_NFS(4, 2, 4)
+PDB_NFS(0, 2, 0)
+/* Bounded-suboptimal searches: one generic instance per zero-aware mode. */
+PDB_INSTANCE(0, 0, 0, 0, 1)
+PDB_INSTANCE(0, 0, 1, 0, 1)
+PDB_INSTANCE(0, 0, 2, 0, 1)
+
+typedef int (*PdbFn)(Pdb *);
+
+#define PICK_NF(nover, zero, nch)                                                             \
+    switch (a->nf) {                                                                          \
+    case 1: return pdb_1_##nover##_##zero##_##nch##_0;                                        \
+    case 2: return pdb_2_##nover##_##zero##_##nch##_0;                                        \
+    case 3: return pdb_3_##nover##_##zero##_##nch##_0;                                        \
+    case 4: return pdb_4_##nover##_##zero##_##nch##_0;                                        \
+    case 6: return pdb_6_##nover##_##zero##_##nch##_0;                                        \
+    case 8: return pdb_8_##nover##_##zero##_##nch##_0;                                        \
+    default: return pdb_0_##nover##_##zero##_##nch##_0;                                      \
+    }
+
+static PdbFn pick_pdb(const Pdb *a, int zero) {
+    if (a->fcost != NULL) {
+        return zero == ZERO_NONE ? pdb_0_0_0_0_1 : zero == ZERO_EAGER ? pdb_0_0_1_0_1 : pdb_0_0_2_0_1;
+    }
+    if (zero == ZERO_EAGER) {
+        if (a->nover == 3) PICK_NF(3, 1, 0)
+        PICK_NF(0, 1, 0)
+    }
+    if (zero == ZERO_LAZY) {
+        if (a->nover == 4 && a->nchunks == 4) PICK_NF(4, 2, 4)
+        PICK_NF(0, 2, 0)
+    }
+    switch (a->nover) {
+    case 1: PICK_NF(1, 0, 0)
+    case 2: PICK_NF(2, 0, 0)
+    case 3: PICK_NF(3, 0, 0)
+    case 4: PICK_NF(4, 0, 0)
+    default: PICK_NF(0, 0, 0)
+    }
+}
+
+static Py_ssize_t tuple_len(PyObject *obj, const char *what) {
+    if (!PyTuple_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a tuple", what);
+        return -1;
+    }
+    return PyTuple_GET_SIZE(obj);
+}
+
+static int64_t as_int64(PyObject *obj, const char *what, int *bad) {
+    long long v = PyLong_AsLongLong(obj);
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s: expected an integer", what);
+        *bad = 1;
+    }
+    return (int64_t)v;
+}
+
+/* The machine's transitions: int16 or int32, (states, 4). */
+static int take_trans(Views *v, PyObject *obj, const int16_t **t16, const int32_t **t32) {
+    Py_buffer *b = view(v, obj, "fsm", 2, I16_OR_I32, 0);
+    if (!b) return -1;
+    if (dim(b, 1) != 4) return shape_error("fsm", "expected 4 directions a state");
+    *t16 = b->itemsize == 2 ? (const int16_t *)b->buf : NULL;
+    *t32 = b->itemsize == 4 ? (const int32_t *)b->buf : NULL;
+    return 0;
+}
+
+/* The moves (nb, succ, succ_n) of a board of n cells. */
+static int take_moves(Views *v, PyObject *moves, Py_ssize_t *n, const int64_t **nb,
+                      const int64_t **succ, const int64_t **succ_n) {
+    PyObject *o;
+    Py_buffer *b;
+    if (!(o = field(moves, "moves", 3, 0)) || !(b = view(v, o, "moves.nb", 1, I64, 0))) return -1;
+    *nb = b->buf;
+    if (dim(b, 0) % 4) return shape_error("moves.nb", "expected 4 moves a cell");
+    *n = dim(b, 0) / 4;
+    if (!(b = view(v, PyTuple_GET_ITEM(moves, 1), "moves.succ", 2, I64, 0))) return -1;
+    if (dim(b, 0) != 5 * *n || dim(b, 1) != 4)
+        return shape_error("moves.succ", "expected (5 * cells, 4)");
+    *succ = b->buf;
+    if (!(b = view(v, PyTuple_GET_ITEM(moves, 2), "moves.succ_n", 1, I64, 0))) return -1;
+    if (dim(b, 0) != 5 * *n) return shape_error("moves.succ_n", "expected 5 * cells");
+    *succ_n = b->buf;
+    return 0;
+}
+
+/* fcost: None or an int64 (g, h) table (Problem.fcost: a row for every depth the walk reaches). */
+static int take_fcost(Views *v, PyObject *obj, const int64_t **fcost, Py_ssize_t *fcols) {
+    *fcost = NULL;
+    *fcols = 0;
+    if (obj == Py_None) return 0;
+    Py_buffer *b = view(v, obj, "fcost", 2, I64, 0);
+    if (!b) return -1;
+    if (dim(b, 1) < 1 || dim(b, 0) < 1) return shape_error("fcost", "expected a non-empty table");
+    *fcost = b->buf;
+    *fcols = dim(b, 1);
+    return 0;
+}
+
+/* The stack's seven arrays; `lookups` its width per depth (1 for linear conflict). */
+static int take_stack(Views *v, PyObject *stack, Py_ssize_t lookups, int64_t **p) {
+    static const char *names[7] = {"stack.path", "stack.kid", "stack.nkid", "stack.kidx",
+                                   "stack.h", "stack.saved", "stack.fsm"};
+    static const int ndims[7] = {1, 3, 1, 1, 2, 2, 1};
+    Py_buffer *b[7];
+    for (int i = 0; i < 7; i++) {
+        PyObject *o = field(stack, "stack", 7, i);
+        if (!o || !(b[i] = view(v, o, names[i], ndims[i], I64, 1))) return -1;
+        p[i] = b[i]->buf;
+    }
+    Py_ssize_t z = dim(b[0], 0);
+    for (int i = 1; i < 7; i++)
+        if (dim(b[i], 0) != z) return shape_error(names[i], "expected a row for every depth");
+    if (z < 2) return shape_error("stack.path", "expected at least 2 depths");
+    if (dim(b[1], 1) != 4 || dim(b[1], 2) < FRAME_BASE + 3 * lookups)
+        return shape_error("stack.kid", "expected (depths, 4, 4 + 3 * lookups)");
+    if (dim(b[4], 1) < lookups) return shape_error("stack.h", "expected a column a lookup");
+    if (dim(b[5], 1) < 2 * lookups || dim(b[5], 1) < 2)
+        return shape_error("stack.saved", "expected two columns a lookup");
+    return 0;
+}
+
+static int64_t *state_vector(Views *v, PyObject *obj) {
+    Py_buffer *b = view(v, obj, "st", 1, I64, 1);
+    if (!b) return NULL;
+    if (dim(b, 0) < STATE_SLOTS) {
+        shape_error("st", "expected the kernels' state slots");
+        return NULL;
+    }
+    return b->buf;
+}
+
+/* Check a walk's state against the stack: the depth, its floor and the blank within range. */
+static int state_in_range(const int64_t *st, Py_ssize_t z, Py_ssize_t n) {
+    if (st[S_DEPTH] < 0 || st[S_DEPTH] + 1 >= z || st[S_ROOT] < 0 || st[S_ROOT] > st[S_DEPTH] ||
+        st[S_BLANK] < 0 || st[S_BLANK] >= n)
+        return shape_error("st", "depth, floor or blank out of range");
+    return 0;
+}
+
+static PyObject *ida_pdb(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *node, *stack, *st_o, *first_o, *deltas_o, *frames, *moves, *fsm_o, *fcost_o, *zero;
+    int order;
+    long long budget;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOpOL:ida_pdb", &node, &stack, &st_o, &first_o,
+                          &deltas_o, &frames, &moves, &fsm_o, &fcost_o, &order, &zero, &budget))
+        return NULL;
+    Views v = {.count = 0};
+    Pdb a;
+    memset(&a, 0, sizeof a);
+    a.order = order;
+    a.budget = budget;
+    Py_buffer *b;
+    PyObject *o;
+    int zmode = ZERO_NONE;
+    int status = -1;
+
+    /* frames: pat, wt, contrib, sgn, step, btw, tab, ids, over */
+    Py_ssize_t nf, nover;
+    if (!(o = field(frames, "frames", 9, 7)) || (nf = tuple_len(o, "frames.ids")) < 0) goto done;
+    if ((nover = tuple_len(PyTuple_GET_ITEM(frames, 8), "frames.over")) < 0) goto done;
+    if (nf < 1 || nf > MAX_LOOKUPS) {
+        PyErr_Format(PyExc_ValueError, "frames: 1 to %d lookups, got %zd", MAX_LOOKUPS, nf);
+        goto done;
+    }
+    a.nf = (int)nf;
+    a.nover = nover;
+    if (take_moves(&v, moves, &a.n, &a.nb, &a.succ, &a.succ_n) < 0) goto done;
+    a.nm = 4 * a.n;
+    {
+        static const char *names[6] = {"frames.pat", "frames.wt", "frames.contrib",
+                                       "frames.sgn", "frames.step", "frames.btw"};
+        static const int ndims[6] = {2, 2, 3, 2, 2, 3};
+        const int64_t **dst[6] = {&a.pat, &a.wt, &a.contrib, &a.sgn, &a.step, &a.btw};
+        for (int i = 0; i < 6; i++) {
+            if (!(b = view(&v, PyTuple_GET_ITEM(frames, i), names[i], ndims[i], I64, 0)))
+                goto done;
+            Py_ssize_t width = i < 3 ? a.n : a.nm;
+            if (dim(b, 0) != nf || dim(b, 1) != width || (i == 2 && dim(b, 2) != a.n) ||
+                (i == 5 && dim(b, 2) != nover)) {
+                shape_error(names[i], "expected (lookups, cells or moves[, cells or jumped])");
+                goto done;
+            }
+            *dst[i] = b->buf;
+        }
+    }
+    if (!(b = view(&v, PyTuple_GET_ITEM(frames, 6), "frames.tab", 1, I64, 0))) goto done;
+    if (dim(b, 0) != nf) {
+        shape_error("frames.tab", "expected a table a lookup");
+        goto done;
+    }
+    const int64_t *tab = b->buf;
+
+    /* node: tiles, ranks, vals, masks */
+    const char *node_names[4] = {"node.tiles", "node.ranks", "node.vals", "node.masks"};
+    Py_buffer *nv[4];
+    for (int i = 0; i < 4; i++) {
+        if (!(o = field(node, "node", 4, i)) ||
+            !(nv[i] = view(&v, o, node_names[i], i ? 2 : 1, I64, 1)))
+            goto done;
+    }
+    if (dim(nv[0], 0) != a.n) {
+        shape_error("node.tiles", "expected a tile a cell");
+        goto done;
+    }
+    for (int i = 1; i < 4; i++) {
+        if (dim(nv[i], 0) < nf || dim(nv[i], 1) < 1) {
+            shape_error(node_names[i], "expected a row a lookup");
+            goto done;
+        }
+    }
+    a.tiles = nv[0]->buf;
+    a.ranks = nv[1]->buf;
+    a.vals = nv[2]->buf;
+    a.masks = nv[3]->buf;
+    a.rw = dim(nv[1], 1);
+    if (dim(nv[2], 1) != a.rw) {
+        shape_error("node.vals", "expected the shape of node.ranks");
+        goto done;
+    }
+    a.mw = dim(nv[3], 1);
+
+    int64_t *sp[7];
+    if (take_stack(&v, stack, nf, sp) < 0) goto done;
+    a.path = sp[0], a.kid = sp[1], a.nkid = sp[2], a.kidx = sp[3], a.hs = sp[4];
+    a.saved = sp[5], a.fstate = sp[6];
+    a.depth_slots = v.views[v.count - 7].shape[0];
+    a.kw = v.views[v.count - 6].shape[2];
+    a.hw = v.views[v.count - 3].shape[1];
+    a.sw = v.views[v.count - 2].shape[1];
+    if (!(a.st = state_vector(&v, st_o)) || state_in_range(a.st, a.depth_slots, a.n) < 0)
+        goto done;
+
+    /* the tables: lookup f reads `first`, or the table `deltas[tab[f]]` bytes from it */
+    if (!(b = view(&v, first_o, "first", 1, U8, 0))) goto done;
+    const uint8_t *first = b->buf;
+    const int64_t *deltas = NULL;
+    Py_ssize_t ndeltas = 0;
+    if (deltas_o != Py_None) {
+        if (!(b = view(&v, deltas_o, "deltas", 1, I64, 0))) goto done;
+        deltas = b->buf;
+        ndeltas = dim(b, 0);
+    }
+    for (Py_ssize_t f = 0; f < nf; f++) {
+        if (tab[f] < 0 || (deltas ? tab[f] >= ndeltas : tab[f] != 0)) {
+            shape_error("frames.tab", "names a table the plan does not have");
+            goto done;
+        }
+        a.tb[f] = deltas ? first + deltas[tab[f]] : first;
+    }
+
+    if (take_trans(&v, fsm_o, &a.trans16, &a.trans32) < 0) goto done;
+    if (take_fcost(&v, fcost_o, &a.fcost, &a.fcols) < 0) goto done;
+
+    /* zero: None or ZeroAware (xmask, bcell, main, moff, part, ones, chunks) */
+    if (zero != Py_None) {
+        Py_ssize_t nch;
+        if (!(o = field(zero, "zero", 7, 6)) || (nch = tuple_len(o, "zero.chunks")) < 0) goto done;
+        zmode = nch == 0 ? ZERO_EAGER : ZERO_LAZY;
+        a.nchunks = (int)nch;
+        if (!(b = view(&v, PyTuple_GET_ITEM(zero, 0), "zero.xmask", 2, I64, 0))) goto done;
+        if (dim(b, 0) < nf || dim(b, 1) != a.nm) {
+            shape_error("zero.xmask", "expected (lookups, moves)");
+            goto done;
+        }
+        a.xmask = b->buf;
+        if (!(b = view(&v, PyTuple_GET_ITEM(zero, 1), "zero.bcell", 2, I64, 0))) goto done;
+        if (dim(b, 0) < nf || dim(b, 1) != a.n) {
+            shape_error("zero.bcell", "expected (lookups, cells)");
+            goto done;
+        }
+        a.bcell = b->buf;
+        if (zmode == ZERO_EAGER) {
+            if (!(b = view(&v, PyTuple_GET_ITEM(zero, 2), "zero.main", 1, U16, 0))) goto done;
+            if (a.n > 16 || dim(b, 0) < ((Py_ssize_t)1 << a.n)) {
+                shape_error("zero.main", "expected an entry for every cell set");
+                goto done;
+            }
+            a.main16 = b->buf;
+        } else {
+            if (!(b = view(&v, PyTuple_GET_ITEM(zero, 2), "zero.main", 1, U32, 0))) goto done;
+            a.main32 = b->buf;
+            if (nch > 8 || nch * 8 < a.n) {
+                shape_error("zero.chunks", "expected a byte for every 8 cells");
+                goto done;
+            }
+        }
+        if (!(b = view(&v, PyTuple_GET_ITEM(zero, 3), "zero.moff", 2, I64, 0))) goto done;
+        if (dim(b, 0) < nf) {
+            shape_error("zero.moff", "expected a row a lookup");
+            goto done;
+        }
+        a.moff = b->buf;
+        a.moffw = dim(b, 1);
+        if (!(b = view(&v, PyTuple_GET_ITEM(zero, 4), "zero.part", 3, I32, 0))) goto done;
+        if (dim(b, 0) < nch || dim(b, 2) != 256) {
+            shape_error("zero.part", "expected (bytes, cells + 1, 256)");
+            goto done;
+        }
+        a.part = b->buf;
+        a.part_j = dim(b, 1) * 256;
+        a.part_s = 256;
+        if (!(b = view(&v, PyTuple_GET_ITEM(zero, 5), "zero.ones", 1, I32, 0))) goto done;
+        if (dim(b, 0) != 256) {
+            shape_error("zero.ones", "expected 256 entries");
+            goto done;
+        }
+        a.ones = b->buf;
+    }
+
+    PdbFn fn = pick_pdb(&a, zmode);
+    Py_BEGIN_ALLOW_THREADS
+    status = fn(&a);
+    Py_END_ALLOW_THREADS
+done:
+    release_all(&v);
+    if (status < 0) return NULL;
+    return PyLong_FromLong(status);
+}
+
+/* --- linear conflict ------------------------------------------------------------------------- */
+
+/* kernels.line_conflicts: tiles to lift out of one line so the rest stand in goal order. */
+INLINE int64_t line_conflicts(const int64_t *tiles, int64_t first, int64_t stride, int64_t count,
+                              int64_t line, const int64_t *goal_line, const int64_t *goal_pos,
+                              int64_t *scratch) {
+    int64_t n = 0;
+    for (int64_t i = 0; i < count; i++) {
+        const int64_t u = tiles[first + i * stride];
+        if (u != BLANK && goal_line[u] == line) scratch[n++] = goal_pos[u];
+    }
+    if (n < 2) return 0;
+    int64_t best = 0;
+    for (int64_t i = 0; i < n; i++) { /* the longest increasing run, by the O(n^2) recurrence */
+        int64_t run = 1;
+        for (int64_t j = 0; j < i; j++)
+            if (scratch[j] < scratch[i] && scratch[count + j] + 1 > run) run = scratch[count + j] + 1;
+        scratch[count + i] = run;
+        if (run > best) best = run;
+    }
+    return n - best;
+}
+
+typedef struct {
+    int64_t *tiles, *rowc, *colc;
+    int64_t *path, *kidx, *hs, *saved, *fstate;
+    Py_ssize_t hw, sw;
+    int64_t *st;
+    const int64_t *md, *grow, *gcol;
+    int64_t rows, cols, n;
+    const int64_t *nb, *succ, *succ_n;
+    const int16_t *trans16;
+    const int32_t *trans32;
+    const int64_t *fcost;
+    Py_ssize_t fcols;
+    int use_lc;
+    int64_t *scratch;
+    int64_t budget;
+} Lc;
+
+/* The walk of kernels.ida_lc, line for line. */
+INLINE int lc_walk(Lc *a, const int WEIGHTED) {
+    int64_t *const tiles = a->tiles, *const rowc = a->rowc, *const colc = a->colc;
+    int64_t *const path = a->path, *const kidx = a->kidx, *const hs = a->hs;
+    int64_t *const saved = a->saved, *const fstate = a->fstate, *const st = a->st;
+    const int64_t *const md = a->md, *const nbt = a->nb;
+    const int64_t cols = a->cols, rows = a->rows, n = a->n;
+    const Py_ssize_t hw = a->hw, sw = a->sw;
+    const int use_lc = a->use_lc;
+    const int64_t budget = a->budget;
+#define COST(g, h)                                                                            \
+    (WEIGHTED ? a->fcost[(g) * a->fcols + ((h) < a->fcols - 1 ? (h) : a->fcols - 1)] : (g) + (h))
+#define FSM(s, dir) (a->trans16 ? (int64_t)a->trans16[(s) * 4 + (dir)] : (int64_t)a->trans32[(s) * 4 + (dir)])
+    int64_t d = st[S_DEPTH];
+    int64_t blank = st[S_BLANK];
+    const int64_t bound = st[S_BOUND];
+    int64_t nxt = st[S_NEXT];
+    const int64_t root = st[S_ROOT];
+    const int64_t cut = st[S_CUT];
+    int64_t gen = 0, exp = 0;
+    int64_t h = hs[d * hw];
+    int status = ITERATION_DONE;
+    if (d == cut && d > root) kidx[d] = 4; /* resuming on a frontier node: skip its subtree */
+    for (;;) {
+        const int64_t prev = d == 0 ? NO_MOVE : (path[d - 1] & 3);
+        const int64_t row = blank * 5 + prev;
+        const int64_t k = kidx[d];
+        if (k >= a->succ_n[row]) {
+            if (d == root) {
+                status = ITERATION_DONE;
+                break;
+            }
+            d -= 1;
+            const int64_t m = path[d];
+            const int64_t e = m >> 2;
+            const int64_t t = tiles[e];
+            tiles[blank] = t;
+            tiles[e] = BLANK;
+            if (use_lc) {
+                if ((m & 3) < 2) { /* vertical: the tile changed rows */
+                    rowc[blank / cols] = saved[d * sw];
+                    rowc[e / cols] = saved[d * sw + 1];
+                } else {
+                    colc[blank % cols] = saved[d * sw];
+                    colc[e % cols] = saved[d * sw + 1];
+                }
+            }
+            blank = e;
+            h = hs[d * hw];
+            continue;
+        }
+        kidx[d] = k + 1;
+        const int64_t m = a->succ[row * 4 + k];
+        const int64_t s = FSM(fstate[d], m & 3);
+        if (s < 0) continue; /* a duplicate string */
+        const int64_t nb = nbt[m];
+        const int64_t t = tiles[nb];
+        int64_t hc = h + md[t * n + blank] - md[t * n + nb];
+        gen += 1;
+        if (use_lc) {
+            /* Slide the tile, then re-count the two lines it left and entered. */
+            tiles[blank] = t;
+            tiles[nb] = BLANK;
+            int64_t la, lb, oa, ob, na, nb2;
+            if ((m & 3) < 2) {
+                la = nb / cols, lb = blank / cols;
+                oa = rowc[la], ob = rowc[lb];
+                na = line_conflicts(tiles, la * cols, 1, cols, la, a->grow, a->gcol, a->scratch);
+                nb2 = line_conflicts(tiles, lb * cols, 1, cols, lb, a->grow, a->gcol, a->scratch);
+            } else {
+                la = nb % cols, lb = blank % cols;
+                oa = colc[la], ob = colc[lb];
+                na = line_conflicts(tiles, la, cols, rows, la, a->gcol, a->grow, a->scratch);
+                nb2 = line_conflicts(tiles, lb, cols, rows, lb, a->gcol, a->grow, a->scratch);
+            }
+            hc += 2 * (na + nb2 - oa - ob);
+            const int64_t f = COST(d + 1, hc);
+            if (f > bound) {
+                tiles[nb] = t;
+                tiles[blank] = BLANK;
+                if (f < nxt) nxt = f;
+                continue;
+            }
+            saved[d * sw] = oa;
+            saved[d * sw + 1] = ob;
+            if ((m & 3) < 2) {
+                rowc[la] = na;
+                rowc[lb] = nb2;
+            } else {
+                colc[la] = na;
+                colc[lb] = nb2;
+            }
+        } else {
+            const int64_t f = COST(d + 1, hc);
+            if (f > bound) {
+                if (f < nxt) nxt = f;
+                continue;
+            }
+            tiles[blank] = t;
+            tiles[nb] = BLANK;
+        }
+        path[d] = m;
+        blank = nb;
+        fstate[d + 1] = s;
+        d += 1;
+        h = hc;
+        hs[d * hw] = h;
+        kidx[d] = 0;
+        if (h == 0) {
+            status = FOUND;
+            break;
+        }
+        if (d == cut) {
+            status = FRONTIER;
+            break;
+        }
+        exp += 1;
+        if (gen >= budget) {
+            status = BUDGET_SPENT;
+            break;
+        }
+    }
+#undef COST
+#undef FSM
+    st[S_DEPTH] = d;
+    st[S_BLANK] = blank;
+    st[S_NEXT] = nxt;
+    st[S_GEN] += gen;
+    st[S_EXP] += exp;
+    return status;
+}
+
+static int lc_optimal(Lc *a) { return lc_walk(a, 0); }
+static int lc_weighted(Lc *a) { return lc_walk(a, 1); }
+
+static PyObject *ida_lc(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *tiles_o, *conflicts_o, *stack, *st_o, *lines, *moves, *fsm_o, *fcost_o, *scratch_o;
+    int use_lc;
+    long long budget;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOpOL:ida_lc", &tiles_o, &conflicts_o, &stack, &st_o,
+                          &lines, &moves, &fsm_o, &fcost_o, &use_lc, &scratch_o, &budget))
+        return NULL;
+    Views v = {.count = 0};
+    Lc a;
+    memset(&a, 0, sizeof a);
+    a.use_lc = use_lc;
+    a.budget = budget;
+    Py_buffer *b;
+    PyObject *o;
+    int status = -1;
+    int bad = 0;
+    Py_ssize_t n;
+
+    if (take_moves(&v, moves, &n, &a.nb, &a.succ, &a.succ_n) < 0) goto done;
+    a.n = n;
+    /* lines: md, grow, gcol, rows, cols */
+    if (!(o = field(lines, "lines", 5, 0)) || !(b = view(&v, o, "lines.md", 2, I64, 0))) goto done;
+    if (dim(b, 0) != n || dim(b, 1) != n) {
+        shape_error("lines.md", "expected (cells, cells)");
+        goto done;
+    }
+    a.md = b->buf;
+    if (!(b = view(&v, PyTuple_GET_ITEM(lines, 1), "lines.grow", 1, I64, 0))) goto done;
+    if (dim(b, 0) != n) {
+        shape_error("lines.grow", "expected a row a tile");
+        goto done;
+    }
+    a.grow = b->buf;
+    if (!(b = view(&v, PyTuple_GET_ITEM(lines, 2), "lines.gcol", 1, I64, 0))) goto done;
+    if (dim(b, 0) != n) {
+        shape_error("lines.gcol", "expected a column a tile");
+        goto done;
+    }
+    a.gcol = b->buf;
+    a.rows = as_int64(PyTuple_GET_ITEM(lines, 3), "lines.rows", &bad);
+    a.cols = as_int64(PyTuple_GET_ITEM(lines, 4), "lines.cols", &bad);
+    if (bad) goto done;
+    if (a.rows < 1 || a.cols < 1 || a.rows * a.cols != n) {
+        shape_error("lines", "rows * cols is not the board's cells");
+        goto done;
+    }
+    const int64_t side = a.rows > a.cols ? a.rows : a.cols;
+
+    if (!(b = view(&v, tiles_o, "tiles", 1, I64, 1))) goto done;
+    if (dim(b, 0) != n) {
+        shape_error("tiles", "expected a tile a cell");
+        goto done;
+    }
+    a.tiles = b->buf;
+    if (!(b = view(&v, conflicts_o, "conflicts", 2, I64, 1))) goto done;
+    if (dim(b, 0) != 2 || dim(b, 1) < side) {
+        shape_error("conflicts", "expected (2, longest side)");
+        goto done;
+    }
+    a.rowc = b->buf;
+    a.colc = (int64_t *)b->buf + dim(b, 1);
+    if (!(b = view(&v, scratch_o, "scratch", 1, I64, 1))) goto done;
+    if (dim(b, 0) < 2 * side) {
+        shape_error("scratch", "expected twice the longest side");
+        goto done;
+    }
+    a.scratch = b->buf;
+
+    int64_t *sp[7];
+    if (take_stack(&v, stack, 1, sp) < 0) goto done;
+    a.path = sp[0], a.kidx = sp[3], a.hs = sp[4], a.saved = sp[5], a.fstate = sp[6];
+    Py_ssize_t z = v.views[v.count - 7].shape[0];
+    a.hw = v.views[v.count - 3].shape[1];
+    a.sw = v.views[v.count - 2].shape[1];
+    if (!(a.st = state_vector(&v, st_o)) || state_in_range(a.st, z, n) < 0) goto done;
+    if (take_trans(&v, fsm_o, &a.trans16, &a.trans32) < 0) goto done;
+    if (take_fcost(&v, fcost_o, &a.fcost, &a.fcols) < 0) goto done;
+
+    int (*fn)(Lc *) = a.fcost ? lc_weighted : lc_optimal;
+    Py_BEGIN_ALLOW_THREADS
+    status = fn(&a);
+    Py_END_ALLOW_THREADS
+done:
+    release_all(&v);
+    if (status < 0) return NULL;
+    return PyLong_FromLong(status);
+}
+
+/* --- the module ------------------------------------------------------------------------------ */
+
+static PyMethodDef methods[] = {
+    {"ida_pdb", ida_pdb, METH_VARARGS,
+     "ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, zero, budget)\n"
+     "--\n\nsolver.search.kernels.ida_pdb, compiled ahead of time (the GIL released)."},
+    {"ida_lc", ida_lc, METH_VARARGS,
+     "ida_lc(tiles, conflicts, stack, st, lines, moves, fsm, fcost, use_lc, scratch, budget)\n"
+     "--\n\nsolver.search.kernels.ida_lc, compiled ahead of time (the GIL released)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_kernels_c",
+    "The IDA* kernels compiled ahead of time (solver/search/native_kernels.c).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__kernels_c(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (PyModule_AddStringConstant(m, "SOURCE_DIGEST", NPUZZLE_KERNELS_DIGEST) < 0 ||
+        PyModule_AddIntConstant(m, "FOUND", FOUND) < 0 ||
+        PyModule_AddIntConstant(m, "ITERATION_DONE", ITERATION_DONE) < 0 ||
+        PyModule_AddIntConstant(m, "BUDGET_SPENT", BUDGET_SPENT) < 0 ||
+        PyModule_AddIntConstant(m, "FRONTIER", FRONTIER) < 0 ||
+        PyModule_AddIntConstant(m, "STATE_SLOTS", STATE_SLOTS) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
