@@ -8,7 +8,7 @@ wall the blank off from where they must go.  npuzzle's keep two classes a placem
 (:mod:`solver.core.regions`): the distance with the blank in the main region and with the
 blank elsewhere (the same value where there is no elsewhere).  The BFS fills them as pairs
 (``2 * rank`` main, ``2 * rank + 1`` other); the file keeps them packed into one byte a
-placement (:func:`solver.core.regions.pack_classes`: the smaller distance, and which class is
+placement (:func:`solver.core.regions_jit.pack_classes`: the smaller distance, and which class is
 2 higher), so a twin is the size of its additive table and a search needs the blank's class
 only where the two differ.
 
@@ -36,7 +36,8 @@ import numpy as np
 from solver.core import ranking_jit
 from solver.core.board import Board, Shape
 from solver.core.ranking import count_placements
-from solver.core.regions import binomials, main_region_masks, pack_classes, set_rank
+from solver.core.regions import binomials, main_region_masks
+from solver.core.regions_jit import pack_classes, set_rank
 from solver.tables import names, store
 
 from .bitops import pext

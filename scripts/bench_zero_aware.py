@@ -48,7 +48,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver.core import ranking_jit  # noqa: E402
+from solver.core import ranking_jit, regions_jit  # noqa: E402
 from solver.core import regions as cellsets  # noqa: E402
 from solver.core.board import Board, Shape, goal_board, is_solvable  # noqa: E402
 
@@ -85,7 +85,7 @@ def build(rows, cols, goal_cells, zero_aware, nregions, labels, binom, blank_goa
         mask |= 1 << goal_cells[i]
     start = ranking_jit.rank(goal_cells, n) * width
     if zero_aware:
-        start += labels[cellsets.set_rank(mask, n, binom), blank_goal]
+        start += labels[regions_jit.set_rank(mask, n, binom), blank_goal]
     dist[start] = 0
     queue[0] = start
     head, tail = 0, 1
@@ -99,7 +99,7 @@ def build(rows, cols, goal_cells, zero_aware, nregions, labels, binom, blank_goa
         mask = 0
         for i in range(k):
             mask |= 1 << cells[i]
-        mr = cellsets.set_rank(mask, n, binom)
+        mr = regions_jit.set_rank(mask, n, binom)
         for i in range(k):
             x = cells[i]
             for j in range(4):
@@ -112,7 +112,7 @@ def build(rows, cols, goal_cells, zero_aware, nregions, labels, binom, blank_goa
                 nxt = ranking_jit.rank(cells, n) * width
                 if zero_aware:
                     mask2 = mask ^ (1 << x) ^ (1 << y)
-                    nxt += labels[cellsets.set_rank(mask2, n, binom), x]  # the blank is now on x
+                    nxt += labels[regions_jit.set_rank(mask2, n, binom), x]  # the blank is now on x
                 cells[i] = x
                 if dist[nxt] == UNSEEN:
                     dist[nxt] = d + 1
@@ -132,7 +132,7 @@ def fold(z, nregions, nreg, main, places, n, k, binom, classes):
         mask = 0
         for i in range(k):
             mask |= 1 << cells[i]
-        mr = cellsets.set_rank(mask, n, binom)
+        mr = regions_jit.set_rank(mask, n, binom)
         for lab in range(nreg[mr]):
             v = z[r * nregions + lab]
             slot = r * classes + (0 if lab == main[mr] or classes == 1 else 1)
@@ -153,7 +153,7 @@ def _pattern_h(tiles_at, blank, p, pats, pk, table, off, kind, width, labels, ma
     r = ranking_jit.rank(cells[:k], n)
     if kind <= 1:
         return table[off[p] + r]
-    mr = cellsets.set_rank(mask, n, binom[p])
+    mr = regions_jit.set_rank(mask, n, binom[p])
     lab = labels[p][mr, blank]
     if kind == 2:
         return table[off[p] + r * width[p] + lab]

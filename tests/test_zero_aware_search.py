@@ -35,9 +35,9 @@ from solver.core.regions import (
     label_regions,
     main_by_mask,
     main_region_masks,
-    pack_classes,
     set_rank,
 )
+from solver.core.regions_jit import pack_classes
 from solver.search import plans
 from solver.tables import pattern_db, store
 

@@ -134,11 +134,6 @@ def missing_assumptions() -> list[str]:
     return missing
 
 
-def load_cpu_target() -> None:
-    """Make numba ready to run kernels: the registries load only if one must be compiled."""
-    import_numba()
-
-
 def _extensions() -> bool:
     return config.env_flag(config.ENV_NUMBA_EXTENSIONS, False)
 

@@ -1,5 +1,6 @@
 """The regions a pattern's tiles cut the free cells into, for zero-aware pattern databases
-(layer 0: core; compiled by numba).
+(layer 0: core; numpy only -- numba's twins of the functions its kernels call are
+:mod:`solver.core.regions_jit`'s).
 
 A pattern's tiles stand on a set of k cells; the other cells fall apart into *regions* of
 cells joined through free neighbours.  The blank crosses its own region without moving a
@@ -14,7 +15,12 @@ Cell sets are bit masks (bit c: cell c) and are numbered by their *colex rank* a
 of their size, ``sum over the set's cells c_0 < c_1 < ... of C(c_i, i + 1)``: dense, so a
 table over every k-set has ``C(n, k)`` entries (177,100 for 6 of 25 cells).
 
-Imports: numpy, numba.
+Why numpy: a search over a zero-aware table makes its region tables when it starts, and a
+search on the compiled kernels imports no numba.  The regions of every set are found at once,
+a flood fill of bit masks over all the sets together (:func:`main_regions`): 4x4's table of
+every cell set in about 20 ms, 5x5's of every 6-set in about 60 ms.
+
+Imports: numpy.
 """
 
 from __future__ import annotations
@@ -23,14 +29,11 @@ import functools
 
 import numpy as np
 
-from .numba_start import import_numba
 from .packing import HIGHER_BY, MAIN, OTHER, VALUE_BITS, VALUE_MASK  # noqa: F401 - shared names
-
-import_numba()
-import numba  # noqa: E402
 
 MAX_SET = 8  # the most tiles of a pattern whose cell sets are ranked here
 CHUNKS = 4  # cell masks of up to 32 cells, ranked a byte at a time
+_ONES = np.array([bin(b).count("1") for b in range(256)], np.int64)  # set bits of each byte
 
 
 @functools.cache
@@ -44,10 +47,10 @@ def binomials(n: int) -> np.ndarray:
     return out
 
 
-@numba.njit(cache=True, inline="always")
 def set_rank(mask, n, binom):
     """The colex rank of the cell set ``mask`` among the sets of its size (a cell at a time;
-    the search uses :func:`colex_tables` instead)."""
+    the search uses :func:`colex_tables` instead; compiled for the builder by
+    :mod:`solver.core.regions_jit`)."""
     r = 0
     i = 0
     for c in range(n):
@@ -90,71 +93,64 @@ def neighbour_cells(rows: int, cols: int) -> np.ndarray:
     return out
 
 
-@numba.njit(cache=True)
-def _label(mask, n, nb, labels, stack):
-    """Label the free cells of the set ``mask`` by region into ``labels`` (-1 on the set's
-    cells), regions numbered from their lowest cell up; return (how many, the main one's
-    label): the largest, of equal ones the first."""
-    for c in range(n):  # a loop, not a slice: see _main_by_mask_into
-        labels[c] = -1
-    lab = 0
-    best = -1
-    main = 0
-    for s in range(n):
-        if (mask >> s) & 1 or labels[s] >= 0:
-            continue
-        labels[s] = lab
-        top = 1
-        stack[0] = s
-        size = 0
-        while top:
-            top -= 1
-            c = stack[top]
-            size += 1
-            for j in range(4):
-                y = nb[c, j]
-                if y >= 0 and not (mask >> y) & 1 and labels[y] < 0:
-                    labels[y] = lab
-                    stack[top] = y
-                    top += 1
-        if size > best:  # strictly larger: of equal regions the first (lowest cell) wins
-            best = size
-            main = lab
-        lab += 1
-    return lab, main
+def cell_sets(n: int, k: int) -> np.ndarray:
+    """Every set of ``k`` of ``n`` cells as a mask, in colex order (the set of colex rank r at
+    ``r``)."""
+    return np.array(_cell_sets(n, k))
 
 
-@numba.njit(cache=True)
-def _label_all(rows, cols, k, binom, nb):
-    n = rows * cols
-    count = binom[n, k]
-    labels = np.full((count, n), -1, np.int8)
-    nreg = np.zeros(count, np.int8)
-    main = np.zeros(count, np.int8)
-    stack = np.zeros(n, np.int64)
-    mask = (1 << k) - 1
-    while mask < (1 << n):
-        mr = set_rank(mask, n, binom)
-        nreg[mr], main[mr] = _label(mask, n, nb, labels[mr], stack)
-        # Gosper's hack: the next larger number with k bits set.
-        low = mask & -mask
-        ripple = mask + low
-        mask = (((ripple ^ mask) >> 2) // low) | ripple
-    return labels, nreg, main
+@functools.cache
+def _cell_sets(n: int, k: int) -> np.ndarray:
+    # Colex order: the sets whose highest cell is c, for c from k - 1 up, each the (k-1)-sets
+    # of the cells below c (in colex order) with c added.
+    if k == 0:
+        return np.zeros(1, np.int64)
+    return np.concatenate([_cell_sets(c, k - 1) | (1 << c) for c in range(k - 1, n)])
 
 
-@numba.njit(cache=True)
-def _main_by_mask_into(out, n, nb, labels, stack):
-    # Allocates nothing: a kernel that allocates or fills arrays links numba's array
-    # implementation, whose loading imports numba's array and string modules (about 40 ms of
-    # a one-board solve's start; docs/research/end-to-end.md, "What a cold start is made of").
-    for mask in range(out.size):
-        _, main = _label(mask, n, nb, labels, stack)
-        m = 0
-        for c in range(n):
-            if labels[c] == main:
-                m |= 1 << c
-        out[mask] = m
+def popcount(masks: np.ndarray) -> np.ndarray:
+    """How many cells each mask (of up to 32 cells) holds."""
+    return sum(_ONES[(masks >> (8 * j)) & 255] for j in range(CHUNKS))
+
+
+def _fill(seed: np.ndarray, free: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Each ``seed`` grown into the region of ``free`` cells that holds it (masks, one per
+    set): a step to every neighbour at a time, a set leaving the loop once it stops growing."""
+    first_col = sum(1 << (r * cols) for r in range(rows))
+    last_col = first_col << (cols - 1)
+    region = seed.copy()
+    active = np.arange(len(seed))
+    now, room = region, free
+    while active.size:
+        grown = now | (now << 1) & ~first_col | (now >> 1) & ~last_col | now << cols | now >> cols
+        grown &= room
+        moving = grown != now
+        region[active] = grown
+        active, now, room = active[moving], grown[moving], room[moving]
+    return region
+
+
+def main_regions(sets: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """The main region's cells of each cell set in ``sets`` (masks): the largest region of
+    the free cells, of equal ones the first found -- regions are found from their lowest cell
+    up -- and 0 for a set with no free cell."""
+    sets = np.asarray(sets, np.int64)
+    free = ~sets & ((1 << (rows * cols)) - 1)
+    best = np.zeros(sets.shape, np.int64)
+    size = np.zeros(sets.shape, np.int64)
+    left = free.copy()
+    todo = np.flatnonzero(left)
+    while todo.size:
+        rest = left[todo]
+        region = _fill(rest & -rest, free[todo], rows, cols)  # from the lowest cell left
+        count = popcount(region)
+        larger = count > size[todo]  # strictly: of equal regions the first wins
+        best[todo[larger]] = region[larger]
+        size[todo[larger]] = count[larger]
+        rest &= ~region
+        left[todo] = rest
+        todo = todo[popcount(rest) > size[todo]]  # decided once no region left can be larger
+    return best
 
 
 def main_by_mask(rows: int, cols: int) -> np.ndarray:
@@ -163,10 +159,7 @@ def main_by_mask(rows: int, cols: int) -> np.ndarray:
     n = rows * cols
     if n > 16:
         raise ValueError("a table over every cell set is made for boards of up to 16 cells")
-    out = np.zeros(1 << n, np.uint16)
-    _main_by_mask_into(
-        out, n, neighbour_cells(rows, cols), np.zeros(n, np.int8), np.zeros(n, np.int64)
-    )
+    out = main_regions(np.arange(1 << n, dtype=np.int64), rows, cols).astype(np.uint16)
     out.setflags(write=False)
     return out
 
@@ -174,29 +167,37 @@ def main_by_mask(rows: int, cols: int) -> np.ndarray:
 def label_regions(rows: int, cols: int, k: int):
     """For every set of k cells on a rows x cols board, by colex rank: ``labels[set, cell]``
     the region of each free cell (-1 on the set's cells), ``nreg[set]`` how many regions and
-    ``main[set]`` the main region's label."""
+    ``main[set]`` the main region's label; regions are numbered from their lowest cell up."""
     if not 0 < k <= MAX_SET or k >= rows * cols:
         raise ValueError(f"cell sets of {k} cells are not ranked here (1 to {MAX_SET})")
-    return _label_all(rows, cols, k, binomials(rows * cols), neighbour_cells(rows, cols))
-
-
-@numba.njit(cache=True)
-def _main_masks(labels, main):
-    out = np.zeros(labels.shape[0], np.uint32)  # boards of up to 32 cells; 708 KB on 5x5
-    for s in range(labels.shape[0]):
-        m = 0
-        for c in range(labels.shape[1]):
-            if labels[s, c] == main[s]:
-                m |= 1 << c
-        out[s] = np.uint32(m)
-    return out
+    n = rows * cols
+    sets = cell_sets(n, k)
+    free = ~sets & ((1 << n) - 1)
+    labels = np.full((len(sets), n), -1, np.int8)
+    nreg = np.zeros(len(sets), np.int8)
+    left = free.copy()
+    todo = np.flatnonzero(left)
+    while todo.size:
+        rest = left[todo]
+        region = _fill(rest & -rest, free[todo], rows, cols)
+        for c in range(n):
+            inside = todo[(region >> c) & 1 == 1]
+            labels[inside, c] = nreg[inside]
+        nreg[todo] += 1
+        left[todo] = rest & ~region
+        todo = todo[left[todo] != 0]
+    mains = main_regions(sets, rows, cols)
+    first_cell = popcount((mains & -mains) - 1)  # the main region's lowest cell
+    main = labels[np.arange(len(sets)), first_cell].astype(np.int8)
+    return labels, nreg, main
 
 
 def main_region_masks(rows: int, cols: int, k: int) -> np.ndarray:
     """Per set of k cells (colex rank) the mask of its main region's cells: the blank on
     cell b is in the main region when bit b is set.  Read-only."""
-    labels, _, main = label_regions(rows, cols, k)
-    out = _main_masks(labels, main)
+    if not 0 < k <= MAX_SET or k >= rows * cols:
+        raise ValueError(f"cell sets of {k} cells are not ranked here (1 to {MAX_SET})")
+    out = main_regions(cell_sets(rows * cols, k), rows, cols).astype(np.uint32)
     out.setflags(write=False)
     return out
 
@@ -204,35 +205,7 @@ def main_region_masks(rows: int, cols: int, k: int) -> np.ndarray:
 # --- one byte a placement (the format: solver.core.packing) ------------------------------------
 
 
-@numba.njit(cache=True, parallel=True)
-def _pack(pairs, out):
-    clipped = 0
-    for r in numba.prange(out.size):
-        a = np.int64(pairs[2 * r])
-        b = np.int64(pairs[2 * r + 1])
-        gap = abs(a - b)
-        code = 0 if gap < HIGHER_BY else (1 + MAIN if a > b else 1 + OTHER)
-        out[r] = min(a, b) | (code << VALUE_BITS)
-        clipped += gap != 0 and gap != HIGHER_BY
-    return clipped
-
-
-def pack_classes(pairs: np.ndarray) -> tuple[np.ndarray, int]:
-    """A two-class table (uint8, ``2 * r + class``) as one byte a placement: the smaller of
-    the two distances in the low :data:`VALUE_BITS` bits, in the top two ``1 + class`` of
-    the class whose distance is :data:`HIGHER_BY` higher (0: equal).  Returns the packed
-    table and how many placements differed by another amount (kept lower: still a lower
-    bound).  Raises ValueError for a distance too large to pack."""
-    pairs = np.ascontiguousarray(pairs, dtype=np.uint8)
-    if pairs.size % 2:
-        raise ValueError("a two-class table has an even number of entries")
-    if pairs.size and int(pairs.max()) > VALUE_MASK:
-        raise ValueError(f"a distance above {VALUE_MASK} does not fit a packed entry")
-    out = np.empty(pairs.size // 2, np.uint8)
-    return out, int(_pack(pairs, out))
-
-
-@numba.njit(cache=True, inline="always")
 def class_value(entry, cls):
-    """The distance a packed entry (:func:`pack_classes`) gives the blank's class ``cls``."""
+    """The distance a packed entry (:func:`solver.core.regions_jit.pack_classes`) gives the
+    blank's class ``cls`` (compiled for the kernels by :mod:`solver.core.regions_jit`)."""
     return (entry & VALUE_MASK) + HIGHER_BY * ((entry >> VALUE_BITS) == 1 + cls)

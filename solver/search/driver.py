@@ -12,7 +12,7 @@ most boards are solved in less.  An iteration runs in parallel only when the one
 took ``PARALLEL_AFTER`` seconds or more (IDA* iterations grow several-fold each, so the next
 one is long enough to share; see ``scripts/bench_parallel.py``).
 
-Imports: :mod:`solver.core`, the search's kernels, walk, weights and parallel pool.
+Imports: :mod:`solver.core`, the search's walk (and its state), weights and parallel pool.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..core.interrupts import Interrupted
-from . import kernels
+from . import walk_state
 from .kernel_data import Plan
 from .parallel import Pool
 from .walk import READY, Limits, Outcome, Problem, Walk
@@ -179,7 +179,7 @@ class _Serial:
         walk = self.walk
         status = walk.enter((), bound, go_on=go_on)
         stopped = None
-        while status in (READY, kernels.BUDGET_SPENT):
+        while status in (READY, walk_state.BUDGET_SPENT):
             nodes = nodes_before + walk.generated
             budget = limits.budget(nodes, self.slice_nodes)
             if settle_at is not None:
@@ -193,7 +193,7 @@ class _Serial:
             t = time.perf_counter()
             status = walk.run(budget)
             now = time.perf_counter()
-            if status == kernels.BUDGET_SPENT:
+            if status == walk_state.BUDGET_SPENT:
                 if now - t < SLICE_SECONDS / 2 and self.slice_nodes < MAX_SLICE:
                     self.slice_nodes *= 2
                 stopped = limits.reason(nodes_before + walk.generated, now)
@@ -201,7 +201,7 @@ class _Serial:
                     break
                 if tick is not None:
                     tick(nodes_before + walk.generated)
-        path = walk.path if status == kernels.FOUND else None
+        path = walk.path if status == walk_state.FOUND else None
         return Outcome(
             path,
             walk.next_f,
@@ -269,7 +269,6 @@ def search(
     then does a one-thread search go on in units after :data:`UNITS_AFTER` nodes).  Stops at
     ``timeout`` seconds or ``max_nodes`` generated nodes (``SearchResult.stopped`` says
     which).  ``race``: where a search of a race starts and pauses (:class:`RaceRule`)."""
-    numba_ready()
     t0 = time.perf_counter()
     problem = Problem(plan, tiles, weighting, fsm_depth)
     limits = Limits(timeout, max_nodes, None if timeout is None else t0 + timeout)
@@ -319,7 +318,9 @@ class _Iterations:
         # one that stops at a bound (a race's rival): it searches whole iterations, in any
         # order alike.
         self.ordered = promising_first and race.stop_bound is None
-        self.units_after = UNITS_AFTER - race.nodes_before if self.ordered else kernels.INFINITE_F
+        self.units_after = (
+            UNITS_AFTER - race.nodes_before if self.ordered else walk_state.INFINITE_F
+        )
         # A serial walk goes on to the next iterations by itself (one kernel call for a short
         # search) unless someone hears about each iteration, the iterations may go parallel or
         # the search must pause at a bound.
@@ -340,7 +341,7 @@ class _Iterations:
             out, bound = self.iteration(bound)
             if out.path is not None or out.stopped:
                 return out, bound, None
-            if out.next_f >= kernels.INFINITE_F:
+            if out.next_f >= walk_state.INFINITE_F:
                 problem.exhausted()
             if race.pause_after is not None and self.generated >= race.pause_after:
                 paused = bound
@@ -403,11 +404,3 @@ class _Iterations:
         if out.path is None and not out.stopped:  # a limit may be reached between iterations
             out.stopped = self.limits.reason(self.generated, time.perf_counter())
         return out, bound
-
-
-def numba_ready() -> None:
-    """Load numba's CPU target without what the kernels never use (scipy, cffi, extension
-    scans): see :mod:`solver.core.numba_start`."""
-    from ..core.numba_start import load_cpu_target
-
-    load_cpu_target()

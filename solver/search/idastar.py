@@ -35,7 +35,6 @@ from .driver import (  # noqa: F401 - public names
     SearchResult,
     SearchSettings,
     interrupted_search,
-    numba_ready,
     search,
 )
 from .kernel_data import Plan

@@ -8,8 +8,8 @@ database of one-tile patterns) the joined tables with each pattern's offset, the
 tables for the normal and the mirrored state and the slide geometry; for linear conflict the
 Manhattan table and the goal rows and columns.
 
-Imports: numpy, :mod:`solver.core` -- no numba (but for zero-aware tables, whose region
-tables are compiled), so plans are prepared without the compiler.
+Imports: numpy, :mod:`solver.core` -- no numba (zero-aware tables' region tables too are
+made with numpy), so plans are prepared without the compiler.
 """
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ class ZeroAware(NamedTuple):
     """What the kernels need to read two-class (zero-aware) tables
     (:mod:`pdb_builder.zero_aware`): entry r of a pattern's placement r packs its distances
     with the blank in the main region of the free cells and elsewhere into one byte
-    (:func:`solver.core.regions.pack_classes`).  The kernel finds a child's class from the
+    (:func:`solver.core.regions_jit.pack_classes`).  The kernel finds a child's class from the
     pattern's cell set, kept per lookup f and pattern p as a mask in f's cell numbering
     (``Node.masks[f, p]``):
 
@@ -218,7 +218,7 @@ class ZeroAware(NamedTuple):
 
 def zero_aware_data(shape: Shape, lookups: list) -> ZeroAware:
     """The :class:`ZeroAware` arrays of a plan's ``lookups`` (two-class tables)."""
-    from ..core import regions  # numba: only plans over zero-aware tables need it
+    from ..core import regions  # only plans over zero-aware tables need it
 
     n = shape.size
     mt = move_tables(shape)
@@ -339,14 +339,11 @@ class Plan:
             return int(table[r])
         from ..core import regions
 
-        # The kernels' functions run as plain Python here (py_func): calling the compiled ones
-        # from Python would load two more kernels from numba's cache on every cold start.
         z = self.zero
         n = self.shape.size
-        rank = regions.set_rank.py_func
-        index = mask if not z.chunks else rank(mask, n, regions.binomials(n))
+        index = mask if not z.chunks else regions.set_rank(mask, n, regions.binomials(n))
         in_main = (int(z.main[z.moff[f, p] + index]) >> int(z.bcell[f, blank])) & 1
-        return int(regions.class_value.py_func(int(table[r]), regions.OTHER - in_main))
+        return int(regions.class_value(int(table[r]), regions.OTHER - in_main))
 
     def h(self, tiles) -> int:
         """The heuristic value of the board ``tiles`` ("pdb" plans)."""

@@ -49,8 +49,6 @@ refcount traffic of ``_push``/``_pop``/``_expand`` helpers made the loop 3-7 tim
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from ..core.numba_start import import_numba
@@ -60,82 +58,50 @@ from numba import njit, types  # noqa: E402
 from numba.extending import overload  # noqa: E402
 
 from ..core.board import BLANK  # noqa: E402
-from ..core.regions import VALUE_MASK, class_value  # noqa: E402
+from ..core.packing import VALUE_MASK  # noqa: E402
+from ..core.regions_jit import class_value  # noqa: E402
 from .kernel_data import Frames, Lines, Moves  # noqa: F401,E402 - the kernels' argument types
 from .prefetch import prefetch, prefetch_at, read_at  # noqa: E402
-
-# What a kernel call returns.
-FOUND, ITERATION_DONE, BUDGET_SPENT, FRONTIER = 1, 2, 3, 4
-# Slots of the int64 state vector a kernel shares with its caller across calls.
-S_DEPTH, S_BLANK, S_BOUND, S_NEXT, S_GEN, S_EXP, S_ROOT, S_CUT, S_PARITY, S_ITER = range(10)
-S_LEAST_H = 10  # the least h of a node entered since the walk was placed (units.promising_first)
-STATE_SLOTS = 11
-NO_PARITY = -1  # S_PARITY of a walk that stops at the end of every iteration
-NO_MOVE = 4  # "previous direction" at the search's start: nothing to avoid undoing
-INFINITE_F = 1 << 40
-NO_CUT = -1  # S_CUT when the walk is not splitting
-
-# Fields of the k-th child of the node at depth d, ``kid[d, k]``: move id, the pruning
-# machine's state, the largest h of its lookups so far, then per lookup f its pattern's rank
-# (:func:`_stored`: of an eager two-class table 2 * rank + class) and value and the
-# lookup's sum (fields FRAME_BASE + 3f, + 1, + 2).  ``kid[d, i, C_SEL]`` is
-# another list: the children within the bound, in the order they are to be entered.
-C_MOVE, C_SEL, C_FSM, C_BEST = range(4)
-FRAME_BASE = 4
-
-
-class Node(NamedTuple):
-    """The board at the top of the stack: ``tiles[cell]``, and per lookup f (see
-    :class:`solver.search.kernel_data.Plan`) and pattern p the table index ``ranks[f, p]`` (offset
-    included), its value ``vals[f, p]`` and the pattern's cells ``masks[f, p]`` (read only
-    with zero-aware tables)."""
-
-    tiles: np.ndarray
-    ranks: np.ndarray
-    vals: np.ndarray
-    masks: np.ndarray
-
-
-class Stack(NamedTuple):
-    """Per depth d of the walk: ``path[d]`` the move id taken at d, ``kid[d, :nkid[d]]`` the
-    children (nkid -1: not expanded yet; the linear-conflict kernel generates children one by
-    one and uses ``kidx[d]`` alone), ``kidx[d]`` the next one to enter, ``h[d, f]`` lookup f's
-    sum, ``saved[d]`` the values the move at d overwrote (for the undo), ``fsm[d]`` the
-    pruning machine's state at the node of depth d (:mod:`solver.search.fsm`)."""
-
-    path: np.ndarray
-    kid: np.ndarray
-    nkid: np.ndarray
-    kidx: np.ndarray
-    h: np.ndarray
-    saved: np.ndarray
-    fsm: np.ndarray
-
-
-def new_stack(depth: int, lookups: int = 1) -> Stack:
-    """Zeroed stack arrays for walks up to ``depth`` moves deep with ``lookups`` lookups."""
-    z = depth + 2
-    return Stack(
-        np.zeros(z, np.int64),
-        np.zeros((z, 4, FRAME_BASE + 3 * lookups), np.int64),
-        np.zeros(z, np.int64),
-        np.zeros(z, np.int64),
-        np.zeros((z, lookups), np.int64),
-        np.zeros((z, max(2, 2 * lookups)), np.int64),
-        np.zeros(z, np.int64),
-    )
-
+from .walk_state import (  # noqa: F401,E402 - the statuses and slots the kernels share
+    BUDGET_SPENT,
+    C_BEST,
+    C_FSM,
+    C_MOVE,
+    C_SEL,
+    FOUND,
+    FRAME_BASE,
+    FRONTIER,
+    INFINITE_F,
+    ITERATION_DONE,
+    NO_CUT,
+    NO_MOVE,
+    NO_PARITY,
+    S_BLANK,
+    S_BOUND,
+    S_CUT,
+    S_DEPTH,
+    S_EXP,
+    S_GEN,
+    S_ITER,
+    S_LEAST_H,
+    S_NEXT,
+    S_PARITY,
+    S_ROOT,
+    STATE_SLOTS,
+)
+from .walk_state import line_conflicts as _line_conflicts  # noqa: E402
+from .walk_state import unsigned as _u  # noqa: E402
 
 # --- pieces shared by the kernels ------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
-def _u(i):
-    """``i`` as an unsigned index.  numba lets a signed index count from the end of the array,
-    which costs a compare and a select per subscript; every index in the kernels is known not
-    to be negative, and subscripting with ``_u(i)`` drops that test (10-15 % of the kernel
-    time on Korf's 100, measured in-process against the same kernel without it)."""
-    return np.uint64(i)
+@overload(_u, inline="always")
+def _u_typed(i):
+    # ``i`` as an unsigned index.  numba lets a signed index count from the end of the array,
+    # which costs a compare and a select per subscript; every index in the kernels is known
+    # not to be negative, and subscripting with ``_u(i)`` drops that test (10-15 % of the
+    # kernel time on Korf's 100, measured in-process against the same kernel without it).
+    return lambda i: np.uint64(i)
 
 
 def _f(g, h, fcost):
@@ -249,7 +215,7 @@ def _placement_typed(kept, zero):
 def _entry(first, deltas, tab, kept, zero, masks, f, p, m, blank):
     """Lookup f's value for a child's :func:`_stored` ``kept`` (its pattern p, after move m,
     the blank on board cell ``blank``): the table's entry; of a two-class table (one packed
-    byte a placement: :func:`solver.core.regions.pack_classes`) the distance of the blank's
+    byte a placement: :func:`solver.core.regions_jit.pack_classes`) the distance of the blank's
     class, looked for on larger boards only where the placement's two classes differ."""
 
 
@@ -480,30 +446,7 @@ def ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, ze
 
 # --- linear conflict -------------------------------------------------------------------------
 
-
-@njit(cache=True, inline="always")
-def line_conflicts(tiles, first, stride, count, line, goal_line, goal_pos, scratch):
-    """Tiles to lift out of one line so the rest stand in goal order: the number of tiles
-    of the line that belong to it, minus the longest increasing run of their goal positions."""
-    n = 0
-    for i in range(count):
-        u = tiles[_u(first + i * stride)]
-        if u != BLANK and goal_line[_u(u)] == line:
-            scratch[_u(n)] = goal_pos[_u(u)]
-            n += 1
-    if n < 2:
-        return 0
-    best = 0
-    # Longest increasing subsequence by the O(n^2) recurrence; n is a board side.
-    for i in range(n):
-        run = 1
-        for j in range(i):
-            if scratch[_u(j)] < scratch[_u(i)] and scratch[_u(count + j)] + 1 > run:
-                run = scratch[_u(count + j)] + 1
-        scratch[_u(count + i)] = run
-        if run > best:
-            best = run
-    return n - best
+line_conflicts = njit(cache=True, inline="always")(_line_conflicts)
 
 
 @njit(cache=True, nogil=True)

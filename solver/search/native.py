@@ -7,9 +7,11 @@ version of ``native_kernels.c`` (a checkout moved on since ``pip install -e .``)
 one built for another Python (its file name says which: the import does not find it).
 ``NPUZZLE_KERNELS=jit`` always takes numba's kernels (for comparing the two), ``auto`` (the
 default) the compiled ones where they can, ``native`` the compiled ones or an error (a test run
-that must not fall back in silence).
+that must not fall back in silence).  Where they are not built, :func:`numba_kernels` imports
+numba's, and :data:`JIT_NOTE` says once how to get the fast start (:func:`jit_note`).
 
-Imports: the standard library and :mod:`solver.core.config` -- no numpy, no numba.
+Imports: the standard library and :mod:`solver.core.config` -- no numpy, and numba only in
+:func:`numba_kernels`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,12 @@ from ..core import config
 
 SOURCE = Path(__file__).with_name("native_kernels.c")
 CHOICES = ("auto", "native", "jit")
+# Said once by a command whose search runs numba's kernels because the compiled ones are not
+# there (not when NPUZZLE_KERNELS=jit asks for numba's).
+JIT_NOTE = (
+    "the compiled search kernels are not built here (no C compiler at install?); searching"
+    " with numba's JIT, slower to start: reinstall with a C compiler (pip install -e .)"
+)
 
 
 class Native(NamedTuple):
@@ -69,3 +77,19 @@ def kernels() -> Native | None:
             " source and Python: pip install -e . with a C compiler builds them"
         )
     return found
+
+
+def numba_kernels():
+    """numba's kernels (:mod:`solver.search.kernels`), imported: what a search runs where
+    :func:`kernels` is None.  The first call imports numba."""
+    from . import kernels as jit
+
+    return jit
+
+
+def jit_note() -> str | None:
+    """:data:`JIT_NOTE` where the searches of this process fall back to numba's kernels for
+    want of compiled ones, else None (compiled kernels, or ``NPUZZLE_KERNELS=jit``)."""
+    if kernels() is not None:
+        return None
+    return None if config.env_choice(config.ENV_KERNELS, CHOICES, "auto") == "jit" else JIT_NOTE

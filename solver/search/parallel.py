@@ -27,7 +27,7 @@ import time
 from collections import deque
 from dataclasses import replace
 
-from . import kernels
+from . import walk_state
 from .units import (
     SLICE_NODES,
     Split,
@@ -61,7 +61,7 @@ class _Iteration:
         self.found = None
         self.stopped = None
         self.error = None  # what a worker raised: the coordinating thread raises it again
-        self.next_f = kernels.INFINITE_F
+        self.next_f = walk_state.INFINITE_F
         self.generated = 0
         self.expanded = 0
         self.units = 0

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..core.symmetry import Reduction
-from . import kernels
+from . import walk_state
 from .plans import choose
 from .request import SearchRequest
 from .walk import READY, Problem, Walk
@@ -70,7 +70,7 @@ class UnitResult:
     generated: int
     expanded: int
     complete: bool = True
-    least_h: int = kernels.INFINITE_F  # the least h of a node it entered (pattern databases)
+    least_h: int = walk_state.INFINITE_F  # the least h of a node it entered (pattern databases)
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class Split:
     depth: int
 
 
-INFINITE_F = kernels.INFINITE_F
+INFINITE_F = walk_state.INFINITE_F
 
 
 def prepare(request: SearchRequest) -> tuple[Problem, Reduction]:
@@ -118,13 +118,13 @@ def split(
     while True:
         paths = []
         status = walk.enter(root, bound, cut=depth)
-        while status in (READY, kernels.FRONTIER, kernels.BUDGET_SPENT):
-            if status == kernels.FRONTIER:
+        while status in (READY, walk_state.FRONTIER, walk_state.BUDGET_SPENT):
+            if status == walk_state.FRONTIER:
                 paths.append(walk.path)
             status = walk.run(SPLIT_BUDGET)
         generated += walk.generated
         expanded += walk.expanded
-        if status == kernels.FOUND:
+        if status == walk_state.FOUND:
             return Split([], Problem.letters(walk.path), walk.next_f, generated, expanded, depth)
         if len(paths) >= want or depth >= limit or not paths:
             units = [WorkUnit(Problem.letters(p)) for p in paths]
@@ -146,11 +146,11 @@ def run_unit(
     with ``walk.give_away()``)."""
     walk = walk or Walk(problem)
     status = walk.enter(problem.path_of(unit.moves), bound)
-    while status in (READY, kernels.BUDGET_SPENT):
-        if status == kernels.BUDGET_SPENT and between is not None and not between(walk):
+    while status in (READY, walk_state.BUDGET_SPENT):
+        if status == walk_state.BUDGET_SPENT and between is not None and not between(walk):
             return UnitResult(None, walk.next_f, walk.generated, walk.expanded, False, walk.least_h)
         status = walk.run(slice_nodes)
-    moves = Problem.letters(walk.path) if status == kernels.FOUND else None
+    moves = Problem.letters(walk.path) if status == walk_state.FOUND else None
     return UnitResult(moves, walk.next_f, walk.generated, walk.expanded, True, walk.least_h)
 
 
@@ -162,7 +162,7 @@ def least_by_prefix(least: dict[str, int]) -> dict[str, int]:
     for moves, h in least.items():
         for k in range(len(moves) + 1):
             key = moves[:k]
-            if h < out.get(key, kernels.INFINITE_F):
+            if h < out.get(key, walk_state.INFINITE_F):
                 out[key] = h
     return out
 
@@ -190,7 +190,7 @@ def promising_first(units: list, least: dict[str, int]) -> list:
             h = least.get(moves[:k])
             if h is not None:
                 return h, i
-        return kernels.INFINITE_F, i
+        return walk_state.INFINITE_F, i
 
     return [unit for _, unit in sorted(enumerate(units), key=key)]
 

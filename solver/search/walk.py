@@ -1,13 +1,15 @@
 """One IDA* search in Python's hands: the :class:`Problem` every walk of a search shares (plan,
 start, cost rule, the iteration bounds) and a :class:`Walk` -- the depth-first walk of one
 iteration below one node, run in kernel slices, that can hand part of its remaining work to
-another walk (layer 3: search; drives :mod:`solver.search.kernels`).
+another walk (layer 3: search; drives the kernels :func:`solver.search.native.kernels` chooses:
+the ones compiled ahead of time, or numba's).
 
 A node is named by its *path*: the move ids (``blank cell * 4 + direction``) from the start.
 A walk entered at the empty path searches a whole iteration; entered deeper it searches one
 work unit (:mod:`solver.search.units`).
 
-Imports: numpy, :mod:`solver.core`, the search's kernels, plans and weights.
+Imports: numpy, :mod:`solver.core`, the kernels' shared state (:mod:`solver.search.walk_state`),
+plans and weights -- numba only where the search runs numba's kernels.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ import numpy as np
 from ..core import config
 from ..core.board import BLANK, MOVES
 from ..tables.catalog import damaged
-from . import kernels
+from . import walk_state
 from .fsm import PRUNED, machine_for
 from .kernel_data import Plan, move_tables
 from .native import kernels as compiled_kernels
+from .native import numba_kernels
 from .weights import NO_WEIGHTING, Weighting
 
 # Enter children smallest h first (7-13% fewer nodes on Korf's 100); NPUZZLE_ORDER=0 turns it
@@ -134,9 +137,11 @@ def line_values(plan: Plan, tiles: np.ndarray) -> tuple[np.ndarray, int]:
     scratch = np.zeros(2 * max(rows, cols), dtype=np.int64)
     conflicts = np.zeros((2, max(rows, cols)), dtype=np.int64)
     for r in range(rows):
-        conflicts[0, r] = kernels.line_conflicts(tiles, r * cols, 1, cols, r, grow, gcol, scratch)
+        conflicts[0, r] = walk_state.line_conflicts(
+            tiles, r * cols, 1, cols, r, grow, gcol, scratch
+        )
     for c in range(cols):
-        conflicts[1, c] = kernels.line_conflicts(tiles, c, cols, rows, c, gcol, grow, scratch)
+        conflicts[1, c] = walk_state.line_conflicts(tiles, c, cols, rows, c, gcol, grow, scratch)
     h = int(sum(md[t, c] for c, t in enumerate(tiles) if t)) + 2 * int(conflicts.sum())
     return conflicts, h
 
@@ -152,16 +157,16 @@ class Walk:
     def __init__(self, problem: Problem):
         self.problem = problem
         self.plan = problem.plan
-        self.st = np.zeros(kernels.STATE_SLOTS, dtype=np.int64)
+        self.st = np.zeros(walk_state.STATE_SLOTS, dtype=np.int64)
         self.lookup_count = max(1, len(self.plan.lookups))  # "lc" plans have none
-        self.stack = kernels.new_stack(64, self.lookup_count)
+        self.stack = walk_state.new_stack(64, self.lookup_count)
         self.tiles = np.array(problem.start, dtype=np.int64)
-        self.node = None  # pdb: kernels.Node
+        self.node = None  # pdb: walk_state.Node
         self.conflicts = None  # lc: the line conflicts
         self.scratch = np.zeros(2 * max(self.plan.shape.rows, self.plan.shape.cols), np.int64)
         self.fcost = NO_WEIGHTING
 
-    def enter(self, path, bound: int, cut: int = kernels.NO_CUT, go_on: bool = False) -> int:
+    def enter(self, path, bound: int, cut: int = walk_state.NO_CUT, go_on: bool = False) -> int:
         """Place the walk on the node ``path`` (move ids from the start) for an iteration with
         ``bound``; with ``cut``, the walk stops at every node of that depth (FRONTIER).  With
         ``go_on`` a walk of whole iterations of an optimal search goes on to the next
@@ -180,7 +185,7 @@ class Walk:
         g = len(path)
         depth = pb.depth_limit(bound)
         if self.stack.path.shape[0] < max(depth, g) + 2:
-            self.stack = kernels.new_stack(
+            self.stack = walk_state.new_stack(
                 max(depth, g, 2 * (self.stack.path.shape[0] - 2)), self.lookup_count
             )
         self.fcost = pb.fcost(bound)
@@ -189,12 +194,24 @@ class Walk:
         s.nkid[g] = -1
         s.kidx[g] = 0
         st = self.st
-        go_on = go_on and not path and cut == kernels.NO_CUT and pb.weighting is None
-        parity = pb.parity if go_on else kernels.NO_PARITY
-        st[:] = (g, blank, bound, kernels.INFINITE_F, 0, 0, g, cut, parity, 1, kernels.INFINITE_F)
+        go_on = go_on and not path and cut == walk_state.NO_CUT and pb.weighting is None
+        parity = pb.parity if go_on else walk_state.NO_PARITY
+        st[:] = (
+            g,
+            blank,
+            bound,
+            walk_state.INFINITE_F,
+            0,
+            0,
+            g,
+            cut,
+            parity,
+            1,
+            walk_state.INFINITE_F,
+        )
         state = pb.machine.state_after(int(m) & 3 for m in path)
         if state == PRUNED:  # a duplicate path: its nodes are searched along another one
-            return kernels.ITERATION_DONE
+            return walk_state.ITERATION_DONE
         s.fsm[g] = state
         # The start's lookups are made once per search (and copied: the kernel updates them in
         # place); a deeper node's when a walk enters it.
@@ -202,34 +219,34 @@ class Walk:
         arrays = [np.copy(a) for a in arrays]
         if plan.kind == "pdb":
             ranks, vals, masks = arrays
-            self.node = kernels.Node(tiles, ranks, vals, masks)
+            self.node = walk_state.Node(tiles, ranks, vals, masks)
             s.h[g] = vals.sum(axis=1)
             done = s.h[g, 0] == 0
         else:
             self.conflicts = arrays[0]
             s.h[g] = h
             done = h == 0
-            st[kernels.S_EXP] = (
+            st[walk_state.S_EXP] = (
                 1  # the lc kernel counts a node when it enters it: the root is entered
             )
         if done:
-            return kernels.FOUND
+            return walk_state.FOUND
         f = pb.cost(g, h)
         if f > bound:
-            st[kernels.S_NEXT] = f
-            st[kernels.S_EXP] = 0
-            return kernels.ITERATION_DONE
+            st[walk_state.S_NEXT] = f
+            st[walk_state.S_EXP] = 0
+            return walk_state.ITERATION_DONE
         return READY
 
     def end_with_iteration(self) -> None:
         """Stop going on to further iterations: the iteration under way is the call's last."""
-        self.st[kernels.S_PARITY] = kernels.NO_PARITY
+        self.st[walk_state.S_PARITY] = walk_state.NO_PARITY
 
     def run(self, budget: int) -> int:
         """Go on for about ``budget`` generated nodes; FOUND, ITERATION_DONE, BUDGET_SPENT or
         FRONTIER."""
         plan = self.plan
-        run = compiled_kernels() or kernels  # the same kernels compiled ahead of time, where built
+        run = compiled_kernels() or numba_kernels()  # compiled ahead of time, where built
         if plan.kind == "pdb":
             return run.ida_pdb(
                 self.node,
@@ -262,38 +279,38 @@ class Walk:
     @property
     def path(self) -> tuple[int, ...]:
         """The move ids from the start to the node the walk stands on."""
-        return tuple(self.stack.path[: self.st[kernels.S_DEPTH]].tolist())
+        return tuple(self.stack.path[: self.st[walk_state.S_DEPTH]].tolist())
 
     @property
     def generated(self) -> int:
         """Nodes generated since :meth:`enter`."""
-        return int(self.st[kernels.S_GEN])
+        return int(self.st[walk_state.S_GEN])
 
     @property
     def expanded(self) -> int:
         """Nodes expanded since :meth:`enter`."""
-        return int(self.st[kernels.S_EXP])
+        return int(self.st[walk_state.S_EXP])
 
     @property
     def least_h(self) -> int:
         """The smallest heuristic value of a node entered since :meth:`enter` (pattern
-        databases; :data:`~solver.search.kernels.INFINITE_F` for linear conflict)."""
-        return int(self.st[kernels.S_LEAST_H])
+        databases; :data:`~solver.search.walk_state.INFINITE_F` for linear conflict)."""
+        return int(self.st[walk_state.S_LEAST_H])
 
     @property
     def iterations(self) -> int:
         """Iterations searched since :meth:`enter` (more than one with ``go_on``)."""
-        return int(self.st[kernels.S_ITER])
+        return int(self.st[walk_state.S_ITER])
 
     @property
     def bound(self) -> int:
         """The bound of the iteration under way."""
-        return int(self.st[kernels.S_BOUND])
+        return int(self.st[walk_state.S_BOUND])
 
     @property
     def next_f(self) -> int:
         """The smallest cost over the bound met so far."""
-        return int(self.st[kernels.S_NEXT])
+        return int(self.st[walk_state.S_NEXT])
 
     def give_away(self) -> list[tuple[int, ...]]:
         """Cut off the untried children of the shallowest node on the walk's path that has
@@ -302,7 +319,7 @@ class Walk:
         conflict's walk gives them all, having generated none yet).  Empty when there is
         nothing to give."""
         s, st = self.stack, self.st
-        root, d = int(st[kernels.S_ROOT]), int(st[kernels.S_DEPTH])
+        root, d = int(st[walk_state.S_ROOT]), int(st[walk_state.S_DEPTH])
         for level in range(root, d + 1):
             keep = 1 if level == d else 0  # the walk is inside a child of every level above d
             if self.plan.kind == "pdb":
@@ -312,13 +329,13 @@ class Walk:
                 if lo >= hi:
                     continue
                 moves = [
-                    int(s.kid[level, s.kid[level, i, kernels.C_SEL], kernels.C_MOVE])
+                    int(s.kid[level, s.kid[level, i, walk_state.C_SEL], walk_state.C_MOVE])
                     for i in range(lo, hi)
                 ]
                 s.nkid[level] = lo
             else:
-                blank = int(st[kernels.S_BLANK]) if level == d else int(s.path[level]) >> 2
-                prev = kernels.NO_MOVE if level == 0 else int(s.path[level - 1]) & 3
+                blank = int(st[walk_state.S_BLANK]) if level == d else int(s.path[level]) >> 2
+                prev = walk_state.NO_MOVE if level == 0 else int(s.path[level - 1]) & 3
                 row = blank * 5 + prev
                 lo, hi = int(s.kidx[level]), int(self.problem.moves.succ_n[row])
                 if lo >= hi:
@@ -332,7 +349,9 @@ class Walk:
                 s.kidx[level] = hi
                 if not moves:
                     continue
-                st[kernels.S_GEN] += len(moves)  # generated here; their bound is checked on entry
+                st[walk_state.S_GEN] += len(
+                    moves
+                )  # generated here; their bound is checked on entry
             prefix = tuple(int(m) for m in s.path[:level])
             return [prefix + (m,) for m in moves]
         return []

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field, replace
 
 from .. import api
 from ..core.solution import STATUS_LIMIT, SearchLimitReached, Solution
-from ..search import kernels, race
+from ..search import race, walk_state
 from ..search.driver import Progress, SearchResult
 from ..search.units import least_by_prefix
 from .batch import _restore
@@ -198,7 +198,7 @@ def _iterations(client, run: _Search, opts) -> tuple[str, int]:
             if stopped:
                 raise SearchLimitReached(_partial(run, client, lower), stopped)
             f, done = min(sp.next_f, next_f), bound
-            if f >= kernels.INFINITE_F:
+            if f >= walk_state.INFINITE_F:
                 raise AssertionError("internal error: IDA* exhausted a solvable puzzle")
     except SchedulerLost as e:
         lost = True  # the workers lose it too, and their units with it
@@ -272,7 +272,7 @@ def _units(client, run: _Search, opts, bound: int, in_moves, sp, stop):
         pending.add(future)
         units[future.key] = unit
     least = {}
-    next_f, tick = kernels.INFINITE_F, 0.0
+    next_f, tick = walk_state.INFINITE_F, 0.0
     try:
         while pending:
             try:

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field, replace
 
 from .. import api
-from ..search import kernels, race
+from ..search import race, walk_state
 from ..search.driver import search
 from ..search.parallel import in_order
 from ..search.request import SearchRequest
@@ -183,7 +183,7 @@ def _serial(problem: Problem, seconds: float, timeout, max_nodes, race_after, st
     done = None
     while True:
         status, t_iteration = walk.enter((), bound), time.perf_counter()
-        while status in (READY, kernels.BUDGET_SPENT):
+        while status in (READY, walk_state.BUDGET_SPENT):
             now = time.perf_counter()
             if now - t_iteration > seconds or now > t_end or generated + walk.generated >= cap:
                 # a long iteration: searched again from the start (and counted) by everyone
@@ -193,9 +193,9 @@ def _serial(problem: Problem, seconds: float, timeout, max_nodes, race_after, st
         iterations += 1
         generated += walk.generated
         expanded += walk.expanded
-        if status == kernels.FOUND:
+        if status == walk_state.FOUND:
             return Problem.letters(walk.path), bound, bound, generated, expanded, iterations
-        if walk.next_f >= kernels.INFINITE_F:
+        if walk.next_f >= walk_state.INFINITE_F:
             problem.exhausted()
         done, bound = bound, problem.next_bound(walk.next_f)
         long = time.perf_counter() - t_iteration >= seconds / PROBE_GROWTH
