@@ -157,6 +157,17 @@ def advice(goal: Board, opts: SearchOptions) -> str | None:
     return sources.advice(goal, heuristic_spec(goal, opts))
 
 
+def kernels_note(goal: Board, opts: SearchOptions) -> str | None:
+    """The note a search towards ``goal`` with ``opts`` should hear before it starts where it
+    would run numba's kernels for want of compiled ones
+    (:data:`solver.search.native.JIT_NOTE`), else None.  Only IDA* runs the kernels."""
+    if resolve_algorithm(goal, opts) != "idastar":
+        return None
+    from .search import native
+
+    return native.jit_note()
+
+
 def solve_idastar(start: Board, goal: Board, opts: SearchOptions) -> Solution:
     """IDA* (algorithm ``idastar``) on the search ``opts`` asks for
     (:func:`search_request`, then :func:`solver.search.idastar.solve`).  Its ``seconds``
@@ -172,12 +183,17 @@ def solve_idastar(start: Board, goal: Board, opts: SearchOptions) -> Solution:
 
 
 def idastar_module(request):
-    """:mod:`solver.search.idastar`, imported.  Its first import in a process loads numba (a
-    few hundred milliseconds of Python); where a second core is free, the tables ``request``
-    will read are opened meanwhile on another thread (:func:`solver.search.plans.open_ahead`),
-    since reading a batch's 550 MB of 7-8 into memory is work for the operating system that
-    needs no interpreter (docs/research/end-to-end.md, "What a cold start is made of")."""
-    if "solver.search.idastar" in sys.modules or usable_cores() < 2:
+    """:mod:`solver.search.idastar`, imported.  Where the kernels compiled ahead of time are
+    built, that is all (no numba).  Where the search runs numba's, their first import in a
+    process loads numba (a few hundred milliseconds of Python); where a second core is free,
+    the tables ``request`` will read are opened meanwhile on another thread
+    (:func:`solver.search.plans.open_ahead`), since reading a batch's 550 MB of 7-8 into
+    memory is work for the operating system that needs no interpreter
+    (docs/research/end-to-end.md, "What a cold start is made of")."""
+    from .search import native
+
+    compiled = native.kernels() is not None
+    if "solver.search.idastar" in sys.modules or compiled or usable_cores() < 2:
         from .search import idastar
 
         return idastar
@@ -192,6 +208,8 @@ def idastar_module(request):
     ahead.start()
     try:
         from .search import idastar
+
+        native.numba_kernels()
     finally:
         ahead.join()  # the plans are chosen from what it opened, on this thread alone
     return idastar
