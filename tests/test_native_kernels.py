@@ -23,7 +23,7 @@ from solver.core.board import Board, Shape, goal_board
 from solver.search import kernels as K
 from solver.search import native, plans, walk
 from solver.search.weights import Weighting
-from solver.tables import pattern_db
+from solver.tables import catalog, pattern_db
 from solver.tables.partitions import parse_partition
 
 COMPILED = native.load()
@@ -114,7 +114,8 @@ def _pdb(data: Path, shape: str, partition: str | None = None):
     shape_ = Shape.parse(shape)
     goal = goal_board(shape_)
     parsed = parse_partition(partition, shape_, goal) if partition else None
-    return pattern_db.resolve(shape_, goal, parsed, data)[0]
+    entry, _ = catalog.resolve(shape_, goal, parsed, data)
+    return pattern_db.open_entry(entry, data)
 
 
 @pytest.fixture(scope="module")
