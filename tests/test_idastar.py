@@ -423,15 +423,15 @@ def test_iterations_inside_one_kernel_call_are_the_same_search(pdb_dir, monkeypa
     the same search: the same moves, nodes, iterations and bound -- also when the bound
     outgrows the walk's stack (a first stack of 20 levels), where the kernel hands the next
     iteration back to the driver to grow it."""
-    from solver.search import driver, kernels
+    from solver.search import driver, walk_state
 
-    made = kernels.new_stack
+    made = walk_state.new_stack
     first = 64  # what a new walk asks for; the walk grows it as the bound needs
 
     def stack(depth, lookups=1):
         return made(first_stack if depth == first else depth, lookups)
 
-    monkeypatch.setattr(kernels, "new_stack", stack)
+    monkeypatch.setattr(walk_state, "new_stack", stack)
     opts = SearchOptions(algorithm="idastar", partition="5-5-5", data_dir=pdb_dir)
     plan, red = first_plan(goal_board(SHAPE4, "blank-first"), opts)
     heard = []
