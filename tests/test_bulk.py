@@ -221,8 +221,9 @@ def test_every_producer_feeds_every_batch_command(run_cli, tables_dir, producer)
 
 
 def strip(rec: dict, like: dict) -> dict:
-    """The fields of ``rec`` that ``like`` has, without timings."""
-    return {k: rec.get(k) for k in like if k not in ("seconds", "search_seconds")}
+    """The fields of ``rec`` that ``like`` has, without timings and the note (a batch's first
+    record carries it, a one-board command's its only one)."""
+    return {k: rec.get(k) for k in like if k not in ("seconds", "search_seconds", "notice")}
 
 
 def test_generate_solve_stats_pipeline(run_cli, tables_dir):

@@ -50,10 +50,10 @@ def record(rec: dict) -> dict:
         return rec
     length = rec.get("distance", rec.get("length"))
     cells = Shape.parse(rec["shape"]).size if rec.get("shape") else TRIVIAL_CELLS + 1
-    if length == 0 or cells <= TRIVIAL_CELLS or not errors.first_record_notice(message):
+    if length == 0 or cells <= TRIVIAL_CELLS:
         return {**rec, "notice": None}
-    errors.notice(message)
-    return rec
+    errors.notice(message)  # on stderr once
+    return errors.noted_once(rec)
 
 
 class Advice:

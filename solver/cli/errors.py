@@ -102,6 +102,15 @@ def first_record_notice(message: str) -> bool:
     return True
 
 
+def noted_once(rec: dict) -> dict:
+    """``rec`` (a JSON answer) with its ``notice`` left null where an earlier record of this
+    command carried it: a note goes in the first record only, and the key stays."""
+    message = rec.get("notice")
+    if message and not first_record_notice(message):
+        return {**rec, "notice": None}
+    return rec
+
+
 def silence_notes(silent: bool = True) -> None:
     """``npuzzle --quiet``: no note on stderr for the rest of the command (errors stay)."""
     _SAID.quiet = silent
@@ -142,6 +151,7 @@ __all__ = [
     "classify",
     "fail",
     "first_record_notice",
+    "noted_once",
     "forget_notices",
     "guarded",
     "notice",

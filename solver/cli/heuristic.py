@@ -69,12 +69,8 @@ def _records(out, group, ok, t0, parts_of) -> None:
 
     def record(k: int) -> dict:
         parts = {"h": int(out.ints[k]), **parts_of(where[k])}
-        rec = answers.heuristic_fields(
-            " ".join(map(str, group.tiles[k].tolist())), goal, shape, parts, share
-        )
-        if rec.get("notice") and not errors.first_record_notice(rec["notice"]):
-            rec["notice"] = None  # a note goes in the command's first record only
-        return rec
+        board = " ".join(map(str, group.tiles[k].tolist()))
+        return errors.noted_once(answers.heuristic_fields(board, goal, shape, parts, share))
 
     out.record = record
 
@@ -152,7 +148,7 @@ def heuristic(board, goal, shape, data_dir, as_json, partition, reflect):
         batch = stream.Batch(
             one=lambda start, goal_b: answer(start, goal_b),
             text=lambda rec: str(rec["h"]),
-            record=lambda rec: rec,
+            record=errors.noted_once,
             bulk=_bulk(partition, reflect, data_dir),
             goal=goal,
             shape=shape,
