@@ -41,10 +41,10 @@ def solution(sol: Solution) -> Solution:
 
 
 def record(rec: dict) -> dict:
-    """``rec`` (a JSON answer), its ``notice`` said once on stderr and kept only in the first
-    record of the process that carries it; none in the record of a trivial search (at the goal,
-    a board of at most :data:`TRIVIAL_CELLS` cells).  A record without its note keeps the key,
-    null: every record of an outcome has the same keys."""
+    """``rec`` (a JSON answer), its ``notice`` said once on stderr (a batch prints it in its
+    first record only: :mod:`solver.core.notes`); none in the record of a trivial search (at
+    the goal, a board of at most :data:`TRIVIAL_CELLS` cells).  A record without its note keeps
+    the key, null: every record of an outcome has the same keys."""
     message = rec.get("notice")
     if not message:
         return rec
@@ -52,8 +52,8 @@ def record(rec: dict) -> dict:
     cells = Shape.parse(rec["shape"]).size if rec.get("shape") else TRIVIAL_CELLS + 1
     if length == 0 or cells <= TRIVIAL_CELLS:
         return {**rec, "notice": None}
-    errors.notice(message)  # on stderr once
-    return errors.noted_once(rec)
+    errors.notice(message)  # on stderr once; in the first record printed (core.notes)
+    return rec
 
 
 class Advice:

@@ -68,7 +68,6 @@ class _NotesSaid(threading.local):
 
     def __init__(self):
         self.notes: set = set()
-        self.in_records: set = set()  # the notes a JSON record carried
         self.quiet = False
 
     def __contains__(self, message) -> bool:
@@ -79,7 +78,6 @@ class _NotesSaid(threading.local):
 
     def clear(self) -> None:
         self.notes.clear()
-        self.in_records.clear()
 
 
 _SAID = _NotesSaid()
@@ -91,24 +89,6 @@ def notice(message: str | None) -> None:
     if message and message not in _SAID and not quiet():
         _SAID.add(message)
         click.echo(f"npuzzle: note: {message}", err=True)
-
-
-def first_record_notice(message: str) -> bool:
-    """Whether ``message`` is a note no JSON record of this command carried yet (it is
-    marked as carried now): a note goes in the first record only."""
-    if message in _SAID.in_records:
-        return False
-    _SAID.in_records.add(message)
-    return True
-
-
-def noted_once(rec: dict) -> dict:
-    """``rec`` (a JSON answer) with its ``notice`` left null where an earlier record of this
-    command carried it: a note goes in the first record only, and the key stays."""
-    message = rec.get("notice")
-    if message and not first_record_notice(message):
-        return {**rec, "notice": None}
-    return rec
 
 
 def silence_notes(silent: bool = True) -> None:
@@ -150,8 +130,6 @@ def guarded(command):
 __all__ = [
     "classify",
     "fail",
-    "first_record_notice",
-    "noted_once",
     "forget_notices",
     "guarded",
     "notice",

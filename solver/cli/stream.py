@@ -32,6 +32,7 @@ from ..client.pieces import first_with_content
 from ..core import config, heap
 from ..core.board import Board, Solvability, solvable_for
 from ..core.messages import ERROR, prefixed
+from ..core.notes import NotedOnceWriter
 from ..core.solution import Unsolvable
 from ..tables import loading
 from ..tables.store import DatabaseError
@@ -91,6 +92,8 @@ def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
     ``chunks``, or the piece of a batch this thread answers for a client: :mod:`.piece_input`) on
     ``out`` (default stdout); return the exit status."""
     out = out if out is not None else sys.stdout.buffer
+    if batch.as_json:
+        out = NotedOnceWriter(out)  # each note in the first record printed that carries it
     loading.prefer(batch=True, searches=batch.searches)  # many lookups ahead: see loading
     heap.keep_freed_memory()  # each chunk reuses the last one's pages (solver.core.heap)
     reader = lines.Reader()

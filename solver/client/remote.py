@@ -37,10 +37,9 @@ import threading
 from collections.abc import Callable
 
 from ..core.messages import ERROR, prefixed
+from ..core.notes import NotedOnce
 from ..core.program import EXIT_LIMIT, EXIT_OK, EXIT_UNSOLVABLE, EXIT_USAGE, fail_as, say
 from .wire import EXIT_ELSEWHERE, NOTE, Channel, TooLong, Unreachable
-
-_NOTICE = b'"notice":"'  # a record that carries a note (one compact JSON object a line)
 
 PIECE_BYTES = 56 * 1024  # a piece's lines: under the server's 64 KiB request limit
 FIRST_LINES = 8  # lines in the first pieces of a batch, until the answers say how fast
@@ -69,7 +68,7 @@ class Client:
         except ValueError as e:
             fail_as("npuzzle", prefixed(ERROR, str(e)), EXIT_USAGE)
         self.notice, self.answer_here = notice, answer_here
-        self._records_noted: set = set()  # the notices a JSON record printed carried
+        self._notes = NotedOnce()  # the notes the records printed so far carried
         self.url = self.channel.url
         self.down: str | None = None  # why the server stopped answering (then: answer here)
         self._said = threading.Lock()
@@ -184,7 +183,7 @@ class Client:
 
     def _print(self, stdout: bytes, stderr: str, note: str | None) -> None:
         """The answer as the command printed it; its notes said once per command."""
-        stdout = self._notices_once(stdout)
+        stdout = self._notes.lines(stdout)  # each piece was a command of its own there
         rest = []
         for line in stderr.splitlines():
             if line.startswith(NOTE):
@@ -198,25 +197,6 @@ class Client:
             say(line)
         if note:
             self.notice(note)
-
-    def _notices_once(self, stdout: bytes) -> bytes:
-        """``stdout`` with a JSON record's ``notice`` left null where an earlier record of
-        this command carried it: each piece of a batch is a command of its own on the
-        server, and the first record of each would carry the note."""
-        if _NOTICE not in stdout:
-            return stdout
-        import json
-
-        out = []
-        for line in stdout.splitlines(keepends=True):
-            if _NOTICE in line and line.startswith(b"{"):
-                message = json.loads(line).get("notice")
-                if message in self._records_noted:
-                    noted = b'"notice":' + json.dumps(message).encode()
-                    line = line.replace(noted, b'"notice":null')
-                self._records_noted.add(message)
-            out.append(line)
-        return b"".join(out)
 
     # -- HTTP --
 
