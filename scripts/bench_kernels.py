@@ -11,6 +11,11 @@ not.
 
     python scripts/bench_kernels.py --set korf100 --rounds 3
     python scripts/bench_kernels.py --set hardest80 --rounds 1
+    python scripts/bench_kernels.py --set korf-taylor --ids 2 --rounds 1 --no-warm-up
+
+Korf & Taylor's 24-puzzles need the 5x5 databases (``build-pdb --shape 5x5 --zero-aware``);
+``--ids`` keeps the boards of those ids (the first column), and ``--no-warm-up`` skips the
+warm-up where only the node counts are wanted.
 """
 
 from __future__ import annotations
@@ -21,10 +26,15 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SETS = {"korf100": ROOT / "data" / "korf100.txt", "hardest80": ROOT / "data" / "hardest80.txt"}
+SETS = {
+    "korf100": ROOT / "data" / "korf100.txt",
+    "hardest80": ROOT / "data" / "hardest80.txt",
+    "korf-taylor": ROOT / "data" / "korf-taylor-24.txt",
+}
 KINDS = ("native", "jit")
 
 
@@ -35,6 +45,15 @@ def _solve(kind: str, boards: Path, extra: list[str]) -> list[dict]:
     with boards.open("rb") as stdin:
         out = subprocess.run(cmd, stdin=stdin, capture_output=True, env=env, check=True)
     return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def _chosen(boards: Path, ids: list[str], into: Path) -> Path:
+    """The batch file with only the boards whose first column is one of ``ids`` (comment
+    lines, the header among them, kept)."""
+    lines = boards.read_text().splitlines(keepends=True)
+    kept = [ln for ln in lines if ln.startswith("#") or ln.split("\t", 1)[0] in ids]
+    into.write_text("".join(kept))
+    return into
 
 
 def _totals(records: list[dict]) -> tuple[float, int]:
@@ -53,11 +72,21 @@ def main() -> None:
     ap.add_argument("--set", choices=sorted(SETS), default="korf100")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of both (median; default 3)")
     ap.add_argument("--data-dir", help="the databases (default: npuzzle's data directory)")
+    ap.add_argument("--ids", help="only these boards, by the first column (e.g. 2 or 1,2)")
+    ap.add_argument("--no-warm-up", action="store_true", help="time the first runs too")
     args = ap.parse_args()
     extra = ["--data-dir", args.data_dir] if args.data_dir else []
-    boards = SETS[args.set]
-    for kind in KINDS:  # warm-up: numba's cache filled, the tables in the page cache
-        _solve(kind, boards, extra)
+    with tempfile.TemporaryDirectory() as tmp:
+        boards = SETS[args.set]
+        if args.ids:
+            boards = _chosen(boards, args.ids.split(","), Path(tmp) / boards.name)
+        _compare(args, boards, extra)
+
+
+def _compare(args: argparse.Namespace, boards: Path, extra: list[str]) -> None:
+    if not args.no_warm_up:
+        for kind in KINDS:  # warm-up: numba's cache filled, the tables in the page cache
+            _solve(kind, boards, extra)
     seconds: dict = {k: [] for k in KINDS}
     first: dict = {}
     for r in range(args.rounds):

@@ -440,7 +440,7 @@ def test_iterations_inside_one_kernel_call_are_the_same_search(pdb_dir, monkeypa
     for text in boards:
         tiles = red.board(api.read_problem(text, "blank-first", "4x4")[0]).tiles
         inside = driver.search(plan, tiles)
-        each = driver.search(plan, tiles, progress=heard.append)
+        each = driver.search(plan, tiles, driver.SearchSettings(progress=heard.append))
         assert inside.moves == each.moves
         assert (inside.generated, inside.expanded) == (each.generated, each.expanded)
         assert (inside.iterations, inside.lower_bound) == (each.iterations, each.lower_bound)
@@ -448,7 +448,7 @@ def test_iterations_inside_one_kernel_call_are_the_same_search(pdb_dir, monkeypa
     # The same under a node cap that stops a search in a later iteration.
     tiles = red.board(api.read_problem(boards[0], "blank-first", "4x4")[0]).tiles
     cap = driver.search(plan, tiles).generated // 2
-    inside = driver.search(plan, tiles, max_nodes=cap)
-    each = driver.search(plan, tiles, max_nodes=cap, progress=heard.append)
+    inside = driver.search(plan, tiles, driver.SearchSettings(max_nodes=cap))
+    each = driver.search(plan, tiles, driver.SearchSettings(max_nodes=cap, progress=heard.append))
     assert inside.stopped and each.stopped
     assert inside.lower_bound == each.lower_bound

@@ -77,7 +77,12 @@ def test_the_winner_needs_the_cheapest_nodes_to_the_bound(three_cuts, early_race
         if ran is None:
             continue
         alone = [
-            driver.search(e.plan, e.tiles, race=race.RaceRule(stop_bound=ran.bound), fsm_depth=None)
+            driver.search(
+                e.plan,
+                e.tiles,
+                driver.SearchSettings(fsm_depth=None),
+                race.RaceRule(stop_bound=ran.bound),
+            )
             for e in entrants
         ]
         counts = [a.generated for a in alone]

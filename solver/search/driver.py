@@ -91,7 +91,7 @@ class SearchSettings:
     duplicate-pruning machine's depth ``fsm_depth``, the order of the work units
     (``promising_first``), the cost rule (``weighting``; None: optimal) and ``start_bound``,
     a length the optimal one is proven not to be below (a resumed search starts there).
-    :func:`run` searches with them; :func:`solver.search.race.solve` races with them."""
+    :func:`search` searches with them; :func:`solver.search.race.solve` races with them."""
 
     timeout: float | None = None
     max_nodes: int | None = None
@@ -104,22 +104,6 @@ class SearchSettings:
 
 
 DEFAULT_SETTINGS = SearchSettings()
-
-
-def run(plan: Plan, tiles, settings: SearchSettings, race: RaceRule = NO_RACE) -> SearchResult:
-    """:func:`search` with ``settings`` (and ``race``'s rule)."""
-    return search(
-        plan,
-        tiles,
-        timeout=settings.timeout,
-        max_nodes=settings.max_nodes,
-        jobs=settings.jobs,
-        weighting=settings.weighting,
-        progress=settings.progress,
-        fsm_depth=settings.fsm_depth,
-        promising_first=settings.promising_first,
-        race=race,
-    )
 
 
 # --- Ctrl-C: what a search had proven when it was interrupted --------------------------------
@@ -251,32 +235,28 @@ class _Report:
 def search(
     plan: Plan,
     tiles,
-    *,
-    timeout: float | None = None,
-    max_nodes: int | None = None,
-    jobs: int = 1,
-    weighting: Weighting | None = None,
-    progress=None,
-    fsm_depth: int | None = None,
-    promising_first: bool = True,
+    settings: SearchSettings = DEFAULT_SETTINGS,
     race: RaceRule = NO_RACE,
 ) -> SearchResult:
-    """Run IDA* from ``tiles`` (cell -> tile) to ``plan.target``: optimal, or within
-    ``weighting``'s factor of optimal.  ``jobs`` threads share iterations that are long enough;
-    ``progress(Progress)`` hears about each iteration; ``fsm_depth`` chooses the
-    duplicate-pruning machine (:mod:`solver.search.fsm`); ``promising_first`` the order of
-    the work units (:func:`solver.search.units.promising_first`, else search order; only
-    then does a one-thread search go on in units after :data:`UNITS_AFTER` nodes).  Stops at
-    ``timeout`` seconds or ``max_nodes`` generated nodes (``SearchResult.stopped`` says
-    which).  ``race``: where a search of a race starts and pauses (:class:`RaceRule`)."""
+    """Run IDA* from ``tiles`` (cell -> tile) to ``plan.target`` as ``settings`` say: optimal,
+    or within ``settings.weighting``'s factor of optimal.  ``jobs`` threads share iterations
+    that are long enough; ``progress(Progress)`` hears about each iteration; ``fsm_depth``
+    chooses the duplicate-pruning machine (:mod:`solver.search.fsm`); ``promising_first`` the
+    order of the work units (:func:`solver.search.units.promising_first`, else search order;
+    only then does a one-thread search go on in units after :data:`UNITS_AFTER` nodes).  Stops
+    at ``timeout`` seconds or ``max_nodes`` generated nodes (``SearchResult.stopped`` says
+    which).  ``race``: where a search of a race starts and pauses (:class:`RaceRule`; a
+    race starts at ``settings.start_bound`` through it, :func:`solver.search.race.solve`)."""
     t0 = time.perf_counter()
-    problem = Problem(plan, tiles, weighting, fsm_depth)
-    limits = Limits(timeout, max_nodes, None if timeout is None else t0 + timeout)
+    timeout, jobs, weighting = settings.timeout, settings.jobs, settings.weighting
+    problem = Problem(plan, tiles, weighting, settings.fsm_depth)
+    limits = Limits(timeout, settings.max_nodes, None if timeout is None else t0 + timeout)
     if problem.root_h == 0:
         return SearchResult(
             "", 0, 0, 0, 0, 0, time.perf_counter() - t0, jobs=jobs, pruning=problem.machine.name
         )
-    loop = _Iterations(problem, limits, _Report(progress, problem, t0), jobs, promising_first, race)
+    report = _Report(settings.progress, problem, t0)
+    loop = _Iterations(problem, limits, report, jobs, settings.promising_first, race)
     try:
         out, bound, paused = loop.run()
     except INTERRUPTIONS as e:

@@ -55,7 +55,8 @@ def warm_up(request: SearchRequest) -> Plan:
     with its first plan), so that processes forked afterwards share both."""
     plan, _ = request.with_plans().plans[0]
     target = plan.target
-    search(plan, target.move(target.legal_moves()[0]).tiles, fsm_depth=request.fsm_depth)
+    one_move = target.move(target.legal_moves()[0]).tiles
+    search(plan, one_move, SearchSettings(fsm_depth=request.fsm_depth))
     return plan
 
 

@@ -54,7 +54,7 @@ from .driver import (
     SearchSettings,
     carry_search,
     interrupted_search,
-    run,
+    search,
 )
 from .kernel_data import Plan
 from .walk import Limits
@@ -137,7 +137,7 @@ def solve(
     alone = len(entrants) == 1
     # alone: no race
     lead_rule = RaceRule(start_bound=start, pause_after=None if alone else RACE_AFTER)
-    lead = run(entrants[0].plan, entrants[0].tiles, settings, lead_rule)
+    lead = search(entrants[0].plan, entrants[0].tiles, settings, lead_rule)
     if lead.paused is None:
         return lead, 0, None
     try:
@@ -159,7 +159,7 @@ def solve(
     )
     rule = RaceRule(start_bound=start_bound(results), nodes_before=spent)
     try:
-        rest = run(winner.plan, winner.tiles, rest_settings, rule)
+        rest = search(winner.plan, winner.tiles, rest_settings, rule)
     except INTERRUPTIONS as e:
         # Stopped before its first iteration: what the race proved.
         rest = interrupted_search(e) or SearchResult(
@@ -224,7 +224,7 @@ def _rivals(entrants, lead: SearchResult, deadline, settings: SearchSettings) ->
             progress=None,
         )
         rule = RaceRule(start_bound=settings.start_bound, stop_bound=lead.paused)
-        return run(entrant.plan, entrant.tiles, mine, rule)
+        return search(entrant.plan, entrant.tiles, mine, rule)
 
     with ThreadPoolExecutor(max_workers=max(1, settings.jobs)) as threads:
         return list(threads.map(one, entrants))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from .. import api
 from ..search import race, walk_state
-from ..search.driver import search
+from ..search.driver import SearchSettings, search
 from ..search.parallel import in_order
 from ..search.request import SearchRequest
 from ..search.units import run_unit, split
@@ -209,14 +209,8 @@ def rival_task(spec: tuple, which: int, stop_bound: int, cap: int, timeout: floa
     :class:`~solver.search.driver.SearchResult`, ``paused`` set where it reached the bound."""
     problem, _ = _prepared(spec, which)
     request = spec[3]
-    return search(
-        problem.plan,
-        problem.start,
-        timeout=timeout,
-        max_nodes=cap,
-        fsm_depth=request.fsm_depth,
-        race=race.RaceRule(stop_bound=stop_bound),
-    )
+    settings = SearchSettings(timeout=timeout, max_nodes=cap, fsm_depth=request.fsm_depth)
+    return search(problem.plan, problem.start, settings, race.RaceRule(stop_bound=stop_bound))
 
 
 def split_task(spec: tuple, which: int, f: int, want: int, depth: int, least: dict, jobs: int):
