@@ -1,6 +1,5 @@
-"""What a one-board search loads before its first node (solver.core.numba_start): numba's
-runtime from its compiled object code once a process has compiled it (a damaged copy is
-compiled again), and no numpy.ma."""
+"""Numba's JIT started lean (solver.core.numba_start): what it replaces is listed, a numba
+that changed is used as it comes, and a cache left by an earlier release is a miss."""
 
 from __future__ import annotations
 
@@ -10,24 +9,12 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOARD = "5 1 2 3 9 6 7 4 13 10 11 8 0 14 15 12"  # 9 moves, linear conflict: no database
-PROBE = (
-    "import sys\n"
-    "from numba.core.runtime import nrtdynmod\n"
-    "from solver.core import numba_start\n"
-    "if sys.argv[1] == 'cached':\n"
-    "    def refuse(ctx):\n"
-    "        raise AssertionError('compiled, not loaded')\n"
-    "    nrtdynmod.create_nrt_module = refuse\n"
-    "import solver\n"
-    f"sol = solver.solve({BOARD!r}, heuristic='linear-conflict')\n"
-    "print(sol.length, sol.moves, 'numpy.ma' in sys.modules)\n"
-)
 
 
-def _solve(how: str, code: str = PROBE) -> str:
-    """What ``code`` (given ``how`` as its argument) prints, in a fresh interpreter."""
+def _solve(code: str) -> str:
+    """What ``code`` prints, in a fresh interpreter."""
     r = subprocess.run(
-        [sys.executable, "-c", code, how],
+        [sys.executable, "-c", code],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": ROOT, "NPUZZLE_KERNELS": "jit"},  # numba's, where it
@@ -36,36 +23,6 @@ def _solve(how: str, code: str = PROBE) -> str:
     )
     assert r.returncode == 0, r.stderr[-2000:]
     return r.stdout
-
-
-def test_the_runtime_is_loaded_once_compiled_and_numpy_ma_is_not_imported():
-    from solver.core import numba_start
-
-    # The search's kernels compiled and cached first: compiling one imports numpy.ma (numba's
-    # compiler does), which is what a fresh clone's first search pays; loading a cached one
-    # does not, and that is what this test is about.
-    _solve("compile")
-    saved = numba_start._cache_dir() / "npuzzle-nrt.pickle"
-    saved.unlink(missing_ok=True)
-    assert _solve("compile") == "9 UUURRRDDD False\n" and saved.is_file()
-    assert _solve("cached") == "9 UUURRRDDD False\n"
-    saved.write_bytes(b"not a pickle")  # damaged: compiled again, and saved again
-    assert _solve("compile") == "9 UUURRRDDD False\n"
-    assert _solve("cached") == "9 UUURRRDDD False\n"
-
-
-def test_masked_arrays_are_still_refused_once_numpy_ma_is_imported():
-    import numba
-    import numpy as np
-    import pytest
-
-    from solver.core import numba_start
-
-    numba_start.import_numba()
-    typeof = numba.typeof
-    assert str(typeof(np.zeros(3, np.int64))) == "array(int64, 1d, C)"
-    with pytest.raises(numba.core.errors.NumbaTypeError, match="MaskedArray"):
-        typeof(np.ma.masked_array([1, 2]))
 
 
 def test_numba_has_what_the_lean_start_assumes():
@@ -91,7 +48,7 @@ FALLBACK = (
 
 def test_a_numba_that_changed_is_used_as_it_comes():
     # Solved, with numba's own cache loads.
-    assert _solve("-", FALLBACK) == "9 UUURRRDDD True\n"
+    assert _solve(FALLBACK) == "9 UUURRRDDD True\n"
 
 
 KINDS = "import collections\nPair = collections.namedtuple('Pair', 'a b')\n"

@@ -1,39 +1,33 @@
-"""Starting numba with only what loading cached kernels needs (layer 0: core).
+"""Starting numba's JIT with only what loading cached kernels needs (layer 0: core).
 
-A one-board solve from the shell runs kernels that numba compiled on an earlier run and cached
-on disk.  By default numba pays for much more than loading them:
+The everyday searches run kernels compiled at install (:mod:`solver.search.native`) and never
+import numba.  Numba's JIT is what the builder, the blind searches, the exact BFS in memory,
+the research switches and a machine without the compiled module run, and a command of theirs
+often loads kernels that numba compiled on an earlier run and cached on disk.  By default
+numba pays for much more than loading them:
 
 * importing numba imports ``scipy`` (only to check its version) and PyYAML (to read a
   ``.numba_config.yaml`` that usually is not there);
 * loading a cached kernel first loads the whole CPU target -- the typing and lowering
   registries for all of Python and NumPy, about 0.15 s -- although a cached kernel is machine
   code that needs none of them; on the way it imports ``scipy.linalg`` (to learn whether
-  ``np.dot`` may call BLAS), ``cffi``, and scans every installed distribution for
-  ``numba_extensions`` entry points;
+  ``np.dot`` may call BLAS) and ``cffi``;
 * at exit, the garbage collector walks numba's hundreds of thousands of objects again (about
-  0.2 s after the answer is printed);
-* loading a cached kernel starts numba's runtime (NRT), which compiles its few LLVM functions
-  (reference counts, the memory of arrays) with LLVM anew in every process: 12 ms;
-* typing a kernel's array arguments asks ``np.ma.MaskedArray`` (to refuse masked arrays),
-  which imports ``numpy.ma`` -- 7 ms of a one-board solve's start -- although no masked array
-  can exist before ``numpy.ma`` is imported.
+  0.2 s after the answer is printed).
 
 :func:`import_numba` imports numba without scipy (and without PyYAML where the working
-directory has no numba configuration file) and teaches numba's cache to load a kernel
-with only the runtime it links against; the full target is loaded -- with scipy, cffi and the
-extension scan left out -- only when a kernel must really be compiled (a cache miss, or the
-first run).  After a kernel loads, :func:`gc.freeze` moves the long-lived objects out of the
-collector's way.  The runtime's compiled functions are kept on disk
-beside numba's cached kernels, keyed like them by numba's version and the CPU, and loaded as
-a kernel is.  Until something imports ``numpy.ma``, an array is typed with a stand-in
-for it.  A cached kernel's index written by an earlier release, which names classes that have
-since moved, is a cache miss rather than an error.  ``NPUZZLE_NUMBA_BLAS=1`` lets numba import
-scipy as usual;
-``NPUZZLE_NUMBA_EXTENSIONS=1`` lets it load cffi and its extensions.
+directory has no numba configuration file), and teaches numba's cache to load a kernel with
+only the runtime it links against; the full target is loaded -- with scipy and cffi left
+out -- only when a kernel must really be compiled (a cache miss, or the first run).  After a
+kernel loads, :func:`gc.freeze` moves the long-lived objects out of the collector's way.  A
+cached kernel's index written by an earlier release, which names classes that have since
+moved, is a cache miss rather than an error.  ``NPUZZLE_NUMBA_BLAS=1`` lets numba import scipy
+as usual; ``NPUZZLE_NUMBA_EXTENSIONS=1`` lets it load cffi.
 
 Not all of what it replaces is numba's public interface (:data:`ASSUMED` lists it).  Where
 the installed numba lacks any of it, numba is used as it comes -- slower to start, the same
-answers -- and a test names what changed.
+answers -- and a test names what changed.  Nothing here runs where the compiled kernels
+serve a command.
 
 Imports: numba (only when called).
 """
@@ -45,8 +39,6 @@ import gc
 import os
 import pickle
 import sys
-import types
-from pathlib import Path
 
 from . import config
 
@@ -63,18 +55,9 @@ def import_numba() -> None:
         _PATCHED = True
         if not missing_assumptions():
             _lean_cache_loads()
-            _lean_array_typing()
 
 
 def _import_without_extras() -> None:
-    stub = None
-    if not _extensions() and "numba.core.entrypoints" not in sys.modules:
-        # numba's entry-point module imports importlib.metadata only to scan for extensions;
-        # a stand-in that scans nothing saves the import and the scan.
-        stub = types.ModuleType("numba.core.entrypoints")
-        stub.init_all = lambda: None
-        stub._already_initialized = True
-        sys.modules[stub.__name__] = stub
     try:
         hide = (["scipy"] if _hide_scipy() else []) + ([] if _numba_config_file() else ["yaml"])
         with _hidden(hide):
@@ -83,10 +66,6 @@ def _import_without_extras() -> None:
         for name in [m for m in sys.modules if m == "numba" or m.startswith("numba.")]:
             del sys.modules[name]
         import numba  # noqa: F401
-
-        return
-    if stub is not None:
-        sys.modules["numba.core"].entrypoints = stub
 
 
 # The parts of numba, not all of them public, that the lean start replaces or calls, by
@@ -100,15 +79,7 @@ ASSUMED = {
     ],
     "numba.core.compiler": ["CompilerBase.__init__"],
     "numba.core.runtime": ["rtsys.initialize"],
-    "numba.core.runtime.nrtdynmod": ["compile_nrt_functions", "create_nrt_module"],
-    "numba.core.typing.typeof": ["typeof_impl.dispatch", "typeof_impl.register"],
     "numba.core.base": ["BaseContext.refresh"],
-    "numba.core.codegen": [
-        "CPUCodegen.magic_tuple",
-        "CPUCodegen.unserialize_library",
-        "CPUCodeLibrary.enable_object_caching",
-        "CPUCodeLibrary.serialize_using_object_code",
-    ],
 }
 
 
@@ -164,76 +135,10 @@ def _hidden(names: list):
 
 
 def _full_refresh(target_context) -> None:
-    """Numba's full CPU target, without scipy, cffi or the extension scan (unless asked)."""
-    import numba.core.entrypoints
-
-    extensions = _extensions()
-    if not extensions:
-        numba.core.entrypoints._already_initialized = True
-    hide = (["scipy"] if _hide_scipy() else []) + ([] if extensions else ["cffi"])
+    """Numba's full CPU target, without scipy or cffi (unless asked)."""
+    hide = (["scipy"] if _hide_scipy() else []) + ([] if _extensions() else ["cffi"])
     with _hidden(hide):
         target_context.refresh()
-
-
-def _lean_array_typing() -> None:
-    """numba types an array after checking that it is no ``np.ma.MaskedArray``; before
-    ``numpy.ma`` is imported none can be, and a stand-in answers the check instead of
-    importing it (the attribute is removed again, so ``numpy.ma`` still imports as usual)."""
-    import numpy as np
-    from numba.core.typing.typeof import typeof_impl
-
-    original = typeof_impl.dispatch(np.ndarray)
-    stand_in = types.SimpleNamespace(MaskedArray=type("MaskedArray", (), {}))
-
-    def typeof_ndarray(val, c):
-        if "numpy.ma" in sys.modules or "ma" in vars(np):
-            return original(val, c)
-        np.ma = stand_in
-        try:
-            return original(val, c)
-        finally:
-            if vars(np).get("ma") is stand_in:
-                del np.ma
-
-    typeof_impl.register(np.ndarray)(typeof_ndarray)
-
-
-def _cached_runtime() -> None:
-    """numba's runtime functions loaded from their compiled object code when a process has
-    compiled them before (they are the same for a given numba, llvmlite and CPU)."""
-    import llvmlite
-    import numba
-    from numba.core.runtime import nrtdynmod
-
-    def compile_nrt_functions(ctx):
-        codegen = ctx.codegen()
-        key = repr((numba.__version__, llvmlite.__version__, codegen.magic_tuple()))
-        path = _cache_dir() / "npuzzle-nrt.pickle"
-        try:
-            saved_key, state = pickle.loads(path.read_bytes())
-            if saved_key == key:
-                return codegen.unserialize_library(state)
-        except Exception:  # noqa: BLE001 - none yet, or unreadable: compile it as numba would
-            pass
-        ir_mod, library = nrtdynmod.create_nrt_module(ctx)  # as numba compiles it, object kept
-        library.enable_object_caching()
-        library.add_ir_module(ir_mod)
-        library.finalize()
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_name(f"{path.name}.{os.getpid()}")
-            partial.write_bytes(pickle.dumps((key, library.serialize_using_object_code())))
-            partial.replace(path)  # whole or not at all, whoever else writes it
-        except Exception:  # noqa: BLE001 - a read-only installation compiles it every time
-            pass
-        return library
-
-    nrtdynmod.compile_nrt_functions = compile_nrt_functions
-
-
-def _cache_dir() -> Path:
-    """Where numba keeps cached kernels: $NUMBA_CACHE_DIR, else beside the source."""
-    return Path(os.environ.get("NUMBA_CACHE_DIR") or Path(__file__).parent / "__pycache__")
 
 
 def _stale_index_is_a_miss(index_file) -> None:
@@ -277,7 +182,6 @@ def _lean_cache_loads() -> None:
 
     caching.Cache.load_overload = load_overload
     _stale_index_is_a_miss(caching.IndexDataCacheFile)
-    _cached_runtime()
     # A kernel that must be compiled refreshes the target itself: leave scipy and cffi out.
     original = compiler.CompilerBase.__init__
 
