@@ -1,18 +1,18 @@
 """The optional C extension of the IDA* kernels (everything else is in pyproject.toml).
 
 ``solver.search._kernels_c`` is built from ``solver/search/native_kernels.c`` at install time
-(``pip install``, ``pip install -e .``), with the source's SHA-256 compiled in so that
+(``pip install``, ``pip install -e .``), with the source's CRC-32 compiled in so that
 :mod:`solver.search.native` can tell a module built from another version of the source.  The
 extension is optional: without a C compiler the install succeeds and the search runs on numba's
 JIT (docs/search.md, "How the kernels are compiled")."""
 
-import hashlib
+import zlib
 from pathlib import Path
 
 from setuptools import Extension, setup
 
 SOURCE = Path("solver/search/native_kernels.c")
-DIGEST = hashlib.sha256(SOURCE.read_bytes()).hexdigest()
+DIGEST = f"{zlib.crc32(SOURCE.read_bytes()):08x}"  # as solver.search.native.source_digest
 
 setup(
     ext_modules=[

@@ -15,7 +15,7 @@ from solver import api
 from solver.core import config
 from solver.core.board import MOVES, Board, Shape, goal_board
 from solver.search import fsm
-from solver.tables import exact
+from solver.tables import exact, kept_arrays
 
 
 def _random_board(shape: Shape, rng: random.Random, walk: int = 200) -> Board:
@@ -171,19 +171,18 @@ def test_deep_machines_are_kept_in_the_cache_and_a_damaged_one_is_made_again(tmp
     monkeypatch.setenv("NPUZZLE_CACHE", str(tmp_path))
     monkeypatch.setattr(fsm, "_MACHINES", {})
     shape = Shape(2, 3)  # a small board: its machine of depth 11 takes a fraction of a second
-    path = fsm.cache_path(11, 2, 3)
-    assert fsm._read(path) is None  # nothing kept yet
+    path = kept_arrays.path_of(fsm.cache_name(11, 2, 3))
+    assert kept_arrays.read(path) is None  # nothing kept yet
     made = fsm.machine_for(shape, 11)
-    assert list(tmp_path.glob("fsm-*.npz")) == [path]
-    assert np.array_equal(fsm._read(path), made.trans)  # kept, and read back as made
-    with np.load(path) as z:
-        trans, digest = np.array(z["trans"]), z["digest"]
-    trans[0, 0] = (trans[0, 0] + 1) % trans.shape[0]  # a wrong transition: pruning unproven
-    np.savez(path, trans=trans, digest=digest)
-    assert fsm._read(path) is None  # refused: it does not match its digest
+    assert list(tmp_path.glob("fsm-*")) == [path]
+    assert np.array_equal(kept_arrays.read(path), made.trans)  # kept, and read back as made
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1  # a wrong transition: pruning unproven
+    path.write_bytes(bytes(data))
+    assert kept_arrays.read(path) is None  # refused: it does not match its digest
     monkeypatch.setattr(fsm, "_MACHINES", {})
     assert np.array_equal(fsm.machine_for(shape, 11).trans, made.trans)  # made again
-    assert np.array_equal(fsm._read(path), made.trans)  # and kept again
+    assert np.array_equal(kept_arrays.read(path), made.trans)  # and kept again
 
 
 def test_the_shipped_strings_are_the_ones_the_search_finds():

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from typing import TYPE_CHECKING
 
-from ..client.pieces import Piece
+if TYPE_CHECKING:  # a one-board command asks current() and needs no batch reader
+    from ..client.pieces import Piece
 
 _CURRENT = threading.local()
 

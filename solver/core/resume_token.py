@@ -20,7 +20,6 @@ Imports: the standard library and :mod:`solver.core.board`.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from .board import Board, BoardError
@@ -31,6 +30,8 @@ _FORM = re.compile(r"^(\d{1,5})-([0-9a-f]{8})-([0-9a-f]{8})$")
 
 
 def _hex(text: str) -> str:
+    import hashlib  # here: only a stopped search or a resumed one signs
+
     return hashlib.blake2b(text.encode(), digest_size=_DIGITS // 2, key=_KEY).hexdigest()
 
 

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from ..core.interrupts import Interrupted
 from . import walk_state
 from .kernel_data import Plan
-from .parallel import Pool
 from .walk import READY, Limits, Outcome, Problem, Walk
 from .weights import Weighting
 
@@ -361,6 +360,8 @@ class _Iterations:
         if self.generated >= self.units_after or (
             self.jobs > 1 and self.last_seconds >= PARALLEL_AFTER
         ):
+            from .parallel import Pool  # a long search's: a short one never reaches it
+
             engine = self.pool = self.pool or Pool(self.problem, self.jobs, self.promising_first)
         self.report.start(self.iterations, bound, self.jobs if engine is self.pool else 1)
         ts = time.perf_counter()

@@ -27,18 +27,14 @@ once per process: the strings of up to :data:`SHIPPED_DEPTH` moves ship with the
 (:data:`SHIPPED`; the BFS that finds them takes six minutes), so a machine of any depth up to
 that one is made from them in 0.1-0.4 s; deeper ones are made from scratch (minutes).  Machines
 from depth :data:`CACHED_FROM` on are kept in the cache directory, checked against their digest
-when read.
+when read (:mod:`solver.tables.kept_arrays`).
 
-Imports: numpy, :mod:`solver.core` (board, interrupts), :mod:`solver.tables.trust` (the cache
-directory).
+Imports: numpy, :mod:`solver.core` (board), :mod:`solver.tables.kept_arrays`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import gzip
-import hashlib
-import os
 from collections import deque
 from itertools import groupby
 from pathlib import Path
@@ -46,9 +42,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core import config, interrupts
+from ..core import config
 from ..core.board import MOVES, Shape
-from ..tables import trust
+from ..tables import kept_arrays
 
 PRUNED = -1  # trans[...] of a move that completes a forbidden string
 # The blank's step per direction, in MOVES order (U, D, L, R), as (row, column).
@@ -248,15 +244,8 @@ def pruning_machine(depth: int, rows: int = 0, cols: int = 0) -> Automaton:
     else:
         # Read in a millisecond; made from the shipped strings in 0.1-0.4 s, or from scratch
         # in minutes.
-        path = cache_path(depth, rows, cols)
-        trans = _read(path)
-        if trans is None:
-            if depth <= SHIPPED_DEPTH:
-                strings = shipped_strings(rows, cols, depth)
-            else:
-                strings = forbidden_strings(depth, rows, cols)
-            trans = automaton(strings, depth).trans
-            _write(path, trans)
+        trans = kept_arrays.kept(cache_name(depth, rows, cols), lambda: _made(depth, rows, cols))
+    trans = _compact(trans)
     trans.setflags(write=False)
     machine = _MACHINES[key] = Automaton(trans, depth)
     return machine
@@ -299,41 +288,19 @@ def write_shipped() -> None:
     SHIPPED.write_bytes(gzip.compress(data, compresslevel=9, mtime=0))  # the same bytes each time
 
 
-def cache_path(depth: int, rows: int = 0, cols: int = 0) -> Path:
-    """Where the machine of ``depth`` for ``rows`` x ``cols`` boards is kept."""
-    return trust.cache_dir() / f"fsm-v{FORMAT}-d{depth}-{rows}x{cols}.npz"
+def cache_name(depth: int, rows: int = 0, cols: int = 0) -> str:
+    """The name the machine of ``depth`` for ``rows`` x ``cols`` boards is kept under
+    (:mod:`solver.tables.kept_arrays`)."""
+    return f"fsm-v{FORMAT}-d{depth}-{rows}x{cols}"
 
 
-def _digest(trans: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(trans, dtype=np.int64).tobytes()).hexdigest()
-
-
-def _read(path: Path) -> np.ndarray | None:
-    """A cached machine, or None when there is none or it is not the one that was written
-    (a damaged machine could prune a shortest path, so it must match its digest)."""
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            trans, digest = np.array(z["trans"], dtype=np.int64), str(z["digest"])
-    except (OSError, ValueError, KeyError, EOFError):
-        return None
-    ok = trans.ndim == 2 and trans.shape[1] == 4 and trans.shape[0] > 0
-    if not ok or digest != _digest(trans):
-        return None
-    return _compact(trans)
-
-
-def _write(path: Path, trans: np.ndarray) -> None:
-    """Keep a machine for later processes, best effort: written under a temporary name and
-    renamed into place; an unwritable cache only means making it again."""
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}.npz")
-    try:
-        with contextlib.suppress(OSError), interrupts.temporary(tmp):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            np.savez(tmp, trans=trans, digest=np.array(_digest(trans)))
-            os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+def _made(depth: int, rows: int, cols: int) -> np.ndarray:
+    """The transitions of a deep machine, made from the shipped strings where they reach."""
+    if depth <= SHIPPED_DEPTH:
+        strings = shipped_strings(rows, cols, depth)
+    else:
+        strings = forbidden_strings(depth, rows, cols)
+    return _compact(automaton(strings, depth).trans)
 
 
 def machine_for(shape: Shape, depth: int | None = DEFAULT_DEPTH) -> Automaton:

@@ -8,15 +8,18 @@ database of one-tile patterns) the joined tables with each pattern's offset, the
 tables for the normal and the mirrored state and the slide geometry; for linear conflict the
 Manhattan table and the goal rows and columns.
 
-Imports: numpy, :mod:`solver.core` -- no numba (zero-aware tables' region tables too are
-made with numpy), so plans are prepared without the compiler.
+Imports: numpy, :mod:`solver.core`, :mod:`solver.tables.kept_arrays` (region tables kept) --
+no numba (zero-aware tables' region tables too are made with numpy), so plans are prepared
+without the compiler.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import zlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -242,17 +245,36 @@ def _main_tables(shape: Shape, lookups: list) -> tuple[np.ndarray, np.ndarray, t
     set's colex rank a byte at a time."""
     from ..core import regions
 
+    rows, cols = shape.rows, shape.cols
     width = max(len(look.patterns) for look in lookups)
     moff = np.zeros((len(lookups), width), np.int64)
     if shape.size <= 16:
-        return regions.main_by_mask(shape.rows, shape.cols), moff, ()
+        return _kept_regions(f"{rows}x{cols}", lambda: regions.main_by_mask(rows, cols)), moff, ()
     sizes = sorted({len(p) for look in lookups for p in look.patterns})
-    tables = [regions.main_region_masks(shape.rows, shape.cols, k) for k in sizes]
+    tables = [
+        _kept_regions(f"{rows}x{cols}-{k}", lambda k=k: regions.main_region_masks(rows, cols, k))
+        for k in sizes
+    ]
     start = dict(zip(sizes, np.cumsum([0] + [len(t) for t in tables[:-1]]).tolist()))
     for f, look in enumerate(lookups):
         for p, pt in enumerate(look.patterns):
             moff[f, p] = start[len(pt)]
     return np.concatenate(tables), moff, tuple(range(-(-shape.size // 8)))
+
+
+def _kept_regions(name: str, make) -> np.ndarray:
+    """A region table kept in npuzzle's cache directory (:mod:`solver.tables.kept_arrays`):
+    making the 4x4 one takes 25 ms with numpy, reading it a tenth of a millisecond.  Its name
+    carries the CRC-32 of :mod:`solver.core.regions`' source, so a table made another way is
+    never read back; without the source at hand it is made every time."""
+    from ..core import regions
+    from ..tables import kept_arrays
+
+    try:
+        source = f"{zlib.crc32(Path(regions.__file__).read_bytes()):08x}"
+    except OSError:
+        return make()
+    return kept_arrays.kept(f"regions-{name}-{source}", make)
 
 
 # --- heuristic plans -------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 built from ``native_kernels.c`` at install time) where they are built and current, else none,
 and the search runs numba's (:mod:`solver.search.kernels`) (layer 3: search).
 
-The compiled module carries the SHA-256 of the source it was built from; one built from another
+The compiled module carries the CRC-32 of the source it was built from; one built from another
 version of ``native_kernels.c`` (a checkout moved on since ``pip install -e .``) is a miss, as is
 one built for another Python (its file name says which: the import does not find it).
 ``NPUZZLE_KERNELS=jit`` always takes numba's kernels (for comparing the two), ``auto`` (the
@@ -17,8 +17,8 @@ Imports: the standard library and :mod:`solver.core.config` -- no numpy, and num
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib
+import zlib
 from pathlib import Path
 from typing import NamedTuple
 
@@ -43,9 +43,10 @@ class Native(NamedTuple):
 
 
 def source_digest(path: Path = SOURCE) -> str | None:
-    """The SHA-256 of the kernels' C source (None where the source is not installed)."""
+    """The CRC-32 of the kernels' C source, in hex (None where the source is not installed):
+    it tells a changed source, and needs no ``hashlib`` (OpenSSL's library) on the cold path."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return f"{zlib.crc32(path.read_bytes()):08x}"
     except OSError:
         return None
 

@@ -14,7 +14,7 @@
  * or ValueError), and their shapes against each other.  As in the numba kernels the indices
  * stored in the arrays (tiles, move ids, patterns) are trusted: the plans make them.
  *
- * NPUZZLE_KERNELS_DIGEST, the SHA-256 of this file, is given by setup.py at build time and
+ * NPUZZLE_KERNELS_DIGEST, the CRC-32 of this file, is given by setup.py at build time and
  * exported as SOURCE_DIGEST: solver.search.native compares it with the file beside it, so a
  * module built from another version of this source is never used. */
 

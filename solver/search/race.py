@@ -42,7 +42,6 @@ beside the driver that obeys it, :class:`solver.search.driver.RaceRule`).
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from .driver import (
@@ -225,6 +224,8 @@ def _rivals(entrants, lead: SearchResult, deadline, settings: SearchSettings) ->
         )
         rule = RaceRule(start_bound=settings.start_bound, stop_bound=lead.paused)
         return search(entrant.plan, entrant.tiles, mine, rule)
+
+    from concurrent.futures import ThreadPoolExecutor  # only a race has rivals
 
     with ThreadPoolExecutor(max_workers=max(1, settings.jobs)) as threads:
         return list(threads.map(one, entrants))

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from ..core import config
 from ..core.board import Board, BoardError, Shape
 from ..core.symmetry import Reduction
 from .kernel_data import Plan
 from .plans import choose
+
+if TYPE_CHECKING:  # a weight is read as a fraction only where one is given
+    from fractions import Fraction
 from .sources import HeuristicSpec
 from .weights import Weighting
 

@@ -26,11 +26,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core.board import BoardError
+
+if TYPE_CHECKING:  # fractions (and decimal) are imported where a weight is read
+    from fractions import Fraction
 
 RULE = "wida"  # weighted IDA*: the name an answer gives its cost rule
 MAX_DENOMINATOR = 100  # weights are read as fractions p/q with q <= 100 (1.5 -> 3/2)
@@ -38,6 +41,8 @@ MAX_DENOMINATOR = 100  # weights are read as fractions p/q with q <= 100 (1.5 ->
 
 def parse_weight(weight) -> Fraction:
     """``weight`` as an exact fraction, refusing anything below 1."""
+    from fractions import Fraction
+
     try:
         w = Fraction(str(weight)).limit_denominator(MAX_DENOMINATOR)
     except (ValueError, ZeroDivisionError):
@@ -48,6 +53,14 @@ def parse_weight(weight) -> Fraction:
             f"faster one at most that many times longer"
         )
     return w
+
+
+def weighted(weight) -> bool:
+    """Whether ``weight`` asks for a weighted search (refused as :func:`parse_weight` refuses
+    it); the optimal search's 1 and None are answered without reading a fraction."""
+    if weight is None or (isinstance(weight, (int, float)) and weight == 1):
+        return False
+    return parse_weight(weight) > 1
 
 
 @dataclass
@@ -65,12 +78,7 @@ class Weighting:
         >>> Weighting.of(1) is None, Weighting.of("1.5").weight
         (True, Fraction(3, 2))
         """
-        if weight is None or (isinstance(weight, (int, float)) and weight == 1):
-            return None  # the optimal search: no fraction to read (every solve asks)
-        w = parse_weight(weight)
-        if w == 1:
-            return None
-        return cls(w)
+        return cls(parse_weight(weight)) if weighted(weight) else None
 
     @property
     def scale(self) -> int:
@@ -103,7 +111,7 @@ class Weighting:
     def lower_bound(self, bound: int) -> int:
         """The optimal length proven by an iteration with this ``bound`` under way: the previous
         one pruned a node of every optimal path with ``F >= bound``, and ``F <= S W C*``."""
-        return math.ceil(Fraction(bound) / (self.scale * self.weight))
+        return math.ceil(bound / self.weight / self.scale)  # exact: Fraction / int
 
     def moves(self, bound: int) -> float:
         """A bound in moves (``bound / S``), for people."""

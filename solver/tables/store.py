@@ -27,9 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
-import shutil
 import stat
 import time
 from dataclasses import dataclass, field
@@ -97,6 +95,8 @@ def file_stamp(path: Path) -> tuple | None:
 
 def checksum(array: np.ndarray) -> str:
     """A content hash of an array's bytes (``blake2b`` with a 128-bit digest)."""
+    import hashlib  # here: the cold path's searches hash nothing
+
     h = hashlib.blake2b(digest_size=16)
     flat = np.ascontiguousarray(array).reshape(-1)
     step = 1 << 26  # hash in 64 MiB slices so a memory-mapped table is not read whole
@@ -129,6 +129,8 @@ def _needed_on_full_disk(e: BaseException, tmp: Path, size: int | None) -> int |
 
 def _free(directory: Path) -> int | None:
     try:
+        import shutil  # only a write asks
+
         return shutil.disk_usage(directory).free
     except OSError:
         return None

@@ -21,7 +21,6 @@ Imports: the standard library, :mod:`solver.core` (config, interrupts), :mod:`.e
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import stat
@@ -56,6 +55,8 @@ def hash_after_header(path: Path) -> str:
 
 
 def _hash_open_file(fd: int) -> str:
+    import hashlib  # here: a file proven before is one stat (the cold path hashes nothing)
+
     h = hashlib.new(DIGEST)
     offset = HEADER_SIZE
     while chunk := os.pread(fd, _READ_STEP, offset):
