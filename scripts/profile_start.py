@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Where the time of a whole `npuzzle solve` process goes, beyond `import numpy, numba`.
+"""Where the time of a whole `npuzzle solve` process goes, beyond `import numpy`.
 
 Each run is a fresh interpreter that runs the real command in-process with two instruments:
 
@@ -12,7 +12,9 @@ Each run is a fresh interpreter that runs the real command in-process with two i
 What neither instrument covers is the interpreter's own start and exit, measured apart with
 `python -c pass`, and the rest of the process (the command line, click's parsing, the thread
 pool) -- the row "everything else".  Two whole-process rows beside them give the target's
-terms: `python -c "import numpy, numba"` and the command without the instruments.
+terms: `python -c "import numpy"` (the floor of a search on the compiled kernels, which
+imports no numba) and the command without the instruments.  With ``NPUZZLE_KERNELS=jit`` in
+the environment the rows show numba's import and its cached kernels' loading too.
 Medians of ``--runs`` runs; the rows are medians of their own, so they need not add up exactly.
 
     python scripts/profile_start.py                    # one 15-puzzle (Korf's #1), mapped
@@ -196,7 +198,7 @@ def profile(argv: list[str], stdin: bytes | None, runs: int) -> dict:
     py = sys.executable
     plain = {
         "python -c pass": [py, "-c", "pass"],
-        'python -c "import numpy, numba"': [py, "-c", "import numpy, numba"],
+        'python -c "import numpy"': [py, "-c", "import numpy"],
         "the whole process, uninstrumented": [py, "-m", "solver", *argv],
     }
     wall(plain["the whole process, uninstrumented"], stdin)  # compile kernels if needed
@@ -219,7 +221,7 @@ def profile(argv: list[str], stdin: bytes | None, runs: int) -> dict:
 def table(found: dict, what: str, runs: int) -> str:
     """The report as a markdown table, the biggest rows first."""
     walls, rows = found["walls"], found["rows"]
-    base = walls['python -c "import numpy, numba"']
+    base = walls['python -c "import numpy"']
     lines = [
         f"# {what}: medians of {runs} runs, {os.cpu_count()} cores, load average "
         f"{os.getloadavg()[0]:.1f}",
@@ -227,7 +229,7 @@ def table(found: dict, what: str, runs: int) -> str:
         "|---|---:|---|",
     ]
     for name, sec in walls.items():
-        note = f"{sec / base:.2f}x the import" if "numpy, numba" not in name else ""
+        note = f"{sec / base:.2f}x the import" if "import numpy" not in name else ""
         lines.append(f"| {name} | {1000 * sec:.1f} | {note} |")
     for name, sec in sorted(rows.items(), key=lambda kv: -kv[1]):
         lines.append(f"| {name} | {1000 * sec:.1f} | |")
