@@ -2,7 +2,11 @@
 numba's do: on every search configuration the suite's small databases allow, two walks -- one
 on each implementation -- are run side by side in the same slices, and after every call their
 statuses, state vectors, stacks and boards must be equal; whole searches through both give the
-same node counts.  Skipped where the extension is not built (``pip install -e .`` builds it)."""
+same node counts.  Skipped where the extension is not built (``pip install -e .`` builds it).
+
+Marked slow: on a fresh numba cache it compiles every JIT specialisation the configurations
+need (three to four minutes on 2 cores), so it runs with ``--slow``; ``.ci/run`` runs it with
+numba's JIT run, beside the README's test command."""
 
 from __future__ import annotations
 
@@ -27,9 +31,12 @@ from solver.tables import catalog, pattern_db
 from solver.tables.partitions import parse_partition
 
 COMPILED = native.load()
-pytestmark = pytest.mark.skipif(
-    COMPILED is None, reason="the compiled kernels are not built (pip install -e . builds them)"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        COMPILED is None, reason="the compiled kernels are not built (pip install -e . builds them)"
+    ),
+    pytest.mark.slow,
+]
 ROOT = Path(__file__).resolve().parents[1]
 
 
