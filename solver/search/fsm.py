@@ -245,7 +245,6 @@ def pruning_machine(depth: int, rows: int = 0, cols: int = 0) -> Automaton:
         # Read in a millisecond; made from the shipped strings in 0.1-0.4 s, or from scratch
         # in minutes.
         trans = kept_arrays.kept(cache_name(depth, rows, cols), lambda: _made(depth, rows, cols))
-    trans = _compact(trans)
     trans.setflags(write=False)
     machine = _MACHINES[key] = Automaton(trans, depth)
     return machine
@@ -300,7 +299,7 @@ def _made(depth: int, rows: int, cols: int) -> np.ndarray:
         strings = shipped_strings(rows, cols, depth)
     else:
         strings = forbidden_strings(depth, rows, cols)
-    return _compact(automaton(strings, depth).trans)
+    return automaton(strings, depth).trans
 
 
 def machine_for(shape: Shape, depth: int | None = DEFAULT_DEPTH) -> Automaton:
