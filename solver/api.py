@@ -127,13 +127,13 @@ def search_request(start: Board, goal: Board, opts: SearchOptions, plans: bool =
     :class:`~solver.tables.store.DatabaseMissing` where one is needed and none is built)."""
     from .core.resume_token import proven_bound
     from .search.request import SearchRequest
-    from .search.weights import parse_weight, weighted
+    from .search.weights import parse_weight
 
     request = SearchRequest(
         start,
         goal,
         heuristic_spec(goal, opts),
-        weight=parse_weight(opts.weight) if weighted(opts.weight) else 1,
+        weight=parse_weight(opts.weight),
         timeout=opts.timeout,
         max_nodes=opts.max_nodes,
         jobs=opts.jobs,

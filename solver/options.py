@@ -280,9 +280,9 @@ class _Checks:
         fsm = self.fsm
         if isinstance(fsm, bool) or not isinstance(fsm, int) or not low <= fsm <= top:
             raise BoardError(f"fsm depth must be a whole number from {low} to {top}, not {fsm!r}")
-        from .search.weights import weighted  # numpy only, no numba
+        from .search.weights import parse_weight  # numpy only, no numba
 
-        if weighted(self.weight) and self.algorithm not in ("auto", "idastar", "table"):
+        if parse_weight(self.weight) > 1 and self.algorithm not in ("auto", "idastar", "table"):
             raise BoardError(
                 f"--weight works with IDA* (algorithm auto or idastar), not {self.algorithm}"
             )
@@ -291,7 +291,7 @@ class _Checks:
                 raise BoardError(
                     f"--resume goes on with IDA* (auto or idastar), not {self.algorithm}"
                 )
-            if weighted(self.weight):
+            if parse_weight(self.weight) > 1:
                 raise BoardError("--resume goes on with an optimal search, not a weighted one")
 
 

@@ -39,8 +39,11 @@ RULE = "wida"  # weighted IDA*: the name an answer gives its cost rule
 MAX_DENOMINATOR = 100  # weights are read as fractions p/q with q <= 100 (1.5 -> 3/2)
 
 
-def parse_weight(weight) -> Fraction:
-    """``weight`` as an exact fraction, refusing anything below 1."""
+def parse_weight(weight) -> Fraction | int:
+    """``weight`` as an exact fraction, refusing anything below 1; the optimal search's number
+    1 is 1, read without importing ``fractions`` (every solve asks)."""
+    if type(weight) in (int, float) and weight == 1:
+        return 1
     from fractions import Fraction
 
     try:
@@ -53,14 +56,6 @@ def parse_weight(weight) -> Fraction:
             f"faster one at most that many times longer"
         )
     return w
-
-
-def weighted(weight) -> bool:
-    """Whether ``weight`` asks for a weighted search (refused as :func:`parse_weight` refuses
-    it); the optimal search's 1 and None are answered without reading a fraction."""
-    if weight is None or (isinstance(weight, (int, float)) and weight == 1):
-        return False
-    return parse_weight(weight) > 1
 
 
 @dataclass
@@ -78,7 +73,10 @@ class Weighting:
         >>> Weighting.of(1) is None, Weighting.of("1.5").weight
         (True, Fraction(3, 2))
         """
-        return cls(parse_weight(weight)) if weighted(weight) else None
+        if weight is None:
+            return None  # the optimal search
+        w = parse_weight(weight)
+        return None if w == 1 else cls(w)
 
     @property
     def scale(self) -> int:
