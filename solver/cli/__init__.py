@@ -2,7 +2,8 @@
 
 The group (:data:`main`) lives in :mod:`.group` and is imported when first used, so that
 :func:`launch`, the ``npuzzle`` command, can ask a running server first without importing
-click (:mod:`solver.client.quick`).  Each command lives in its own module and registers itself
+click (:mod:`solver.client.quick`), and look a plain ``distance BOARD`` up in an exact table
+(:mod:`.lookup`).  Each command lives in its own module and registers itself
 on the group when it is imported -- which happens only when the command runs (or its help is
 shown), so one command never pays for another's imports.  :data:`COMMANDS` names them, with
 the summary of each that ``npuzzle --help`` shows.
@@ -45,12 +46,17 @@ def __getattr__(name: str):
 
 def launch() -> None:
     """The ``npuzzle`` command: a one-board question to a server named by ``--server`` or
-    ``$NPUZZLE_SERVER`` is asked before click is imported (:mod:`solver.client.quick`);
-    everything else, and anything the server did not answer, runs through click
-    (:data:`main`)."""
+    ``$NPUZZLE_SERVER`` is asked before click is imported (:mod:`solver.client.quick`), and
+    a plain ``distance BOARD`` over an exact table is looked up before it too
+    (:mod:`.lookup`); everything else, and anything those did not answer, runs through
+    click (:data:`main`)."""
     from ..client import quick
 
     status, args = quick.answer(sys.argv[1:])
+    if status is None:
+        from . import lookup
+
+        status = lookup.answer(args)
     if status is not None:
         sys.exit(status)
     __getattr__("main")(args, prog_name="npuzzle")
