@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOARD = "5 1 2 3 9 6 7 4 13 10 11 8 0 14 15 12"  # 9 moves, linear conflict: no database
 
@@ -46,6 +48,7 @@ FALLBACK = (
 )
 
 
+@pytest.mark.slow  # numba's search kernels, compiled: with --slow (tests/test_startup.py)
 def test_a_numba_that_changed_is_used_as_it_comes():
     # Solved, with numba's own cache loads.
     assert _solve(FALLBACK) == "9 UUURRRDDD True\n"
@@ -62,6 +65,7 @@ MAIN = (
 )
 
 
+@pytest.mark.slow  # numba's search kernels, compiled: with --slow (tests/test_startup.py)
 def test_a_cache_left_by_an_earlier_release_is_compiled_again(tmp_path):
     """A kernel cached with a named tuple whose class a later release moved to another module
     is compiled again, not an AttributeError from unpickling numba's stale index."""

@@ -220,6 +220,7 @@ np.save(f"{OUT}/trace.npy", trace_ranks("3x3", 4)[1])
 """
 
 
+@pytest.mark.slow  # the builder's kernels compiled again for a generic CPU: half a minute
 def test_the_fallback_without_bmi2_builds_the_same_tables(tmp_path):
     """In a process compiling for a CPU without BMI2 (numba's generic target), pext and pdep
     are loops; the tables must come out the same."""

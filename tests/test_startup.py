@@ -62,6 +62,10 @@ COMPILED = pytest.mark.skipif(
     reason="the compiled kernels are not built (pip install -e . with a C compiler builds them)",
 )
 JIT = {config.ENV_KERNELS: "jit"}
+# The tests that run numba's search kernels compile them first (a minute on a fresh numba
+# cache): marked slow, they run with --slow, and .ci/run runs them after the searches' tests on
+# the JIT, whose compiles they then find in the cache.
+JIT_RUN = pytest.mark.slow
 FIFTEEN = "1 2 3 4 5 6 7 8 9 10 11 12 13 14 0 15"
 HARDER = "13 14 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # 63 moves
 
@@ -117,6 +121,7 @@ def _search_line(args: list[str], env: dict) -> tuple:
     return (r.stdout, *stats.groups())
 
 
+@JIT_RUN
 def test_numba_s_kernels_when_asked_give_the_same_search(twin_dir, tmp_path):
     env = {"NPUZZLE_DATA": str(twin_dir), "NPUZZLE_CACHE": str(tmp_path / "cache")}
     jit = _search_line([HARDER], {**env, **JIT})
@@ -129,6 +134,7 @@ def test_numba_s_kernels_when_asked_give_the_same_search(twin_dir, tmp_path):
 NUMBA_ALONE = {"numpy", "numba", "llvmlite", "importlib.metadata"}
 
 
+@JIT_RUN
 def test_a_search_on_numba_s_kernels_needs_numba_alone(tables_dir, tmp_path):
     env = {"NPUZZLE_DATA": str(tables_dir), "NPUZZLE_CACHE": str(tmp_path / "cache"), **JIT}
     imported_after(["solve", FIFTEEN], env)  # the kernel compiled or loaded: cached from now on
@@ -137,6 +143,7 @@ def test_a_search_on_numba_s_kernels_needs_numba_alone(tables_dir, tmp_path):
     assert imported_after(["solve", FIFTEEN], env) == NUMBA_ALONE
 
 
+@JIT_RUN
 def test_a_zero_aware_search_on_numba_s_kernels_loads_no_array_code_and_no_yaml(twin_dir, tmp_path):
     # PyYAML is left out where no numba configuration file is there to read
     # (solver.core.numba_start).
@@ -146,6 +153,7 @@ def test_a_zero_aware_search_on_numba_s_kernels_loads_no_array_code_and_no_yaml(
     assert imported_after(search, env, cwd=str(tmp_path)) == NUMBA_ALONE
 
 
+@JIT_RUN
 def test_the_jit_note_is_said_once_where_the_compiled_kernels_are_missing(tables_dir, tmp_path):
     code = (
         "import sys\n"
