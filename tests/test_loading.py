@@ -71,9 +71,9 @@ def test_searches_agree_whatever_the_mode(tables_dir):
 def test_the_rule_and_its_overrides(monkeypatch):
     big, small = 1 << 30, 1 << 20
     monkeypatch.delenv("NPUZZLE_LOAD", raising=False)
-    assert loading.choose(small) == "read"  # small files: always read
-    assert loading.choose(big) == "map"  # one board: map
+    assert loading.choose(small) == loading.choose(big) == "map"  # one board: map
     loading.prefer(batch=True)
+    assert loading.choose(small) == "read"  # a batch: small files are read
     assert loading.choose(big) == loading.BATCH_MODE == "populate"  # a batch of lookups
     loading.prefer(searches=True)
     assert loading.choose(big) == loading.SEARCH_BATCH_MODE == "read"  # a batch of searches

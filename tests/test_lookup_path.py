@@ -4,7 +4,6 @@ path gives it."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -19,31 +18,34 @@ from solver.core.board import parse_board, preset_goal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# Runs the command as the `npuzzle` script does (launch), or through click alone (main), and
-# says on stderr, last, which of click and h5py it imported.
+# Runs the command as the `npuzzle` script does (launch), or through click alone (main).  The
+# lookup path leaves without the interpreter's teardown (no atexit), so what was imported is
+# read from -X importtime's lines on stderr.
 RUN = (
-    "import sys, atexit, json\n"
-    "atexit.register(lambda: sys.__stderr__.write('\\nMODULES ' + json.dumps("
-    "sorted(m for m in ('click', 'h5py', 'numba') if m in sys.modules)) + '\\n'))\n"
+    "import sys\n"
     "sys.argv = ['npuzzle', *{args!r}]\n"
     "from solver import cli\n"
     "cli.launch() if {lookup} else cli.main(sys.argv[1:], prog_name='npuzzle')\n"
 )
 SECONDS = re.compile(r'"seconds":[0-9.e-]+')
+IMPORTED = re.compile(r"^import time: +\d+ \| +\d+ \| +(\S+)$")
 
 
 def npuzzle(args: list[str], env: dict, lookup: bool = True) -> tuple[int, str, str, list]:
-    """``(exit status, stdout, stderr, heavy modules imported)`` of ``npuzzle ARGS`` in a
-    fresh interpreter (the seconds a JSON answer took said as 0)."""
+    """``(exit status, stdout, stderr, which of click, h5py and numba it imported)`` of
+    ``npuzzle ARGS`` in a fresh interpreter (the seconds a JSON answer took said as 0)."""
     r = subprocess.run(
-        [sys.executable, "-c", RUN.format(args=args, lookup=lookup)],
+        [sys.executable, "-X", "importtime", "-c", RUN.format(args=args, lookup=lookup)],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": ROOT, **env},
         cwd=ROOT,
     )
-    err, _, modules = r.stderr.rpartition("\nMODULES ")
-    return r.returncode, SECONDS.sub('"seconds":0', r.stdout), err, json.loads(modules)
+    lines = r.stderr.splitlines(keepends=True)
+    imported = {m.group(1) for m in map(IMPORTED.match, lines) if m}
+    err = "".join(line for line in lines if not line.startswith("import time:"))
+    heavy = sorted(m for m in ("click", "h5py", "numba") if m in imported)
+    return r.returncode, SECONDS.sub('"seconds":0', r.stdout), err, heavy
 
 
 @pytest.fixture
@@ -97,10 +99,10 @@ def test_a_missing_or_damaged_table_is_said_by_the_usual_way(exact_dir, tmp_path
     assert (data / "exact-3x3.h5").read_bytes() == table[:-100]  # left as it was
 
 
-def test_a_cluster_in_the_environment_goes_the_usual_way(exact_dir, monkeypatch, capsys):
+def test_a_cluster_in_the_environment_goes_the_usual_way(exact_dir, monkeypatch, capfd):
     # `distance BOARD` with DASK_SCHEDULER_ADDRESS set is one task on that cluster.
     monkeypatch.setenv("NPUZZLE_DATA", str(exact_dir))
     assert lookup.answer(["distance", "1 2 3/4 5 0"]) == 0
-    assert capsys.readouterr().out == "0\n"
+    assert capfd.readouterr().out == "0\n"
     monkeypatch.setenv(config.ENV_SCHEDULER, "tcp://127.0.0.1:8786")
     assert lookup.answer(["distance", "1 2 3/4 5 0"]) is None

@@ -53,10 +53,11 @@ def launch() -> None:
     from ..client import quick
 
     status, args = quick.answer(sys.argv[1:])
-    if status is None:
-        from . import lookup
-
-        status = lookup.answer(args)
     if status is not None:
         sys.exit(status)
+    from . import lookup
+
+    status = lookup.answer(args)
+    if status is not None:
+        lookup.leave(status)
     __getattr__("main")(args, prog_name="npuzzle")

@@ -21,9 +21,10 @@ The rule (:func:`choose`), overridable by ``--load`` or ``$NPUZZLE_LOAD``:
 ``populate`` map and fault every page in now (``MAP_POPULATE``)
 ``read``     read into private anonymous memory advised ``MADV_HUGEPAGE``
 ``auto``     for a batch (``-`` on stdin, a ``--jobs`` pool): ``read`` if it searches
-             (``solve``, ``hint``), ``populate`` if it looks up (``heuristic``, ``distance``, ...);
-             ``map`` otherwise;
-             files smaller than :data:`SMALL_FILE` are always read (a few page faults saved)
+             (``solve``, ``hint``), ``populate`` if it looks up (``heuristic``, ``distance``, ...),
+             and files smaller than :data:`SMALL_FILE` read (a few page faults saved);
+             ``map`` for one board, whatever the size (a lookup touches one page of the 3 MB
+             exact 3x3 file, and a search over 6-6-3 took as long mapped as read)
 ========= ====================================================================================
 
 The first search of a process opens its tables while numba imports, on a second thread
@@ -49,7 +50,7 @@ MODES = ("auto", "map", "populate", "read")
 # What auto means for a batch of lookups and for a batch of searches (measured: see above).
 BATCH_MODE = "populate"
 SEARCH_BATCH_MODE = "read"
-SMALL_FILE = 1 << 24  # 16 MiB: the exact tables and the 6-6-3 database; read, whatever the rule
+SMALL_FILE = 1 << 24  # 16 MiB: the exact tables and the 6-6-3 database; a batch reads them
 _READ_STEP = 1 << 26  # read in 64 MiB slices (a short read from a pipe-like file is retried)
 
 _batch = False  # set by a batch command
@@ -80,10 +81,10 @@ def choose(size: int, mode: str | None = None) -> str:
     asked = mode or _override or config.env_choice(config.ENV_LOAD, MODES, "auto")
     if asked != "auto":
         return asked
-    if size <= SMALL_FILE:
-        return "read"
     if not _batch:
         return "map"
+    if size <= SMALL_FILE:
+        return "read"
     return SEARCH_BATCH_MODE if _searches else BATCH_MODE
 
 
