@@ -6,6 +6,7 @@ own ``--data-dir``.  Expensive tests are marked ``slow`` and run only with ``--s
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -109,6 +110,18 @@ REFERENCE_DIR = Path(__file__).resolve().parent.parent / "data"
 def reference_file(name: str) -> Path:
     """A small reference file committed in data/ (korf100.txt, hardest80.txt, ...)."""
     return REFERENCE_DIR / name
+
+
+# A line of `python -X importtime` (its header too): the module's name last.
+IMPORT_TIME = re.compile(rb"^import time: +(?:\d+|self \[us\]) \| +\w+ \| +(.+)\n", re.M)
+
+
+def imports_said(stderr: bytes) -> tuple[bytes, set]:
+    """The stderr of a process run with ``python -X importtime``: what the process itself
+    said, and the top-level names of the modules it imported.  (``npuzzle`` ends without the
+    interpreter's teardown, so no atexit hook could say them.)"""
+    names = {m.group(1).decode().strip().split(".")[0] for m in IMPORT_TIME.finditer(stderr)}
+    return IMPORT_TIME.sub(b"", stderr), names
 
 
 def assert_one_line_error(result, code):

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import imports_said
 from naive_bfs import distances_from
 
 from solver.cli import lookup
@@ -18,9 +19,7 @@ from solver.core.board import parse_board, preset_goal
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# Runs the command as the `npuzzle` script does (launch), or through click alone (main).  The
-# lookup path leaves without the interpreter's teardown (no atexit), so what was imported is
-# read from -X importtime's lines on stderr.
+# Runs the command as the `npuzzle` script does (launch), or through click alone (main).
 RUN = (
     "import sys\n"
     "sys.argv = ['npuzzle', *{args!r}]\n"
@@ -28,7 +27,6 @@ RUN = (
     "cli.launch() if {lookup} else cli.main(sys.argv[1:], prog_name='npuzzle')\n"
 )
 SECONDS = re.compile(r'"seconds":[0-9.e-]+')
-IMPORTED = re.compile(r"^import time: +\d+ \| +\d+ \| +(\S+)$")
 
 
 def npuzzle(args: list[str], env: dict, lookup: bool = True) -> tuple[int, str, str, list]:
@@ -37,15 +35,12 @@ def npuzzle(args: list[str], env: dict, lookup: bool = True) -> tuple[int, str, 
     r = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", RUN.format(args=args, lookup=lookup)],
         capture_output=True,
-        text=True,
         env={**os.environ, "PYTHONPATH": ROOT, **env},
         cwd=ROOT,
     )
-    lines = r.stderr.splitlines(keepends=True)
-    imported = {m.group(1) for m in map(IMPORTED.match, lines) if m}
-    err = "".join(line for line in lines if not line.startswith("import time:"))
+    err, imported = imports_said(r.stderr)
     heavy = sorted(m for m in ("click", "h5py", "numba") if m in imported)
-    return r.returncode, SECONDS.sub('"seconds":0', r.stdout), err, heavy
+    return r.returncode, SECONDS.sub('"seconds":0', r.stdout.decode()), err.decode(), heavy
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import assert_one_line_error
+from conftest import assert_one_line_error, imports_said
 from serving import Server, call
 
 from solver.client import wire
@@ -211,14 +211,9 @@ def test_the_client_sends_its_token(run_cli, guarded, service_dir):
     assert without.stderr.count("\n") == 1
 
 
-# `npuzzle` as installed, saying at exit whether click was imported (the quick client: not).
-QUICK = (
-    "import atexit, sys\n"
-    "atexit.register(lambda: sys.stderr.write(f'<click {\"click\" in sys.modules}>'))\n"
-    "from solver.cli import launch\n"
-    "sys.argv[0] = 'npuzzle'\n"
-    "launch()\n"
-)
+# `npuzzle` as installed, run with -X importtime: whether click was imported shows (the quick
+# client: not).
+QUICK = "import sys\nfrom solver.cli import launch\nsys.argv[0] = 'npuzzle'\nlaunch()\n"
 
 
 @pytest.mark.parametrize("how", ["environment", "option"])
@@ -229,9 +224,13 @@ def test_the_quick_client_sends_its_token(guarded, service_dir, how):
     words = ["distance", FAR_3X3, "--data-dir", str(service_dir), "--server", guarded.url]
     words += ["--token", TOKEN] if how == "option" else []
     r = subprocess.run(
-        [sys.executable, "-c", QUICK, *words], capture_output=True, text=True, env=env, timeout=120
+        [sys.executable, "-X", "importtime", "-c", QUICK, *words],
+        capture_output=True,
+        env=env,
+        timeout=120,
     )
-    assert (r.returncode, r.stdout, r.stderr) == (0, "31\n", "<click False>")
+    stderr, imported = imports_said(r.stderr)
+    assert (r.returncode, r.stdout, stderr, "click" in imported) == (0, b"31\n", b"", False)
 
 
 def test_the_token_is_never_among_the_words_sent():

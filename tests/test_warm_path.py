@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import imports_said
 
 from solver.cli import errors
 from solver.client import pieces
@@ -100,30 +101,25 @@ def test_one_board_is_answered_as_here(run_cli, live_server, service_dir, args):
     _same(run_cli, live_server, service_dir, args)
 
 
-# `npuzzle` as installed (solver.cli.launch), reporting at exit whether click, numpy, numba
-# or h5py was imported: the quick client (solver.client.quick) answers one board without them.
-LAUNCH = (
-    "import atexit, sys\n"
-    "heavy = lambda: bool({m.split('.')[0] for m in sys.modules} & "
-    "{'click', 'numpy', 'numba', 'h5py'})\n"
-    "atexit.register(lambda: sys.stderr.write(f'<heavy {heavy()}>'))\n"
-    "from solver.cli import launch\n"
-    "sys.argv[0] = 'npuzzle'\n"
-    "launch()\n"
-)
+# `npuzzle` as installed (solver.cli.launch), run with -X importtime: whether click, numpy,
+# numba or h5py was imported shows (the quick client, solver.client.quick, answers one board
+# without them).
+LAUNCH = "import sys\nfrom solver.cli import launch\nsys.argv[0] = 'npuzzle'\nlaunch()\n"
+HEAVY = {"click", "numpy", "numba", "h5py"}
 
 
 def _launched(args, data_dir, server, env=None):
     """(exit status, stdout with the seconds blanked, stderr, whether click or numpy was
     imported) of ``npuzzle ARGS --data-dir DATA_DIR --server SERVER``, a process of its own."""
     r = subprocess.run(
-        [sys.executable, "-c", LAUNCH, *args, "--data-dir", str(data_dir), "--server", server],
+        [sys.executable, "-X", "importtime", "-c", LAUNCH, *args, "--data-dir", str(data_dir)]
+        + ["--server", server],
         capture_output=True,
         timeout=120,
         env=env,
     )
-    stderr, _, marker = r.stderr.rpartition(b"<heavy ")
-    return r.returncode, *_comparable(r.stdout, stderr), marker == b"True>"
+    stderr, imported = imports_said(r.stderr)
+    return r.returncode, *_comparable(r.stdout, stderr), bool(imported & HEAVY)
 
 
 @pytest.mark.parametrize(
@@ -161,13 +157,15 @@ def test_the_quick_client_leaves_batches_and_clusters_to_click(live_server, serv
     status, out, err, heavy = _launched(["check", HARD_3X3], service_dir, live_server.url, env)
     assert heavy and status == 0
     r = subprocess.run(
-        [sys.executable, "-c", LAUNCH, "distance", "-", "--data-dir", str(service_dir)],
+        [sys.executable, "-X", "importtime", "-c", LAUNCH, "distance", "-"]
+        + ["--data-dir", str(service_dir)],
         input=f"{HARD_3X3}\n".encode(),
         capture_output=True,
         timeout=120,
         env={**os.environ, "NPUZZLE_SERVER": live_server.url},
     )
-    assert r.returncode == 0 and r.stdout.strip() == b"31" and r.stderr.endswith(b"<heavy True>")
+    assert r.returncode == 0 and r.stdout.strip() == b"31"
+    assert imports_said(r.stderr)[1] & HEAVY
 
 
 def test_the_quick_client_with_nothing_listening_says_so_once_then_answers_here(

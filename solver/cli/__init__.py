@@ -49,7 +49,8 @@ def launch() -> None:
     ``$NPUZZLE_SERVER`` is asked before click is imported (:mod:`solver.client.quick`), and
     a plain ``distance BOARD`` over an exact table is looked up before it too
     (:mod:`.lookup`); everything else, and anything those did not answer, runs through
-    click (:data:`main`)."""
+    click (:data:`main`).  The process then ends without the interpreter's teardown
+    (:func:`solver.core.interrupts.finish`)."""
     from ..client import quick
 
     status, args = quick.answer(sys.argv[1:])
@@ -58,6 +59,11 @@ def launch() -> None:
     from . import lookup
 
     status = lookup.answer(args)
-    if status is not None:
-        lookup.leave(status)
-    __getattr__("main")(args, prog_name="npuzzle")
+    if status is None:
+        try:
+            __getattr__("main")(args, prog_name="npuzzle")
+        except SystemExit as e:
+            from ..core.program import exit_status
+
+            status = exit_status(e.code)
+    interrupts.finish(status or 0)

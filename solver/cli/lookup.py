@@ -70,17 +70,4 @@ def _distance(text: str) -> int | None:
         return None
 
 
-def leave(status: int) -> None:
-    """End the process with ``status`` once :func:`answer` answered, without the interpreter's
-    teardown: the answer is written and flushed, and the process holds nothing to save or
-    release (a mapped table, numpy), while tearing numpy down takes a tenth of the command's
-    time (docs/research/end-to-end.md, "The lookup path")."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass  # a reader gone away: nothing more can be said
-    os._exit(status)
-
-
-__all__ = ["answer", "leave"]
+__all__ = ["answer"]

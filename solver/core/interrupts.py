@@ -238,6 +238,27 @@ def temporary(path):
         _temporaries.discard(key)
 
 
+def finish(status: int) -> None:
+    """End the process with ``status`` once its command is done, without the interpreter's
+    teardown.  The ``npuzzle`` program's entry point calls it after its command returned
+    (:func:`solver.cli.launch`): by then every file the command wrote is closed and its
+    workers are joined, and what is left -- numpy, tables mapped or read, idle daemon threads
+    -- needs no goodbye, while taking it down costs a tenth of a lookup's time and a fifth of
+    a batch's over the 7-8 database (docs/research/end-to-end.md, "Leaving without the
+    teardown").  Only stdout and stderr are flushed; a reader gone away is 141, as ever."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        status = quiet_broken_pipe()
+    except (OSError, ValueError) as e:  # a full disk: said, where Python would have said it
+        with contextlib.suppress(OSError):
+            os.write(2, f"{_state['program'] or 'npuzzle'}: error: {e}\n".encode())
+        status = status or 1
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.flush()
+    os._exit(status)
+
+
 def quiet_broken_pipe() -> int:
     """After the reader of stdout went away: point stdout at /dev/null so that the final
     flush cannot complain, and return the status to exit with (141)."""
@@ -260,6 +281,7 @@ __all__ = [
     "temporary",
     "leave_now",
     "quiet_broken_pipe",
+    "finish",
     "describe",
     "message",
     "EXIT_INTERRUPTED",
