@@ -220,3 +220,24 @@ def test_a_kernel_compiled_afresh_still_solves(tables_dir, tmp_path):
         cwd=ROOT,
     )
     assert r.returncode == 0 and r.stdout == "9 moves: UUURRRDDD\n", r.stderr
+
+
+def test_npuzzle_ends_without_the_teardown_and_loses_nothing_it_said(exact_dir):
+    # solver.core.interrupts.finish: os._exit once the command returned, its output flushed.
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stderr.write('the teardown ran'))\n"
+        "from solver.cli import launch\n"
+        "sys.argv = ['npuzzle', 'distance', '-', '--data-dir', sys.argv[1]]\n"
+        "launch()\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code, str(exact_dir)],
+        input="1 2 3/4 0 5\n" * 5000,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ROOT},
+        cwd=ROOT,
+    )
+    assert (r.returncode, r.stderr) == (0, "")
+    assert r.stdout == "1\n" * 5000
