@@ -171,6 +171,16 @@ def test_real_process_has_no_traceback(exact_dir):
     assert "tile 2 appears twice" in p.stderr
 
 
+@pytest.mark.parametrize("command", ["check", "distance", "solve"])
+def test_stdout_closed_from_the_start_is_141_without_a_word(exact_dir, command):
+    """``npuzzle ... >&-``: no one reads the answer, as after ``| head -0`` (``distance`` on
+    the lookup path, solver.cli.lookup, and through click)."""
+    line = f'exec "$0" -m solver {command} "1 2 3/4 0 5" >&-'
+    env = {**os.environ, "NPUZZLE_DATA": str(exact_dir)}
+    p = subprocess.run(["sh", "-c", line, sys.executable], capture_output=True, env=env)
+    assert (p.returncode, p.stderr) == (141, b"")
+
+
 @pytest.mark.parametrize("command", ["solve", "distance", "hint", "heuristic", "check"])
 @pytest.mark.parametrize("goal", ["1 2 3 4", "1 1 2 3 4 5 6 7 0"])
 def test_a_bad_goal_is_named_as_the_goal(run_cli, tables_dir, command, goal):

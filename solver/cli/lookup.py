@@ -38,8 +38,8 @@ def answer(args: list[str]) -> int | None:
         os.write(sys.stdout.fileno(), f"{distance}\n".encode())
     except BrokenPipeError:  # the reader went away (`| head -0`): quietly, as the command
         return interrupts.quiet_broken_pipe()
-    except OSError:
-        return None  # a full disk...: the usual way says so, as it always does
+    except (OSError, AttributeError):
+        return None  # a full disk, stdout closed: the usual way says so, as it always does
     return 0
 
 

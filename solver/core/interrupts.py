@@ -247,14 +247,15 @@ def finish(status: int) -> None:
     a batch's over the 7-8 database (docs/research/end-to-end.md, "Leaving without the
     teardown").  Only stdout and stderr are flushed; a reader gone away is 141, as ever."""
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:  # None: started with stdout closed
+            sys.stdout.flush()
     except BrokenPipeError:
         status = quiet_broken_pipe()
     except (OSError, ValueError) as e:  # a full disk: said, where Python would have said it
         with contextlib.suppress(OSError):
             os.write(2, f"{_state['program'] or 'npuzzle'}: error: {e}\n".encode())
         status = status or 1
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(OSError, ValueError, AttributeError):
         sys.stderr.flush()
     os._exit(status)
 
