@@ -282,7 +282,8 @@ class _Checks:
             raise BoardError(f"fsm depth must be a whole number from {low} to {top}, not {fsm!r}")
         from .search.weights import parse_weight  # numpy only, no numba
 
-        if parse_weight(self.weight) > 1 and self.algorithm not in ("auto", "idastar", "table"):
+        weighted = parse_weight(self.weight) > 1
+        if weighted and self.algorithm not in ("auto", "idastar", "table"):
             raise BoardError(
                 f"--weight works with IDA* (algorithm auto or idastar), not {self.algorithm}"
             )
@@ -291,7 +292,7 @@ class _Checks:
                 raise BoardError(
                     f"--resume goes on with IDA* (auto or idastar), not {self.algorithm}"
                 )
-            if parse_weight(self.weight) > 1:
+            if weighted:
                 raise BoardError("--resume goes on with an optimal search, not a weighted one")
 
 
