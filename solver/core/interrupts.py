@@ -247,17 +247,28 @@ def finish(status: int) -> None:
     a batch's over the 7-8 database (docs/research/end-to-end.md, "Leaving without the
     teardown").  Only stdout and stderr are flushed; a reader gone away is 141, as ever."""
     try:
-        if sys.stdout is not None:  # None: started with stdout closed
-            sys.stdout.flush()
-    except BrokenPipeError:
-        status = quiet_broken_pipe()
+        gone = flush_stdout()
     except (OSError, ValueError) as e:  # a full disk: said, where Python would have said it
         with contextlib.suppress(OSError):
             os.write(2, f"{_state['program'] or 'npuzzle'}: error: {e}\n".encode())
         status = status or 1
+    else:
+        status = status if gone is None else gone
     with contextlib.suppress(OSError, ValueError, AttributeError):
         sys.stderr.flush()
     os._exit(status)
+
+
+def flush_stdout() -> int | None:
+    """Flush stdout: None once done, or the status 141 where no one reads it -- a reader gone
+    away, or stdout closed from the start (``>&-``: click then writes nothing)."""
+    if sys.stdout is None:
+        return quiet_broken_pipe()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return quiet_broken_pipe()
+    return None
 
 
 def quiet_broken_pipe() -> int:
@@ -283,6 +294,7 @@ __all__ = [
     "leave_now",
     "quiet_broken_pipe",
     "finish",
+    "flush_stdout",
     "describe",
     "message",
     "EXIT_INTERRUPTED",

@@ -63,18 +63,6 @@ def exit_status(code) -> int:
     return 1
 
 
-def _flush_stdout() -> int | None:
-    """Flush stdout: None once done, or 141 where no one reads it -- a reader gone away, or
-    stdout closed from the start (``>&-``: click then writes nothing)."""
-    if sys.stdout is None:
-        return interrupts.quiet_broken_pipe()
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        return interrupts.quiet_broken_pipe()
-    return None
-
-
 class OneLineUsage:
     """Mixin for the programs' click commands: whatever happens ends in at most one line on
     stderr and a documented exit status -- usage errors (click's default is a block over
@@ -105,10 +93,11 @@ class OneLineUsage:
     def _status(self, args, prog_name, extra, program) -> int:
         try:
             rv = super().main(args, prog_name, **extra)
-            gone = _flush_stdout()  # a closed pipe is noticed here, not at the process's end
+            # A closed pipe is noticed here, not at the process's end.
+            gone = interrupts.flush_stdout()
             return gone if gone is not None else rv if isinstance(rv, int) else EXIT_OK
         except SystemExit as e:
-            gone = _flush_stdout()
+            gone = interrupts.flush_stdout()
             return gone if gone is not None else exit_status(e.code)
         except click.exceptions.NoArgsIsHelpError as e:
             # Bare `npuzzle`: click's own usage and command list (on stderr, status 2), not
