@@ -316,12 +316,18 @@ def test_the_environment_variable_chooses_the_kernels(pdb_dir):
 
 
 def test_a_module_built_from_another_source_is_a_miss(tmp_path):
-    stale = tmp_path / "native_kernels.c"
-    stale.write_text("/* another version */\n")
-    assert native.load(source=stale) is None
-    assert native.load(source=native.SOURCE) is not None
+    for f in native.HERE.iterdir():  # the sources as built, then one of them changed
+        if native.is_source(f):
+            (tmp_path / f.name).write_bytes(f.read_bytes())
+    assert native.load(source=tmp_path) is not None
+    (tmp_path / "native_walk.h").write_bytes(b"/* another version */\n")
+    assert native.load(source=tmp_path) is None
+    (tmp_path / "native_walk.h").unlink()  # a file fewer is another source too
+    assert native.load(source=tmp_path) is None
     assert native.load(module="solver.search._no_such_module") is None
-    assert native.load(source=tmp_path / "not-installed.c") is not None
+    assert native.load(source=tmp_path / "not-installed") is not None
+    (tmp_path / "empty").mkdir()
+    assert native.load(source=tmp_path / "empty") is not None
 
 
 def test_bad_arrays_are_refused_with_a_clear_error(pdb_dir):

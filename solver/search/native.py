@@ -1,9 +1,9 @@
 """Which IDA* kernels a search runs: the ones compiled ahead of time (``solver.search._kernels_c``,
-built from ``native_kernels.c`` at install time) where they are built and current, else none,
+built from ``native_*.c`` at install time) where they are built and current, else none,
 and the search runs numba's (:mod:`solver.search.kernels`) (layer 3: search).
 
-The compiled module carries the CRC-32 of the source it was built from; one built from another
-version of ``native_kernels.c`` (a checkout moved on since ``pip install -e .``) is a miss, as is
+The compiled module carries the CRC-32 of the sources it was built from; one built from another
+version of them (a checkout moved on since ``pip install -e .``) is a miss, as is
 one built for another Python (its file name says which: the import does not find it).
 ``NPUZZLE_KERNELS=jit`` always takes numba's kernels (for comparing the two), ``auto`` (the
 default) the compiled ones where they can, ``native`` the compiled ones or an error (a test run
@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from ..core import config
 
-SOURCE = Path(__file__).with_name("native_kernels.c")
+HERE = Path(__file__).parent
 CHOICES = ("auto", "native", "jit")
 # Said once by a command whose search runs numba's kernels because the compiled ones are not
 # there (not when NPUZZLE_KERNELS=jit asks for numba's).
@@ -42,18 +42,27 @@ class Native(NamedTuple):
     ida_lc: object
 
 
-def source_digest(path: Path = SOURCE) -> str | None:
-    """The CRC-32 of the kernels' C source, in hex (None where the source is not installed):
-    it tells a changed source, and needs no ``hashlib`` (OpenSSL's library) on the cold path."""
+def source_digest(directory: Path = HERE) -> str | None:
+    """The CRC-32 of the kernels' C sources and headers in ``directory``, read in order of their
+    names, in hex (None where they are not installed): it tells a changed source, and needs no
+    ``hashlib`` (OpenSSL's library) on the cold path."""
     try:
-        return f"{zlib.crc32(path.read_bytes()):08x}"
+        files = sorted(f for f in directory.iterdir() if is_source(f))
+        return f"{zlib.crc32(b''.join(f.read_bytes() for f in files)):08x}" if files else None
     except OSError:
         return None
 
 
-def load(module: str = "solver.search._kernels_c", source: Path = SOURCE) -> Native | None:
-    """The kernels of the compiled ``module`` when it imports and was built from ``source`` as
-    it is now (a module whose source is not installed beside it is taken as built); else None."""
+def is_source(path: Path) -> bool:
+    """Whether ``path`` is one of the C sources or headers the module is built from (setup.py
+    compiles and digests the same files: ``native_*.c`` and ``native_*.h``)."""
+    return path.name.startswith("native_") and path.suffix in (".c", ".h")
+
+
+def load(module: str = "solver.search._kernels_c", source: Path = HERE) -> Native | None:
+    """The kernels of the compiled ``module`` when it imports and was built from the sources in
+    ``source`` as they are now (a module whose sources are not installed beside it is taken as
+    built); else None."""
     try:
         compiled = importlib.import_module(module)
     except ImportError:
