@@ -167,14 +167,28 @@ def preflight(
         path, what = directory / names.exact_file_name(shape), f"the exact tables of {shape}"
         cost = budget.exact_cost(shape.size)
     else:
-        goal_b = goal if isinstance(goal, Board) else goal_board(shape, goal)
-        parsed = parse_partition(partition, shape, goal_b)
-        kind = names.ZERO_AWARE if zero_aware else names.ADDITIVE
-        path = directory / names.pattern_file_name(shape, parsed, goal_b, kind)
+        path, parsed = _pattern_target(shape, partition, goal, directory, zero_aware)
         what = f"partition {parsed.name} of {shape}" + (" (zero-aware)" if zero_aware else "")
         cost = budget.pattern_cost(shape.size, [len(p) for p in parsed], 2 if zero_aware else 1)
     if force or not os.path.lexists(path):
         budget.check(what, cost, _disk_of(probe))
+
+
+def _pattern_target(shape: Shape, partition: str, goal, directory: Path, zero_aware: bool):
+    """The file a partition's build writes in ``directory``, and the partition parsed."""
+    goal_b = goal if isinstance(goal, Board) else goal_board(shape, goal)
+    parsed = parse_partition(partition, shape, goal_b)
+    kind = names.ZERO_AWARE if zero_aware else names.ADDITIVE
+    return directory / names.pattern_file_name(shape, parsed, goal_b, kind), parsed
+
+
+def patterns_to_build(
+    shape: Shape, partition: str, goal=None, data_dir=None, force=False, zero_aware=False
+) -> list[int]:
+    """The tile counts of the patterns a partition's build will search (none where its file
+    exists and is kept): what :mod:`pdb_builder.compile_ahead` compiles the kernels for."""
+    path, parsed = _pattern_target(shape, partition, goal, store.data_dir(data_dir), zero_aware)
+    return [len(p) for p in parsed] if force or not os.path.lexists(path) else []
 
 
 def _disk_of(probe: Path) -> Path:
