@@ -34,6 +34,7 @@ from .pattern_bfs import bfs_pattern, geometry
 # Small boards, smallest first: one tile on the first with a word type is the search of it.
 BOARDS = ("2x2", "3x4", "4x5")
 KERNELS = ("pull", "push")  # pull first: its compile is the longer
+QUIET = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
 
 
 def word_types(shape: Shape, sizes) -> set[str]:
@@ -72,17 +73,14 @@ def start(types) -> Ahead:
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))),
     }
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-m", __name__, word_type, kernel],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
-        for word_type in sorted(types)
-        for kernel in KERNELS
-    ]
+    children = []
+    for word_type in sorted(types):
+        for kernel in KERNELS:
+            command = [sys.executable, "-m", __name__, word_type, kernel]
+            try:
+                children.append(subprocess.Popen(command, env=env, **QUIET))
+            except OSError:  # no interpreter to start (an embedded Python): the search compiles
+                continue
     return Ahead(children)
 
 
