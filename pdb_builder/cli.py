@@ -236,8 +236,8 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet, zero_a
 
 
 def _compile_ahead(plan, goal, data_dir, force, zero_aware):
-    """numba compiles the layer kernels of the plan's pattern searches in processes of their
-    own, from now until the first pattern search (:class:`pdb_builder.compile_ahead.Ahead`)."""
+    """numba compiles the layer kernels of the plan's pattern searches, the second in a process
+    of its own until the first pattern search (:class:`pdb_builder.compile_ahead.Ahead`)."""
     from . import compile_ahead  # the pattern searches' module: not for --help or --list
 
     types = set()
@@ -251,7 +251,7 @@ def _compile_ahead(plan, goal, data_dir, force, zero_aware):
 def _strongest(shapes, partitions, zero_aware, goal, data_dir, force, quiet) -> None:
     """``--strongest``: say what the set of the one --shape still needs and what it will
     take, then build it (a database and its missing twin from one search)."""
-    from . import compile_ahead, strongest
+    from . import strongest
 
     shape = _strongest_shape(shapes, partitions, zero_aware)
     goal_b = goal_board(shape, goal)
@@ -269,11 +269,8 @@ def _strongest(shapes, partitions, zero_aware, goal, data_dir, force, quiet) -> 
         directory = store.ensure_writable(store.data_dir(data_dir))
         click.echo(f"building into {directory}", err=True)
     rows = []
-    sizes = [len(p) for step in steps if step.additive or step.twin for p in step.member.partition]
-    with compile_ahead.start(compile_ahead.word_types(shape, sizes)) as ahead:
-        ahead.wait()  # the two kernels at once, rather than one after the other
-        for step in steps:
-            rows += build.build_step(shape, step, goal_b, data_dir, not quiet)
+    for step in steps:
+        rows += build.build_step(shape, step, goal_b, data_dir, not quiet)
     for row in rows:
         row["status"] = "exists, kept" if row.get("skipped") else "built"
     _print_rows(rows, SUMMARY)
