@@ -101,10 +101,7 @@ def thread_count() -> int:
     env = os.environ.get(config.ENV_THREADS)
     if env and env.isdigit() and int(env) > 0:
         return int(env)
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
+    return config.usable_cores()
 
 
 def geometry(shape: Shape, k: int) -> Geometry:

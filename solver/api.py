@@ -8,13 +8,13 @@ start-up time that a table lookup must not pay).  The CLI is a thin layer over t
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 import threading
 import time
 from dataclasses import replace
 
 from .core.board import Board, BoardError, Shape, goal_board, parse_board, solvability
+from .core.config import usable_cores
 from .core.solution import InvalidSolution, Solution, Unsolvable
 
 # The options of a search are declared once, in solver.options; these names stay here too.
@@ -214,13 +214,6 @@ def idastar_module(request):
         ahead.join()  # the plans are chosen from what it opened, on this thread alone
     return idastar
 
-
-def usable_cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # no affinity on this platform
-        return max(1, os.cpu_count() or 1)
 
 
 def solve_astar(start: Board, goal: Board, opts: SearchOptions) -> Solution:

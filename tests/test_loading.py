@@ -46,6 +46,21 @@ def test_every_mode_gives_the_same_tables(tables_dir, name):
             assert np.array_equal(whole[off : off + table.nbytes], table.view(np.uint8).ravel())
 
 
+@pytest.mark.parametrize("cores", [1, 2, 3])
+def test_a_read_in_slices_on_threads_is_the_file(tmp_path, monkeypatch, cores):
+    """A file read on one thread a core, in steps smaller than each thread's part, is byte for
+    byte the file; one that ends early is a clear OSError (never a BufferError)."""
+    data = np.random.default_rng(cores).integers(0, 256, 10_007, dtype=np.uint8).tobytes()
+    path = tmp_path / "table.bin"
+    path.write_bytes(data)
+    monkeypatch.setattr(loading, "_READ_STEP", 1000)
+    monkeypatch.setattr(loading.config, "usable_cores", lambda: cores)
+    assert loading.load(path, len(data), "read").tobytes() == data
+    assert loading.load(path, 5_000, "read").tobytes() == data[:5_000]
+    with pytest.raises(OSError, match="ended after"):
+        loading.load(path, len(data) + 3_000, "read")
+
+
 def test_searches_agree_whatever_the_mode(tables_dir):
     boards = ["1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 0"]
     rng = np.random.default_rng(4)

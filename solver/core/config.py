@@ -142,3 +142,11 @@ def env_choice(name: str, choices: tuple[str, ...], default: str) -> str:
     ``default``."""
     value = os.environ.get(name, "").strip().lower()
     return value if value in choices else default
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no affinity on this platform
+        return max(1, os.cpu_count() or 1)
