@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import mmap
 import os
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -136,10 +135,12 @@ def _read_into(fh, view: memoryview, path: Path) -> None:
     (docs/research/end-to-end.md, "How tables reach memory")."""
     size = len(view)
     parts = min(config.usable_cores(), -(-size // _READ_STEP)) if _PREADV else 1
-    cuts = [size * i // parts for i in range(parts + 1)]
     if parts == 1:
         _read_slice(fh, view, 0, size, path)
         return
+    from concurrent.futures import ThreadPoolExecutor  # a batch's read only: not a cold start's
+
+    cuts = [size * i // parts for i in range(parts + 1)]
     # The block waits for every thread, also when one fails or Ctrl-C arrives: the view is
     # released only once no thread writes into it.
     with ThreadPoolExecutor(parts) as pool:
