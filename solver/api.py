@@ -215,7 +215,6 @@ def idastar_module(request):
     return idastar
 
 
-
 def solve_astar(start: Board, goal: Board, opts: SearchOptions) -> Solution:
     """A* (algorithm ``astar``, :func:`solver.search.blind.astar`) on the heuristic ``opts``
     asks for, parsed here (:class:`~solver.search.sources.HeuristicSpec`): for the heuristics
