@@ -228,7 +228,7 @@ class _FastLines:
             live = digits > p
             buf[end[live] - 1 - p] = 48 + v[live] % 10
             v //= 10
-        for code in np.unique(word_code).tolist():
+        for code in sorted(set(word_code.tolist())):  # np.unique would import numpy.ma
             rows = word_at[word_code == code]
             word = np.frombuffer(word_list[code], dtype=np.uint8)
             buf[self.offset[rows][:, None] + np.arange(word.size)] = word

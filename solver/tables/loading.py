@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -138,15 +139,27 @@ def _read_into(fh, view: memoryview, path: Path) -> None:
     if parts == 1:
         _read_slice(fh, view, 0, size, path)
         return
-    from concurrent.futures import ThreadPoolExecutor  # a batch's read only: not a cold start's
-
     cuts = [size * i // parts for i in range(parts + 1)]
-    # The block waits for every thread, also when one fails or Ctrl-C arrives: the view is
-    # released only once no thread writes into it.
-    with ThreadPoolExecutor(parts) as pool:
-        reads = [pool.submit(_read_slice, fh, view, lo, hi, path) for lo, hi in zip(cuts, cuts[1:])]
-        for read in reads:
-            read.result()
+    failed: list[BaseException] = []
+
+    def read(lo: int, hi: int) -> None:
+        try:
+            _read_slice(fh, view, lo, hi, path)
+        except BaseException as e:  # raised again on the calling thread
+            failed.append(e)
+
+    threads = [threading.Thread(target=read, args=cut, daemon=True) for cut in zip(cuts, cuts[1:])]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            thread.join()
+    except BaseException:  # Ctrl-C: the view is released only once no thread writes into it
+        for thread in threads:
+            thread.join()
+        raise
+    if failed:
+        raise failed[0]
 
 
 def _read_slice(fh, view: memoryview, lo: int, hi: int, path: Path) -> None:
