@@ -1,6 +1,7 @@
-"""numba compiles the pattern searches' layer kernels ahead, in processes of their own
-(``pdb_builder.compile_ahead``): the search that follows compiles neither, and a child that
-fails or is stopped changes nothing but the time."""
+"""numba compiles the pattern searches' layer kernels ahead (``pdb_builder.compile_ahead``):
+``push_layer`` in the calling process, ``pull_layer`` in a child where the cache was empty.
+The search that follows compiles neither, and a child that fails or is stopped changes
+nothing but the time."""
 
 import json
 import os
