@@ -248,7 +248,8 @@ def solve(board, goal=None, *, shape=None, options: SearchOptions | None = None,
     Raises :class:`Unsolvable`, :class:`~solver.core.board.BoardError`,
     :class:`~solver.tables.store.DatabaseError` or :class:`~solver.core.solution.SearchLimitReached`.
     """
-    opts = replace(options or SearchOptions(), **kw)
+    opts = options or SearchOptions()
+    opts = replace(opts, **kw) if kw else opts
     start, goal_b = read_problem(board, goal, shape)
     check_solvable(start, goal_b)
     name = resolve_algorithm(start, opts)

@@ -71,3 +71,32 @@ def test_the_manhattan_table_is_the_grid_distance_to_each_home(shape):
                 assert md[t][c] == abs(r0 - r1) + abs(c0 - c1)
         assert md[0] == (0,) * sh.size
     assert manhattan(Board.parse("1 2 3/4 5 6/0 7 8"), preset_goal(THREE)) == 2
+
+
+def test_a_search_chooses_again_when_what_it_read_changes(pdb_dir, tmp_path):
+    # A long-lived process (a batch, the service) chooses once and asks the catalog again
+    # only when the data directory or a file a plan reads has changed.
+    import os
+    import shutil
+
+    goal = preset_goal(THREE)
+    opts = api.SearchOptions(data_dir=tmp_path, combine=False)
+    [source] = [p for p in pdb_dir.iterdir() if p.name.startswith("apdb-3x3-4-4")]
+    copy = tmp_path / source.name
+    shutil.copy(source, copy)
+
+    def plan():
+        return api.search_request(goal, goal, opts).plans[0][0]
+
+    first = plan()
+    assert first.kind == "pdb" and copy in first.files and plan() is first
+    # Rewritten in place under the same name: chosen again, from the file as it is now.
+    stamp = copy.stat().st_mtime_ns + 10**9
+    os.utime(copy, ns=(stamp, stamp))
+    again = plan()
+    assert again is not first and again.kind == "pdb" and plan() is again
+    # Removed: linear conflict, with the notice naming the command that builds it; and back.
+    copy.unlink()
+    assert plan().kind == "lc" and "build-pdb" in plan().notice
+    shutil.copy(source, copy)
+    assert plan().kind == "pdb"

@@ -285,7 +285,8 @@ class Plan:
     """Everything a kernel needs to search towards ``target`` with one heuristic.
 
     ``name`` is the heuristic as reported (``pdb 6-6-3 + reflection``, ``manhattan``...),
-    ``database`` the file name of the tables (None for Manhattan / linear conflict).  A "pdb"
+    ``database`` the file name of the tables (None for Manhattan / linear conflict) and
+    ``files`` the paths of every database file behind them (a twin's and its own).  A "pdb"
     plan has ``tables`` (one read-only array per database, each holding its pattern tables
     joined) and its ``lookups``: the database's additive sum, its mirrored sum with the
     reflection, and the same for every further database (the heuristic is their maximum);
@@ -305,6 +306,7 @@ class Plan:
     lines: Lines | None = None
     notice: str | None = None  # said once to the user: e.g. the search fell back
     zero: ZeroAware | None = None
+    files: tuple = ()
 
     @property
     def patterns(self) -> list:

@@ -141,8 +141,9 @@ _PDB_PLANS: dict = {}
 
 
 def clear_cache() -> None:
-    """Forget prepared plans (and the opened databases behind them)."""
+    """Forget prepared and chosen plans (and the opened databases behind them)."""
     _PDB_PLANS.clear()
+    _CHOSEN.clear()
     _cached_simple_plan.cache_clear()
     pattern_db.clear_cache()
 
@@ -155,6 +156,7 @@ def pdb_plan_from(pdbs: list, reflect: bool, zero_aware: bool = False, data_dir=
     rebuilds a damaged twin."""
     twins = _twins(pdbs, data_dir) if zero_aware else None
     zero_aware = twins is not None
+    files = tuple(p.path for p in pdbs + (twins or []))
     pdbs = twins or pdbs
     key = (tuple(id(p) for p in pdbs), bool(reflect))
     hit = _PDB_PLANS.get(key)
@@ -173,6 +175,7 @@ def pdb_plan_from(pdbs: list, reflect: bool, zero_aware: bool = False, data_dir=
         database=", ".join(p.path.name for p in pdbs),
         zero_aware=zero_aware,
     )
+    plan.files = files
     plan.name = (
         "pdb "
         + " & ".join(p.name for p in pdbs)
@@ -181,6 +184,13 @@ def pdb_plan_from(pdbs: list, reflect: bool, zero_aware: bool = False, data_dir=
     )
     _PDB_PLANS[key] = (pdbs, plan)  # the pdbs are kept so their ids are never reused
     return plan
+
+
+# (goal, heuristic, race, data directory) -> (the stamps of the directory and of the files
+# read, the plans).  A batch asks once per board; while one stat of the directory and one of
+# each file find them unchanged, the catalog is not asked again (0.1-0.25 ms a board).  The
+# only other input of the choice is the machine's memory (how many rivals race).
+_CHOSEN: dict = {}
 
 
 def choose(
@@ -194,7 +204,25 @@ def choose(
     The databases are those :func:`solver.search.sources.choose` chooses for IDA*, opened;
     without one, linear conflict with :attr:`Plan.notice` saying so and naming the command
     that builds a database (or :class:`~solver.tables.store.DatabaseMissing`, where the
-    search needs one)."""
+    search needs one).  Chosen again only when the data directory or a file read changed."""
+    directory = store.data_dir(heuristic.data_dir)
+    key = (goal, heuristic, race, directory)
+    hit = _CHOSEN.get(key)
+    if hit is not None and hit[0] == (store.file_stamp(directory), *_file_stamps(hit[1])):
+        return hit[1]
+    before = store.file_stamp(directory)  # a file renamed in meanwhile changes it
+    chosen = _choose(goal, heuristic, race)
+    _CHOSEN[key] = ((before, *_file_stamps(chosen)), chosen)
+    return chosen
+
+
+def _file_stamps(chosen) -> tuple:
+    """The stamps of every file the plans ``chosen`` read."""
+    return tuple(store.file_stamp(p) for plan, _ in chosen for p in plan.files)
+
+
+def _choose(goal: Board, heuristic: HeuristicSpec, race: bool):
+    """:func:`choose`, asking the catalog."""
     shape = goal.shape
     same = reduction(goal, goal)
     source = sources.choose(goal, heuristic, sources.IDASTAR, race)
