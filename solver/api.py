@@ -41,9 +41,9 @@ def resolve_algorithm(start: Board, opts: SearchOptions) -> str:
     """The algorithm ``opts`` asks for, with ``auto`` made concrete for this board."""
     if opts.algorithm != "auto":
         return opts.algorithm
-    from .tables import exact
+    from .tables import catalog
 
-    if opts.heuristic == "auto" and exact.has_table(start.shape, opts.data_dir):
+    if opts.heuristic == "auto" and catalog.has_exact(start.shape, opts.data_dir):
         return "table"  # an optimal answer is within any weight's bound, and instant
     return "idastar"
 
@@ -279,9 +279,9 @@ def checked(sol: Solution, data_dir=None) -> Solution:
 def measure(start: Board, goal: Board, opts: SearchOptions) -> tuple[int, Solution | None]:
     """The optimal distance from ``start`` to ``goal``, and the search's Solution when a search
     was needed (None when the exact table answered).  Raises :class:`Unsolvable`."""
-    from .tables import exact
+    from .tables import catalog, exact
 
-    if opts.algorithm in ("auto", "table") and exact.has_table(start.shape, opts.data_dir):
+    if opts.algorithm in ("auto", "table") and catalog.has_exact(start.shape, opts.data_dir):
         try:
             return exact.distance(start, goal, data_dir=opts.data_dir), None  # it knows parity
         except Unsolvable as e:

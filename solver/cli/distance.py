@@ -19,11 +19,12 @@ def _bulk(opts: api.SearchOptions):
     """Distances of a whole group of boards, when an exact table answers their shape."""
 
     def answer(group, as_json: bool):
-        from ..tables import exact
+        from ..tables import catalog
+
+        if not catalog.has_exact(group.shape, opts.data_dir):
+            return None  # IDA*, one board at a time
         from ..workloads import bulk_answers
 
-        if not exact.has_table(group.shape, opts.data_dir):
-            return None  # IDA*, one board at a time
         t0 = time.perf_counter()
         d = bulk_answers.exact_distances(group.tiles, group.goal, opts.data_dir)
         from .stream import BulkAnswers

@@ -58,12 +58,12 @@ def _distance(text: str) -> int | None:
     """The distance of the board ``text`` to the default goal, read from its shape's exact
     table; None where the usual way must answer (it also says why)."""
     from ..core.board import parse_board, preset_goal
-    from ..tables import exact
+    from ..tables import catalog, exact
     from ..tables.errors import DatabaseError
 
     try:
         start = parse_board(text)
-        if not exact.has_table(start.shape):
+        if not catalog.has_exact(start.shape):
             return None
         return exact.lookup(start, preset_goal(start.shape))
     except (ValueError, DatabaseError, OSError):  # a bad board is a ValueError (BoardError)

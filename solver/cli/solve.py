@@ -127,16 +127,18 @@ def _bulk(opts: api.SearchOptions, tiles: bool):
 
         import numpy as np
 
-        from ..tables import exact
-        from ..workloads import bulk_answers
-        from .stream import BulkAnswers
+        from ..tables import catalog
 
         if opts.algorithm not in ("auto", "table") or (
             opts.algorithm == "auto" and opts.heuristic != "auto"
         ):
             return None
-        if not exact.has_table(group.shape, opts.data_dir):
+        if not catalog.has_exact(group.shape, opts.data_dir):
             return None
+        from ..tables import exact
+        from ..workloads import bulk_answers
+        from .stream import BulkAnswers
+
         t0 = time.perf_counter()
         walks = bulk_answers.table_walks(group.tiles, group.goal, opts.data_dir)
         share = (time.perf_counter() - t0) / max(1, len(walks))

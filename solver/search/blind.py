@@ -102,12 +102,12 @@ def _heuristic(goal: Board, heuristic: HeuristicSpec):
 def exact_distance(start: Board, goal: Board, data_dir=None) -> int | None:
     """The optimal distance when an exact table for the shape is built, else None."""
     try:
-        from ..tables import exact
+        from ..tables import catalog, exact
         from ..tables.store import DatabaseError
     except ImportError:
         return None
     try:
-        if not exact.has_table(start.shape, data_dir):
+        if not catalog.has_exact(start.shape, data_dir):
             return None
         return exact.distance(start, goal, data_dir=data_dir)
     except DatabaseError:

@@ -34,7 +34,6 @@ Imports: numpy, :mod:`solver.core` (board), :mod:`solver.tables.kept_arrays`.
 
 from __future__ import annotations
 
-import gzip
 from collections import deque
 from itertools import groupby
 from pathlib import Path
@@ -259,6 +258,8 @@ def shipped_strings(
     the machine of these is valid.  The strings of one depth are those of a deeper search no
     longer than it (the BFS finds them level by level).  Why shipped: making them takes
     minutes of Python, and the default search needs them on a fresh machine's first search."""
+    import gzip  # only where the machine is made anew: a kept one is read as it is
+
     text = gzip.decompress(SHIPPED.read_bytes())
     as_directions = bytes.maketrans(MOVES.encode("ascii"), bytes(range(len(MOVES))))
     out = []
@@ -282,6 +283,8 @@ def shipped_strings(
 
 def write_shipped() -> None:
     """Make :data:`SHIPPED` again (``python -m solver.search.fsm``)."""
+    import gzip
+
     lines = ["".join(MOVES[d] for d in s) for s in forbidden_strings(SHIPPED_DEPTH)]
     data = ("\n".join(lines) + "\n").encode("ascii")
     SHIPPED.write_bytes(gzip.compress(data, compresslevel=9, mtime=0))  # the same bytes each time

@@ -166,11 +166,11 @@ def _exact_source(goal: Board, data_dir) -> Source | None:
     """The exact table as a heuristic question's estimate (the true distance), where one
     serves ``goal``; None where none does (a table of the shape may serve other goals only,
     and then a database may serve this one)."""
+    shape = goal.shape
+    if not catalog.has_exact(shape, data_dir):
+        return None
     from ..tables import exact  # numpy: only once an exact table is built
 
-    shape = goal.shape
-    if not exact.has_table(shape, data_dir):
-        return None
     try:
         exact.tables(shape, data_dir, goal)
     except store.DatabaseMissing:

@@ -25,7 +25,7 @@ import time
 
 from .. import answers, api
 from ..core.board import Board, BoardError, Shape, parse_board
-from ..tables import catalog, exact, names
+from ..tables import catalog, names
 from ..workloads.distributions import uses_exact_table
 from ..workloads.generate import MAX_SEARCHED_CELLS, GenerateTimeout
 from .limits import Settings
@@ -254,7 +254,7 @@ def is_lookup(endpoint: str, params: dict, settings: Settings) -> bool:
         except BoardError:
             return True
         # A table searched in memory (no file built: exact.table_for) takes a second: a worker's.
-        return exact.has_table(shape, settings.data_dir)
+        return catalog.has_exact(shape, settings.data_dir)
     boards = params.get("boards")
     parsed = [
         _parsed(b, params.get("shape"))
@@ -271,7 +271,7 @@ def is_lookup(endpoint: str, params: dict, settings: Settings) -> bool:
     ) != "auto":
         return False
     shapes = {b.shape for b in parsed if b is not None}
-    return all(exact.has_table(shape, settings.data_dir) for shape in shapes)
+    return all(catalog.has_exact(shape, settings.data_dir) for shape in shapes)
 
 
 def _parsed(board, shape) -> Board | None:

@@ -134,6 +134,12 @@ def exact_candidates(
     return found
 
 
+def has_exact(shape: Shape, data_dir=None) -> bool:
+    """True when any exact file for ``shape`` is built (the shape is answered by tables; a
+    goal whose own table is missing is then an exit-3 error naming the command)."""
+    return exact_entry(shape, data_dir) is not None
+
+
 def exact_entry(shape: Shape, data_dir=None, goal: Board | None = None) -> Entry | None:
     """The exact file that serves ``goal`` on ``shape`` -- or, with no goal, any exact file
     of the shape (is the shape answered by tables at all?) -- or None."""

@@ -51,12 +51,6 @@ def table_name(blank_cell: int) -> str:
     return f"blank_{blank_cell}"
 
 
-def has_table(shape: Shape, data_dir=None) -> bool:
-    """True when any exact file for ``shape`` is built (the shape is answered by tables; a
-    goal whose own table is missing is then an exit-3 error naming the command)."""
-    return catalog.exact_entry(shape, data_dir) is not None
-
-
 def _expect(entry: names.Entry) -> dict:
     if entry.layout == names.COMPACT:
         return {
@@ -443,7 +437,6 @@ __all__ = [
     "GoalTable",
     "canonical_goal",
     "goal_table",
-    "has_table",
     "made_in_memory",
     "table_for",
     "table_counts",

@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..core.board import Board, BoardError, Shape, preset_goal
-from ..tables import exact, store
+from ..tables import catalog, exact, store
 
 REFERENCE_PACKAGE_DIR = "reference"  # solver/reference/distances-<shape>.txt
 
@@ -129,7 +129,7 @@ def reference_counts(
 def uses_exact_table(shape: Shape, data_dir=None) -> bool:
     """Whether ``shape``'s distances come from an exact table: one is built, or the board is
     small enough for one searched in memory (:func:`solver.tables.exact.made_in_memory`)."""
-    return exact.made_in_memory(shape) or exact.has_table(shape, data_dir)
+    return exact.made_in_memory(shape) or catalog.has_exact(shape, data_dir)
 
 
 def distance_counts(shape: Shape, goal: Board | None = None, data_dir=None) -> DistanceCounts:
