@@ -189,8 +189,10 @@ def pdb_plan_from(pdbs: list, reflect: bool, zero_aware: bool = False, data_dir=
 # (goal, heuristic, race, data directory) -> (the stamps of the directory and of the files
 # read, the plans).  A batch asks once per board; while one stat of the directory and one of
 # each file find them unchanged, the catalog is not asked again (0.1-0.25 ms a board).  The
-# only other input of the choice is the machine's memory (how many rivals race).
+# only other input of the choice is the machine's memory (how many rivals race).  A batch
+# whose lines each name another goal would fill it: it is emptied when full.
 _CHOSEN: dict = {}
+_CHOSEN_MOST = 256
 
 
 def choose(
@@ -212,6 +214,8 @@ def choose(
         return hit[1]
     before = store.file_stamp(directory)  # a file renamed in meanwhile changes it
     chosen = _choose(goal, heuristic, race)
+    if len(_CHOSEN) >= _CHOSEN_MOST:
+        _CHOSEN.clear()
     _CHOSEN[key] = ((before, *_file_stamps(chosen)), chosen)
     return chosen
 
