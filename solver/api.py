@@ -160,12 +160,21 @@ def advice(goal: Board, opts: SearchOptions) -> str | None:
 def kernels_note(goal: Board, opts: SearchOptions) -> str | None:
     """The note a search towards ``goal`` with ``opts`` should hear before it starts where it
     would run numba's kernels for want of compiled ones
-    (:data:`solver.search.native.JIT_NOTE`), else None.  Only IDA* runs the kernels."""
+    (:data:`solver.search.native.JIT_NOTE`), else None.  Only IDA* runs the kernels, and not
+    one that refuses to run for want of a database."""
     if resolve_algorithm(goal, opts) != "idastar":
         return None
-    from .search import native
+    from .search import native, sources
+    from .tables.errors import DatabaseMissing
 
-    return native.jit_note()
+    note = native.jit_note()
+    if note is None:
+        return None
+    try:
+        sources.choose(goal, heuristic_spec(goal, opts), sources.IDASTAR)
+    except DatabaseMissing:
+        return None  # the search will not run: its error alone says what to do
+    return note
 
 
 def solve_idastar(start: Board, goal: Board, opts: SearchOptions) -> Solution:

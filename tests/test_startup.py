@@ -241,3 +241,16 @@ def test_npuzzle_ends_without_the_teardown_and_loses_nothing_it_said(exact_dir):
     )
     assert (r.returncode, r.stderr) == (0, "")
     assert r.stdout == "1\n" * 5000
+
+
+def test_the_jit_note_is_not_said_where_the_search_will_not_run(pdb_dir, tmp_path, monkeypatch):
+    # Without compiled kernels, a 15-puzzle search without a database is refused (exit 3,
+    # its error naming the command): a note about how to start faster would be noise.
+    from solver import api
+    from solver.core.board import Shape, goal_board
+
+    monkeypatch.setattr(native, "kernels", lambda: None)
+    monkeypatch.delenv(config.ENV_KERNELS, raising=False)
+    goal = goal_board(Shape(4, 4))
+    assert api.kernels_note(goal, api.SearchOptions(data_dir=tmp_path)) is None
+    assert api.kernels_note(goal, api.SearchOptions(data_dir=pdb_dir)) == native.JIT_NOTE
