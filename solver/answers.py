@@ -28,7 +28,14 @@ from .core.board import (
     solvability,
     solvable_for,
 )
-from .core.solution import EXACT_HEURISTIC, SearchLimitReached, Solution, Unsolvable
+from .core.solution import (
+    EXACT_HEURISTIC,
+    LC_HEURISTIC,
+    PDB_HEURISTIC,
+    SearchLimitReached,
+    Solution,
+    Unsolvable,
+)
 from .tables.errors import DatabaseError, DataDirError
 
 # What went wrong, in words every front end maps to its own signal (the CLI to an exit status,
@@ -89,7 +96,7 @@ def distance_fields(
 
 
 # Which estimate a heuristic question gets (the record's "heuristic" field), best first.
-EXACT_ESTIMATE, PDB_ESTIMATE, LC_ESTIMATE = EXACT_HEURISTIC, "pdb", "linear-conflict"
+EXACT_ESTIMATE, PDB_ESTIMATE, LC_ESTIMATE = EXACT_HEURISTIC, PDB_HEURISTIC, LC_HEURISTIC
 
 
 def heuristic_partition(text: str | None, goal: Board):

@@ -26,6 +26,7 @@ from typing import Any
 
 from .core import config
 from .core.board import BoardError
+from .core.solution import LC_HEURISTIC, MANHATTAN_HEURISTIC, PDB_HEURISTIC
 
 # name -> (module, function); 'auto' picks 'table' or 'idastar'.
 ALGORITHMS = {
@@ -38,7 +39,7 @@ ALGORITHMS = {
     "iddfs": ("solver.search.blind", "iddfs"),
     "fast": ("solver.search.fast", "solve"),  # quick, not optimal: any board, any size
 }
-HEURISTICS = ("auto", "pdb", "manhattan", "linear-conflict")
+HEURISTICS = ("auto", PDB_HEURISTIC, MANHATTAN_HEURISTIC, LC_HEURISTIC)
 CYCLE_CHECKS = ("parent", "path", "visited")
 MIN_FSM_DEPTH = 2  # the smallest machine: never undo the last move
 MAX_WEIGHT = 100  # far past the point where a larger weight finds anything sooner

@@ -46,8 +46,11 @@ class SearchLimitReached(Exception):
         self.partial = partial
 
 
-# The heuristic an answer read from an exact table names: the distance itself.
+# The estimates an answer names (its "heuristic"; a search's names its plan after them, e.g.
+# "pdb 7-8 + reflection"), written once: an exact table's is the distance itself.  The last
+# three are also the values of --heuristic besides "auto".
 EXACT_HEURISTIC = "exact"
+PDB_HEURISTIC, MANHATTAN_HEURISTIC, LC_HEURISTIC = "pdb", "manhattan", "linear-conflict"
 
 
 @dataclass
@@ -142,6 +145,9 @@ class Solution:
 
 __all__ = [
     "EXACT_HEURISTIC",
+    "PDB_HEURISTIC",
+    "MANHATTAN_HEURISTIC",
+    "LC_HEURISTIC",
     "Solution",
     "InvalidSolution",
     "Unsolvable",

@@ -23,6 +23,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..core.board import Board, Shape, manhattan_table
+from ..core.solution import LC_HEURISTIC, MANHATTAN_HEURISTIC
 from ..core.symmetry import Reduction, diagonal_reflection, reduction
 from ..tables import names, pattern_db, store
 from ..tables.catalog import MAX_COMBINED
@@ -113,7 +114,13 @@ def manhattan_plan(shape: Shape, target: Board) -> Plan:
     tiles = [t for t in range(1, shape.size)]
     tables = [np.array(md[t], dtype=np.uint8) for t in tiles]
     return pdb_plan(
-        shape, target, [(t,) for t in tiles], tables, reflect=False, name="manhattan", database=None
+        shape,
+        target,
+        [(t,) for t in tiles],
+        tables,
+        reflect=False,
+        name=MANHATTAN_HEURISTIC,
+        database=None,
     )
 
 
@@ -130,7 +137,7 @@ def lc_plan(shape: Shape, target: Board) -> Plan:
     for a in (md, grow, gcol):
         a.setflags(write=False)
     return Plan(
-        "lc", "linear-conflict", shape, target, lines=Lines(md, grow, gcol, shape.rows, shape.cols)
+        "lc", LC_HEURISTIC, shape, target, lines=Lines(md, grow, gcol, shape.rows, shape.cols)
     )
 
 
@@ -294,4 +301,4 @@ def _maxima(found: list) -> list:
 @functools.lru_cache(maxsize=32)
 def _cached_simple_plan(shape: Shape, goal_tiles, kind: str) -> Plan:
     target = Board(shape, goal_tiles)
-    return manhattan_plan(shape, target) if kind == "manhattan" else lc_plan(shape, target)
+    return manhattan_plan(shape, target) if kind == MANHATTAN_HEURISTIC else lc_plan(shape, target)

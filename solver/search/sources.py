@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..core import config
 from ..core.board import Board
-from ..core.solution import EXACT_HEURISTIC
+from ..core.solution import EXACT_HEURISTIC, LC_HEURISTIC, MANHATTAN_HEURISTIC, PDB_HEURISTIC
 from ..tables import catalog, names, store, strongest
 from ..tables.partitions import MAX_CELLS, Partition
 
@@ -29,7 +29,12 @@ from ..tables.partitions import MAX_CELLS, Partition
 IDASTAR, ASTAR, HEURISTIC = "IDA*", "A*", "a heuristic question"
 
 # Where the estimate comes from (:attr:`Source.kind`).
-EXACT, PDB, LINEAR_CONFLICT, MANHATTAN = EXACT_HEURISTIC, "pdb", "linear-conflict", "manhattan"
+EXACT, PDB, LINEAR_CONFLICT, MANHATTAN = (
+    EXACT_HEURISTIC,
+    PDB_HEURISTIC,
+    LC_HEURISTIC,
+    MANHATTAN_HEURISTIC,
+)
 
 
 @dataclass(frozen=True)
@@ -157,7 +162,7 @@ def _refuses(goal: Board, heuristic: HeuristicSpec, asker: str) -> bool:
     """Whether a question that finds no database is refused rather than answered with linear
     conflict: it asked for a database (``pdb``, a partition), or it is IDA*'s on a shape
     where linear conflict alone takes too long."""
-    if heuristic.name == "pdb" or heuristic.partitions:
+    if heuristic.name == PDB or heuristic.partitions:
         return True
     return asker == IDASTAR and str(goal.shape) in config.REQUIRES_PDB
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core import config
 from ..core.board import BLANK, MOVES
+from ..core.solution import LC_HEURISTIC
 from ..tables.catalog import damaged
 from . import walk_state
 from .fsm import PRUNED, machine_for
@@ -271,7 +272,7 @@ class Walk:
             self.problem.moves,
             self.problem.machine.trans,
             self.fcost,
-            plan.name == "linear-conflict",
+            plan.name == LC_HEURISTIC,
             self.scratch,
             budget,
         )

@@ -73,11 +73,12 @@ def warm_up(settings: Settings) -> None:
     from .. import api
     from ..core import config
     from ..core.board import Shape, goal_board
+    from ..core.solution import LC_HEURISTIC
     from ..search import fsm
     from ..tables import catalog, names
 
     try:
-        api.warm_up(goal_board("3x3"), api.SearchOptions(heuristic="linear-conflict"))
+        api.warm_up(goal_board("3x3"), api.SearchOptions(heuristic=LC_HEURISTIC))
         shapes = {e.shape for e in catalog.scan(settings.data_dir) if e.kind == names.ADDITIVE}
         for shape in sorted(shapes, key=str):
             api.warm_up(goal_board(shape), api.SearchOptions(data_dir=settings.data_dir))
