@@ -61,6 +61,45 @@ def test_a_read_in_slices_on_threads_is_the_file(tmp_path, monkeypatch, cores):
         loading.load(path, len(data) + 3_000, "read")
 
 
+def _populate_read_works(path) -> bool:
+    """Whether this kernel faults a file mapping's pages in on request (Linux 5.14+)."""
+    import mmap
+
+    with open(path, "rb") as fh:
+        mm = mmap.mmap(fh.fileno(), 0, prot=mmap.PROT_READ)
+    try:
+        mm.madvise(loading.MADV_POPULATE_READ)
+        return True
+    except OSError:
+        return False
+    finally:
+        mm.close()
+
+
+@pytest.mark.parametrize("mapped_kb", ["all", "half", "unknown"])
+def test_a_read_maps_the_file_where_the_page_cache_holds_it_in_huge_pages(
+    tmp_path, monkeypatch, mapped_kb
+):
+    """``read`` keeps the file mapped where (as the system says) the mapping takes 2 MB pages
+    of the page cache for all but a little of it; else -- half of it, or nothing said -- it
+    reads the file into memory.  Either way the bytes are the file's, read-only."""
+    data = np.random.default_rng(7).integers(0, 256, 64 * 4096 + 11, dtype=np.uint8).tobytes()
+    path = tmp_path / "table.bin"
+    path.write_bytes(data)
+    if not _populate_read_works(path):
+        pytest.skip("this kernel cannot fault a mapping in on request (Linux 5.14+)")
+    monkeypatch.setattr(loading, "_HUGE_PAGE", 4096)  # pages of a size the test's file has
+    said = {"all": len(data) >> 10, "half": len(data) >> 11, "unknown": None}[mapped_kb]
+    calls = iter([0, said, said] if said is not None else [None])
+    monkeypatch.setattr(loading, "_pmd_mapped_kb", lambda: next(calls))
+    read_in = []
+    real_read = loading._read_anonymous
+    monkeypatch.setattr(loading, "_read_anonymous", lambda *a: read_in.append(a) or real_read(*a))
+    table = loading.load(path, len(data), "read")
+    assert table.tobytes() == data and not table.flags.writeable
+    assert bool(read_in) == (mapped_kb != "all")
+
+
 def test_searches_agree_whatever_the_mode(tables_dir):
     boards = ["1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 0"]
     rng = np.random.default_rng(4)

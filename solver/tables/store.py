@@ -340,9 +340,10 @@ def clear_cache() -> None:
 
 def prefault_opened() -> None:
     """In a forked worker: fault in the page-table entries of the files opened ``populate``
-    before the fork (the pages themselves are shared, not copied)."""
+    or ``read`` before the fork (the pages themselves are shared, not copied; a file read in
+    may be one mapped in huge pages, :func:`solver.tables.loading.load`)."""
     for tf in _OPEN.values():
-        if tf.load == "populate" and tf.buffer is not None:
+        if tf.load in ("populate", "read") and tf.buffer is not None:
             loading.prefault(tf.buffer)
 
 
