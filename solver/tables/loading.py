@@ -140,16 +140,20 @@ def _mapped_in_huge_pages(path: Path, size: int) -> np.ndarray | None:
         return None
     _advise(mm, "MADV_HUGEPAGE")  # a file not in the page cache comes in 2 MB pieces
     middle = _huge_page_near(mm, size // 2)
+
+    def gained() -> int:  # bytes mapped in 2 MB pages since the mapping was made
+        return ((_pmd_mapped_kb() or 0) - before) << 10
+
     try:
         mm.madvise(MADV_POPULATE_READ, middle, _HUGE_PAGE)
-        if _pmd_mapped_kb() - before < _HUGE_PAGE >> 10:
+        if gained() < _HUGE_PAGE:
             mm.close()
             return None
         mm.madvise(MADV_POPULATE_READ)
     except (OSError, ValueError):  # an older kernel
         mm.close()
         return None
-    if (_pmd_mapped_kb() - before) << 10 < size * 3 // 4:  # much of it in small pages
+    if gained() < size * 3 // 4:  # much of it in small pages
         mm.close()
         return None
     return _readonly(np.frombuffer(mm, dtype=np.uint8))
@@ -159,7 +163,7 @@ def _huge_page_near(mm: mmap.mmap, offset: int) -> int:
     """The offset in ``mm`` of the first 2 MB boundary of memory at or after ``offset``."""
     probe = np.frombuffer(mm, dtype=np.uint8, count=1)
     address = probe.__array_interface__["data"][0]
-    del probe  # no view may outlive the test: a mapping with one cannot be closed
+    del probe  # no view may outlive the probe: a mapping with one cannot be closed
     return offset + (-(address + offset) % _HUGE_PAGE)
 
 
