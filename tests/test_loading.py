@@ -76,12 +76,12 @@ def _populate_read_works(path) -> bool:
         mm.close()
 
 
-@pytest.mark.parametrize("mapped_kb", ["all", "half", "unknown"])
+@pytest.mark.parametrize("mapped_kb", ["all", "a quarter", "unknown"])
 def test_a_read_maps_the_file_where_the_page_cache_holds_it_in_huge_pages(
     tmp_path, monkeypatch, mapped_kb
 ):
     """``read`` keeps the file mapped where (as the system says) the mapping takes 2 MB pages
-    of the page cache for all but a little of it; else -- half of it, or nothing said -- it
+    of the page cache for half of it or more; else -- a quarter of it, or nothing said -- it
     reads the file into memory.  Either way the bytes are the file's, read-only."""
     data = np.random.default_rng(7).integers(0, 256, 64 * 4096 + 11, dtype=np.uint8).tobytes()
     path = tmp_path / "table.bin"
@@ -89,7 +89,7 @@ def test_a_read_maps_the_file_where_the_page_cache_holds_it_in_huge_pages(
     if not _populate_read_works(path):
         pytest.skip("this kernel cannot fault a mapping in on request (Linux 5.14+)")
     monkeypatch.setattr(loading, "_HUGE_PAGE", 4096)  # pages of a size the test's file has
-    said = {"all": len(data) >> 10, "half": len(data) >> 11, "unknown": None}[mapped_kb]
+    said = {"all": len(data) >> 10, "a quarter": len(data) >> 12, "unknown": None}[mapped_kb]
     calls = iter([0, said, said] if said is not None else [None])
     monkeypatch.setattr(loading, "_pmd_mapped_kb", lambda: next(calls))
     read_in = []
