@@ -114,14 +114,17 @@ def load(path: Path, size: int, mode: str) -> np.ndarray:
 
 
 def _map(path: Path, size: int, populate: bool) -> np.ndarray:
-    flags = mmap.MAP_SHARED
-    if populate:
-        flags |= getattr(mmap, "MAP_POPULATE", 0)
-    with open(path, "rb") as fh:
-        mm = mmap.mmap(fh.fileno(), size, flags=flags, prot=mmap.PROT_READ)
-    if populate and not getattr(mmap, "MAP_POPULATE", 0):
+    populating = getattr(mmap, "MAP_POPULATE", 0) if populate else 0
+    mm = _mapping(path, size, populating)
+    if populate and not populating:
         _advise(mm, "MADV_WILLNEED")
     return _readonly(np.frombuffer(mm, dtype=np.uint8))
+
+
+def _mapping(path: Path, size: int, flags: int = 0) -> mmap.mmap:
+    """The first ``size`` bytes of ``path`` mapped shared and read-only (with ``flags``)."""
+    with open(path, "rb") as fh:
+        return mmap.mmap(fh.fileno(), size, flags=mmap.MAP_SHARED | flags, prot=mmap.PROT_READ)
 
 
 def _mapped_in_huge_pages(path: Path, size: int) -> np.ndarray | None:
@@ -134,8 +137,7 @@ def _mapped_in_huge_pages(path: Path, size: int) -> np.ndarray | None:
     if before is None or size < 4 * _HUGE_PAGE:
         return None
     try:
-        with open(path, "rb") as fh:
-            mm = mmap.mmap(fh.fileno(), size, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+        mm = _mapping(path, size)
     except (OSError, ValueError):  # the read says what is wrong (e.g. a short file)
         return None
     _advise(mm, "MADV_HUGEPAGE")  # a file not in the page cache comes in 2 MB pieces
@@ -146,19 +148,17 @@ def _mapped_in_huge_pages(path: Path, size: int) -> np.ndarray | None:
 
     try:
         mm.madvise(MADV_POPULATE_READ, middle, _HUGE_PAGE)
-        if gained() < _HUGE_PAGE:
-            mm.close()
-            return None
-        mm.madvise(MADV_POPULATE_READ)
+        if gained() >= _HUGE_PAGE:
+            mm.madvise(MADV_POPULATE_READ)
+            # The lookups that land in small pages cost the search about 13 % on Korf's 100
+            # with all of them small; a read costs 0.1-1 s.  Under half in 2 MB pages, the
+            # read pays.
+            if gained() >= size // 2:
+                return _readonly(np.frombuffer(mm, dtype=np.uint8))
     except (OSError, ValueError):  # an older kernel
-        mm.close()
-        return None
-    # The lookups that land in small pages cost the search about 13 % on Korf's 100 with all
-    # of them small; a read costs 0.1-1 s.  Under half in 2 MB pages, the read pays.
-    if gained() < size // 2:
-        mm.close()
-        return None
-    return _readonly(np.frombuffer(mm, dtype=np.uint8))
+        pass
+    mm.close()
+    return None
 
 
 def _huge_page_near(mm: mmap.mmap, offset: int) -> int:
