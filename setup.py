@@ -19,6 +19,9 @@ from setuptools.command.build_ext import build_ext
 # as solver.search.native.source_digest: the CRC-32 of the sources and headers, by name
 FILES = sorted(Path("solver/search").glob("native_*.[ch]"))  # as native.is_source
 DIGEST = f"{zlib.crc32(b''.join(f.read_bytes() for f in FILES)):08x}"
+ENGINE = sorted(Path("solver/engine").glob("*.[ch]"))  # as solver.engine.is_source
+ENGINE_DIGEST = f"{zlib.crc32(b''.join(f.read_bytes() for f in ENGINE)):08x}"
+FLAGS = ["-O3", "-g0", "-std=c99", "-Wall", "-Wno-unused-function"]
 
 
 class BuildExtAtOnce(build_ext):
@@ -50,8 +53,16 @@ setup(
             depends=[str(f) for f in FILES if f.suffix == ".h"],
             define_macros=[("NPUZZLE_KERNELS_DIGEST", f'"{DIGEST}"')],
             # -g0: Python's own flags ask for debug information, a quarter of the compile
-            extra_compile_args=["-O3", "-g0", "-std=c99", "-Wall", "-Wno-unused-function"],
+            extra_compile_args=FLAGS,
             optional=True,
-        )
+        ),
+        Extension(
+            "solver.engine._engine",
+            sources=[str(f) for f in ENGINE if f.suffix == ".c"],
+            depends=[str(f) for f in ENGINE if f.suffix == ".h"],
+            define_macros=[("NPUZZLE_ENGINE_DIGEST", f'"{ENGINE_DIGEST}"')],
+            extra_compile_args=FLAGS,
+            optional=True,
+        ),
     ],
 )
