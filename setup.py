@@ -19,7 +19,7 @@ from setuptools.command.build_ext import build_ext
 # as solver.search.native.source_digest: the CRC-32 of the sources and headers, by name
 FILES = sorted(Path("solver/search").glob("native_*.[ch]"))  # as native.is_source
 DIGEST = f"{zlib.crc32(b''.join(f.read_bytes() for f in FILES)):08x}"
-ENGINE = sorted(Path("solver/engine").glob("*.[ch]"))  # as solver.engine.is_source
+ENGINE = sorted(Path("solver/engine").glob("*.[ch]"))  # as solver.engine.is_engine_source
 ENGINE_DIGEST = f"{zlib.crc32(b''.join(f.read_bytes() for f in ENGINE)):08x}"
 FLAGS = ["-O3", "-g0", "-std=c99", "-Wall", "-Wno-unused-function"]
 

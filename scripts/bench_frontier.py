@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT))
 
 from solver import api  # noqa: E402
 from solver.core.board import Board, Shape, preset_goal  # noqa: E402
-from solver.search import kernels as K  # noqa: E402
 from solver.search import units as U  # noqa: E402
+from solver.search import walk_state as K  # noqa: E402
 from solver.search.walk import READY, Walk  # noqa: E402
 
 WORKLOADS = {  # name -> (file, shape)

@@ -1,20 +1,18 @@
 """The public API: ``distance()`` and ``solve()``, dispatching to the right algorithm.
 
 Each algorithm is a function ``fn(start, goal, options) -> Solution`` in its own module,
-registered by name in :data:`ALGORITHMS` and imported only when used (the numba kernels cost
-start-up time that a table lookup must not pay).  The CLI is a thin layer over this module.
+registered by name in :data:`ALGORITHMS` and imported only when used (a table lookup must not
+pay for the search's imports).  The CLI is a thin layer over this module.
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
-import threading
 import time
 from dataclasses import replace
 
 from .core.board import Board, BoardError, Shape, goal_board, parse_board, solvability
-from .core.config import usable_cores
+from .core.config import usable_cores as usable_cores  # the cores a batch or search may use
 from .core.solution import InvalidSolution, Solution, Unsolvable
 
 # The options of a search are declared once, in solver.options; these names stay here too.
@@ -157,71 +155,19 @@ def advice(goal: Board, opts: SearchOptions) -> str | None:
     return sources.advice(goal, heuristic_spec(goal, opts))
 
 
-def kernels_note(goal: Board, opts: SearchOptions) -> str | None:
-    """The note a search towards ``goal`` with ``opts`` should hear before it starts where it
-    would run numba's kernels for want of compiled ones
-    (:data:`solver.search.native.JIT_NOTE`), else None.  Only IDA* runs the kernels, and not
-    one that refuses to run for want of a database."""
-    if resolve_algorithm(goal, opts) != "idastar":
-        return None
-    from .search import native, sources
-    from .tables.errors import DatabaseMissing
-
-    note = native.jit_note()
-    if note is None:
-        return None
-    try:
-        sources.choose(goal, heuristic_spec(goal, opts), sources.IDASTAR)
-    except DatabaseMissing:
-        return None  # the search will not run: its error alone says what to do
-    return note
-
-
 def solve_idastar(start: Board, goal: Board, opts: SearchOptions) -> Solution:
     """IDA* (algorithm ``idastar``) on the search ``opts`` asks for
     (:func:`search_request`, then :func:`solver.search.idastar.solve`).  Its ``seconds``
     count choosing and opening the tables too."""
+    from .search import idastar
+
     request = search_request(start, goal, opts, plans=False)
-    idastar = idastar_module(request)
     t0 = time.perf_counter()
     request = request.with_plans()
     prepared = time.perf_counter() - t0
     sol = idastar.solve(request)
     sol.seconds += prepared
     return sol
-
-
-def idastar_module(request):
-    """:mod:`solver.search.idastar`, imported.  Where the kernels compiled ahead of time are
-    built, that is all (no numba).  Where the search runs numba's, their first import in a
-    process loads numba (a few hundred milliseconds of Python); where a second core is free,
-    the tables ``request`` will read are opened meanwhile on another thread
-    (:func:`solver.search.plans.open_ahead`), since reading a batch's 550 MB of 7-8 into
-    memory is work for the operating system that needs no interpreter
-    (docs/research/end-to-end.md, "What a cold start is made of")."""
-    from .search import native
-
-    compiled = native.kernels() is not None
-    if "solver.search.idastar" in sys.modules or compiled or usable_cores() < 2:
-        from .search import idastar
-
-        return idastar
-    from .search.plans import open_ahead
-
-    ahead = threading.Thread(
-        target=open_ahead,
-        args=(request.goal, request.heuristic, request.optimal),
-        name="npuzzle-open-ahead",
-        daemon=True,
-    )
-    ahead.start()
-    try:
-        from .search import idastar
-
-        native.numba_kernels()
-    finally:
-        ahead.join()  # the plans are chosen from what it opened, on this thread alone
-    return idastar
 
 
 def solve_astar(start: Board, goal: Board, opts: SearchOptions) -> Solution:
@@ -247,7 +193,9 @@ def warm_up(goal: Board, opts: SearchOptions) -> None:
     """Map the tables and load the compiled kernel that IDA* towards ``goal`` with ``opts``
     needs, so that processes forked afterwards share both."""
     request = search_request(goal, goal, opts, plans=False)
-    idastar_module(request).warm_up(request)
+    from .search import idastar
+
+    idastar.warm_up(request)
 
 
 def solve(board, goal=None, *, shape=None, options: SearchOptions | None = None, **kw) -> Solution:

@@ -138,7 +138,7 @@ def test_the_machine_never_costs_nodes_on_the_15_puzzle(pdb_dir, seed):
     """Random 15-puzzles (walks of 60 moves): the same length as with "never undo", and no
     iteration that searches its whole tree generates more nodes.  (The last iteration stops at
     the first solution, which may be one the machine skips for an equal one found later.)"""
-    from solver.search import kernels
+    from solver.search import walk_state as kernels
     from solver.search.walk import READY, Problem, Walk
 
     start = _random_board(Shape(4, 4), random.Random(seed), 60)

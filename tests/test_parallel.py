@@ -24,7 +24,7 @@ from solver.core import config
 from solver.core.board import Board, Shape, goal_board
 from solver.core.solution import SearchLimitReached
 from solver.search import driver, parallel, units
-from solver.search import kernels as K
+from solver.search import walk_state as K
 from solver.search.walk import READY, Walk
 
 SHAPE3, SHAPE4 = Shape(3, 3), Shape(4, 4)

@@ -8,9 +8,7 @@ search stopped by ``--timeout`` would never say it; the commands that search (``
 ``distance``, ``hint``) say it here first, once per goal, on stderr.  The answer's own
 ``notice`` repeats it for programs reading ``--json``; :func:`solver.cli.errors.notice`
 says each note once, so a terminal hears it once, and :func:`record` keeps it in the first
-record that carries it.  Where the compiled search kernels are not built, the note that says
-how to get the fast start comes here too (:func:`solver.api.kernels_note`), once per command,
-on stderr only.  A search that is trivial (:func:`searched`) or never runs hears no
+record that carries it.  A search that is trivial (:func:`searched`) or never runs hears no
 note: its answer is instant whatever is built.
 """
 
@@ -69,7 +67,6 @@ class Advice:
         if goal.tiles not in self.said:
             self.said.add(goal.tiles)
             errors.notice(api.advice(goal, opts or self.opts))
-            errors.notice(api.kernels_note(goal, opts or self.opts))
 
     def board(self, text: str, goal=None, shape=None, opts=None) -> None:
         """Say the note of the search ``text`` asks for; nothing for a board that cannot be

@@ -19,7 +19,6 @@ ENV_CACHE_DIR = (
 )
 ENV_THREADS = "NPUZZLE_THREADS"  # threads of the pattern-database builder
 ENV_ORDER = "NPUZZLE_ORDER"  # 0: IDA* enters children in move order, not smallest h first
-ENV_KERNELS = "NPUZZLE_KERNELS"  # jit: numba's IDA* kernels, not the compiled ones (native, auto)
 ENV_NUMBA_BLAS = "NPUZZLE_NUMBA_BLAS"  # 1: let numba import scipy for BLAS when it loads
 ENV_NUMBA_EXTENSIONS = "NPUZZLE_NUMBA_EXTENSIONS"  # 1: let numba load cffi when it compiles
 ENV_LOAD = "NPUZZLE_LOAD"  # how pattern tables reach memory: auto, map or read

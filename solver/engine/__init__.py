@@ -30,15 +30,15 @@ class EngineMissing(RuntimeError):
     """The compiled engine is not built for these sources and this Python."""
 
 
-def is_source(path: Path) -> bool:
+def is_engine_source(path: Path) -> bool:
     """Whether ``path`` is one of the C sources or headers the engine is built from (setup.py
     compiles and digests the same files)."""
     return path.suffix in (".c", ".h")
 
 
-def source_digest(directory: Path = HERE) -> str | None:
-    """The CRC-32 of the C sources and headers in ``directory``, read in order of their names,
-    in hex (None where they are not installed)."""
+def source_digest(directory: Path = HERE, is_source=is_engine_source) -> str | None:
+    """The CRC-32 of the C sources and headers in ``directory`` (those ``is_source`` names),
+    read in order of their names, in hex (None where they are not installed)."""
     try:
         files = sorted(f for f in directory.iterdir() if is_source(f))
         return f"{zlib.crc32(b''.join(f.read_bytes() for f in files)):08x}" if files else None
@@ -46,15 +46,15 @@ def source_digest(directory: Path = HERE) -> str | None:
         return None
 
 
-def load(module: str = MODULE, source: Path = HERE):
-    """The compiled ``module`` when it imports and was built from the sources in ``source`` as
-    they are now (a module whose sources are not installed beside it is taken as built); else
-    raises :class:`EngineMissing` saying which."""
+def load(module: str = MODULE, source: Path = HERE, is_source=is_engine_source):
+    """The compiled ``module`` when it imports and was built from the sources in ``source`` (the
+    files ``is_source`` names) as they are now -- a module whose sources are not installed
+    beside it is taken as built; else raises :class:`EngineMissing` saying which."""
     try:
         compiled = importlib.import_module(module)
     except ImportError as e:
         raise EngineMissing(f"npuzzle's compiled engine is not built ({e}): {REBUILD}") from None
-    want = source_digest(source)
+    want = source_digest(source, is_source)
     if want is not None and getattr(compiled, "SOURCE_DIGEST", None) != want:
         raise EngineMissing(
             f"npuzzle's compiled engine was built from other sources than these: {REBUILD}"

@@ -1,15 +1,14 @@
 """One IDA* search in Python's hands: the :class:`Problem` every walk of a search shares (plan,
 start, cost rule, the iteration bounds) and a :class:`Walk` -- the depth-first walk of one
 iteration below one node, run in kernel slices, that can hand part of its remaining work to
-another walk (layer 3: search; drives the kernels :func:`solver.search.native.kernels` chooses:
-the ones compiled ahead of time, or numba's).
+another walk (layer 3: search; drives the compiled kernels of :mod:`solver.search.native`).
 
 A node is named by its *path*: the move ids (``blank cell * 4 + direction``) from the start.
 A walk entered at the empty path searches a whole iteration; entered deeper it searches one
 work unit (:mod:`solver.search.units`).
 
 Imports: numpy, :mod:`solver.core`, the kernels' shared state (:mod:`solver.search.walk_state`),
-plans and weights -- numba only where the search runs numba's kernels.
+plans and weights.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ from . import walk_state
 from .fsm import PRUNED, machine_for
 from .kernel_data import Plan, move_tables
 from .native import kernels as compiled_kernels
-from .native import numba_kernels
 from .weights import NO_WEIGHTING, Weighting
 
 # Enter children smallest h first (7-13% fewer nodes on Korf's 100); NPUZZLE_ORDER=0 turns it
@@ -247,7 +245,7 @@ class Walk:
         """Go on for about ``budget`` generated nodes; FOUND, ITERATION_DONE, BUDGET_SPENT or
         FRONTIER."""
         plan = self.plan
-        run = compiled_kernels() or numba_kernels()  # compiled ahead of time, where built
+        run = compiled_kernels()
         if plan.kind == "pdb":
             return run.ida_pdb(
                 self.node,

@@ -1,12 +1,10 @@
-"""What a walk of IDA* shares with its kernels, without numba: what a kernel call returns, the
-slots of its state vector, the :class:`Node` and :class:`Stack` it walks on, and the line
-conflicts of one row or column (layer 3: search).
+"""What a walk of IDA* shares with its kernels: what a kernel call returns, the slots of its
+state vector, the :class:`Node` and :class:`Stack` it walks on, and the line conflicts of one
+row or column (layer 3: search).
 
-Both implementations of the kernels read these -- numba's (:mod:`solver.search.kernels`) and
-the ones compiled ahead of time (:mod:`solver.search.native`, whose module states the same
-constants) -- and :mod:`solver.search.walk` drives either with them, so a search on the
-compiled kernels imports no numba.  :func:`line_conflicts` is the one definition of a line's
-conflicts: Python here (a walk's start, once per search), compiled into numba's kernel there.
+The compiled kernels (:mod:`solver.search.native`, whose C states the same constants) read
+these, and :mod:`solver.search.walk` drives them with them.  :func:`line_conflicts` counts a
+line's conflicts at a walk's start (once per search); the kernel updates them move by move.
 
 Imports: numpy, :mod:`solver.core.board`.
 """
@@ -84,21 +82,15 @@ def new_stack(depth: int, lookups: int = 1) -> Stack:
 # --- linear conflict -------------------------------------------------------------------------
 
 
-def unsigned(i):
-    """``i`` as an index known not to be negative: ``i`` itself in Python; numba's kernels
-    compile it as an unsigned integer (:mod:`solver.search.kernels`), which drops the test of
-    a negative index from every subscript."""
-    return i
-
-
 def line_conflicts(tiles, first, stride, count, line, goal_line, goal_pos, scratch):
     """Tiles to lift out of one line so the rest stand in goal order: the number of tiles
-    of the line that belong to it, minus the longest increasing run of their goal positions."""
+    of the line that belong to it, minus the longest increasing run of their goal positions
+    (the compiled kernel's ``line_conflicts``, which updates it on every move)."""
     n = 0
     for i in range(count):
-        u = tiles[unsigned(first + i * stride)]
-        if u != BLANK and goal_line[unsigned(u)] == line:
-            scratch[unsigned(n)] = goal_pos[unsigned(u)]
+        u = tiles[first + i * stride]
+        if u != BLANK and goal_line[u] == line:
+            scratch[n] = goal_pos[u]
             n += 1
     if n < 2:
         return 0
@@ -107,12 +99,9 @@ def line_conflicts(tiles, first, stride, count, line, goal_line, goal_pos, scrat
     for i in range(n):
         run = 1
         for j in range(i):
-            if (
-                scratch[unsigned(j)] < scratch[unsigned(i)]
-                and scratch[unsigned(count + j)] + 1 > run
-            ):
-                run = scratch[unsigned(count + j)] + 1
-        scratch[unsigned(count + i)] = run
+            if scratch[j] < scratch[i] and scratch[count + j] + 1 > run:
+                run = scratch[count + j] + 1
+        scratch[count + i] = run
         if run > best:
             best = run
     return n - best
