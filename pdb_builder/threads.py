@@ -5,15 +5,26 @@ short joins, so a Ctrl-C (or :class:`solver.core.interrupts.Interrupted`) reache
 fraction of a second; the workers then stop taking items and the signal is re-raised.  An
 error in a worker stops the others and is raised in the main thread.
 
-Imports: the standard library only.
+Imports: the standard library and :mod:`solver.core.config`.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 
+from solver.core import config
+
 JOIN_SECONDS = 0.2  # how long the main thread waits between looks for a signal
+
+
+def thread_count() -> int:
+    """Worker threads for the sweeps: ``$NPUZZLE_THREADS`` or the CPUs this process may use."""
+    env = os.environ.get(config.ENV_THREADS)
+    if env and env.isdigit() and int(env) > 0:
+        return int(env)
+    return config.usable_cores()
 
 
 def run_items(task: Callable[[int], None], count: int, threads: int) -> None:
@@ -58,4 +69,4 @@ def run_items(task: Callable[[int], None], count: int, threads: int) -> None:
         raise errors[0]
 
 
-__all__ = ["run_items"]
+__all__ = ["run_items", "thread_count"]
