@@ -1,34 +1,40 @@
-"""The optional C extension of the IDA* kernels (everything else is in pyproject.toml).
+"""The C extension, npuzzle's engine (everything else is in pyproject.toml).
 
-``solver.search._kernels_c`` is built from the C sources in ``solver/search`` at install time
-(``pip install``, ``pip install -e .``), with their CRC-32 compiled in so that
-:mod:`solver.search.native` can tell a module built from another version of them.  The
-extension is optional: without a C compiler the install succeeds and the search runs on numba's
-JIT (docs/search.md, "How the kernels are compiled").  Its sources are compiled at once, one
-process each, on as many cores as there are (the instances of the walk are most of the compile).
+``solver.engine._engine`` is built from the C sources in ``solver/engine`` at install time
+(``pip install``, ``pip install -e .``, ``pip wheel .``), with their CRC-32 compiled in so that
+:mod:`solver.engine` can tell a module built from another version of them.  A source install
+needs a C compiler; without one it stops with one sentence saying what to install.  A wheel
+carries the built module and needs none.  The sources are compiled at once, one process each,
+on as many cores as there are (the instances of the search's walk are most of the compile).
 """
 
 import os
+import tempfile
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.errors import CCompilerError, CompileError, ExecError, LinkError
 
-# as solver.search.native.source_digest: the CRC-32 of the sources and headers, by name
-FILES = sorted(Path("solver/search").glob("native_*.[ch]"))  # as native.is_source
-DIGEST = f"{zlib.crc32(b''.join(f.read_bytes() for f in FILES)):08x}"
-ENGINE = sorted(Path("solver/engine").glob("*.[ch]"))  # as solver.engine.is_engine_source
-ENGINE_DIGEST = f"{zlib.crc32(b''.join(f.read_bytes() for f in ENGINE)):08x}"
-FLAGS = ["-O3", "-g0", "-std=c99", "-Wall", "-Wno-unused-function"]
+# as solver.engine.source_digest: the CRC-32 of the sources and headers, by name
+SOURCES = sorted(Path("solver/engine").glob("*.[ch]"))  # as solver.engine.is_source
+DIGEST = f"{zlib.crc32(b''.join(f.read_bytes() for f in SOURCES)):08x}"
+NO_COMPILER = (
+    "npuzzle's engine is C and this source install found no working C compiler: install one "
+    "(Debian or Ubuntu: apt-get install gcc; Fedora: dnf install gcc; macOS: "
+    "xcode-select --install; Windows: the Build Tools for Visual Studio) and install again"
+)
 
 
-class BuildExtAtOnce(build_ext):
-    """build_ext that compiles an extension's sources in parallel, a thread waiting on each
-    compiler process; linking, flags and the optional-extension rule are build_ext's own."""
+class BuildEngine(build_ext):
+    """build_ext that first checks that a C compiler works (else one sentence says what to
+    install) and then compiles an extension's sources in parallel, a thread waiting on each
+    compiler process; linking and flags are build_ext's own."""
 
     def build_extension(self, ext):
+        self._check_compiler()
         compile_all = self.compiler.compile
 
         def compile_at_once(sources, *args, **kwargs):
@@ -43,26 +49,28 @@ class BuildExtAtOnce(build_ext):
         finally:
             del self.compiler.compile  # the class's own again
 
+    def _check_compiler(self) -> None:
+        """Compile an empty C file: where that fails, no error of npuzzle's sources is the
+        cause, and the install stops with :data:`NO_COMPILER`."""
+        with tempfile.TemporaryDirectory() as tmp:
+            probe = Path(tmp, "probe.c")
+            probe.write_text("int npuzzle_probe(void) { return 0; }\n")
+            try:
+                self.compiler.compile([str(probe)], output_dir=tmp)
+            except (CCompilerError, CompileError, ExecError, LinkError, OSError):
+                raise SystemExit(f"error: {NO_COMPILER}") from None
+
 
 setup(
-    cmdclass={"build_ext": BuildExtAtOnce},
+    cmdclass={"build_ext": BuildEngine},
     ext_modules=[
         Extension(
-            "solver.search._kernels_c",
-            sources=[str(f) for f in FILES if f.suffix == ".c"],
-            depends=[str(f) for f in FILES if f.suffix == ".h"],
-            define_macros=[("NPUZZLE_KERNELS_DIGEST", f'"{DIGEST}"')],
-            # -g0: Python's own flags ask for debug information, a quarter of the compile
-            extra_compile_args=FLAGS,
-            optional=True,
-        ),
-        Extension(
             "solver.engine._engine",
-            sources=[str(f) for f in ENGINE if f.suffix == ".c"],
-            depends=[str(f) for f in ENGINE if f.suffix == ".h"],
-            define_macros=[("NPUZZLE_ENGINE_DIGEST", f'"{ENGINE_DIGEST}"')],
-            extra_compile_args=FLAGS,
-            optional=True,
+            sources=[str(f) for f in SOURCES if f.suffix == ".c"],
+            depends=[str(f) for f in SOURCES if f.suffix == ".h"],
+            define_macros=[("NPUZZLE_ENGINE_DIGEST", f'"{DIGEST}"')],
+            # -g0: Python's own flags ask for debug information, a quarter of the compile
+            extra_compile_args=["-O3", "-g0", "-std=c99", "-Wall", "-Wno-unused-function"],
         ),
     ],
 )

@@ -4,8 +4,8 @@
     >>> solver.distance("1 2 3/4 0 5")          # doctest: +SKIP
     1
 
-The public names below are loaded on first use, so ``import solver`` stays cheap: a table
-lookup never imports numba, and nothing imports h5py until a database is opened.
+The public names below are loaded on first use, so ``import solver`` stays cheap: nothing
+imports h5py until a database is opened.
 """
 
 __version__ = "0.2.0"  # CHANGELOG.md says what changed

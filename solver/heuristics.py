@@ -6,7 +6,7 @@ serves a goal is decided by :mod:`solver.tables.catalog`.  This module turns the
 answer of ``npuzzle heuristic`` and offers the database-free heuristics the searches fall back
 on.
 
-Imports: :mod:`solver.core`, :mod:`solver.tables`; never numba and never the builder, so
+Imports: :mod:`solver.core`, :mod:`solver.tables`; never the builder, so
 lookups start instantly.
 """
 

@@ -13,7 +13,7 @@ which service endpoints take it.  From :data:`SPEC` come
 
 ``tests/test_options.py`` checks that the three agree.
 
-Imports: :mod:`solver.core` at module level; :mod:`solver.search.weights` (numpy, no numba)
+Imports: :mod:`solver.core` at module level; :mod:`solver.search.weights` (numpy)
 lazily, when a :class:`SearchOptions` checks its weight.
 """
 
@@ -176,7 +176,7 @@ SPEC: tuple[Option, ...] = (
            envvar=config.ENV_SERVER,
            commands=("solve", "distance", "hint", "heuristic", "check", "generate"),
            help="Ask a running `npuzzle serve` (http://HOST:PORT; default $NPUZZLE_SERVER): "
-           "the same answers without starting numpy and numba here.  Without a server there, "
+           "the same answers without starting numpy here.  Without a server there, "
            "the command says so and answers here; --server '' answers here."),
     Option("token", str, None, flags=("--token",), metavar="TOKEN", search=False,
            envvar=config.ENV_TOKEN,
@@ -281,7 +281,7 @@ class _Checks:
         fsm = self.fsm
         if isinstance(fsm, bool) or not isinstance(fsm, int) or not low <= fsm <= top:
             raise BoardError(f"fsm depth must be a whole number from {low} to {top}, not {fsm!r}")
-        from .search.weights import parse_weight  # numpy only, no numba
+        from .search.weights import parse_weight  # numpy only
 
         weighted = parse_weight(self.weight) > 1
         if weighted and self.algorithm not in ("auto", "idastar", "table"):

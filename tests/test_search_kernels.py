@@ -1,4 +1,4 @@
-"""The compiled IDA* kernels (``solver/search/native_*.c``) against a plain IDA*
+"""The compiled IDA* kernels (``solver/engine/search_*.c``) against a plain IDA*
 (``tests/naive_ida.py``): on every search configuration the suite's small databases allow,
 the iterations that find no solution generate and expand exactly the nodes the plain search
 does with the same heuristic -- nodes that do not depend on the order children are entered in.
@@ -19,9 +19,9 @@ from naive_ida import iterations
 from pdb_builder.build_apdb import build_apdb
 from pdb_builder.zero_aware import build_zero_aware
 from solver import api
+from solver import engine as E
 from solver.core.board import Board, Shape, goal_board
-from solver.engine import EngineMissing
-from solver.search import native, plans, walk
+from solver.search import plans, walk
 from solver.search import walk_state as K
 from solver.search.driver import SearchSettings, search
 from solver.search.race import RaceRule
@@ -214,27 +214,28 @@ def test_weighted_searches_stay_within_their_bound(pdb_dir, twin_dir, weight):
 
 
 def test_the_modules_constants_are_the_kernels():
-    compiled = importlib.import_module(native.MODULE)
+    compiled = importlib.import_module(E.MODULE)
+    assert compiled.SOURCE_DIGEST == E.source_digest()
     for name in ("FOUND", "ITERATION_DONE", "BUDGET_SPENT", "FRONTIER", "STATE_SLOTS"):
         assert getattr(compiled, name) == getattr(K, name)
 
 
 def test_a_module_built_from_another_source_is_refused(tmp_path):
-    for f in native.HERE.iterdir():  # the sources as built, then one of them changed
-        if native.is_source(f):
+    for f in E.HERE.iterdir():  # the sources as built, then one of them changed
+        if E.is_source(f):
             (tmp_path / f.name).write_bytes(f.read_bytes())
-    assert native.load(source=tmp_path) is not None
-    (tmp_path / "native_walk.h").write_bytes(b"/* another version */\n")
-    with pytest.raises(EngineMissing, match="other sources"):
-        native.load(source=tmp_path)
-    (tmp_path / "native_walk.h").unlink()  # a file fewer is another source too
-    with pytest.raises(EngineMissing, match="other sources"):
-        native.load(source=tmp_path)
-    with pytest.raises(EngineMissing, match="not built"):
-        native.load(module="solver.search._no_such_module")
-    assert native.load(source=tmp_path / "not-installed") is not None
+    assert E.load(source=tmp_path) is not None
+    (tmp_path / "search_walk.h").write_bytes(b"/* another version */\n")
+    with pytest.raises(E.EngineMissing, match="other sources"):
+        E.load(source=tmp_path)
+    (tmp_path / "search_walk.h").unlink()  # a file fewer is another source too
+    with pytest.raises(E.EngineMissing, match="other sources"):
+        E.load(source=tmp_path)
+    with pytest.raises(E.EngineMissing, match="not built"):
+        E.load(module="solver.engine._no_such_module")
+    assert E.load(source=tmp_path / "not-installed") is not None
     (tmp_path / "empty").mkdir()
-    assert native.load(source=tmp_path / "empty") is not None
+    assert E.load(source=tmp_path / "empty") is not None
 
 
 def test_bad_arrays_are_refused_with_a_clear_error(pdb_dir):
@@ -265,7 +266,7 @@ def test_bad_arrays_are_refused_with_a_clear_error(pdb_dir):
         0: (w.node._replace(tiles=w.node.tiles[::-1]), ValueError),
         5: ((1, 2), TypeError),
     }
-    kernels = native.kernels()
+    kernels = E.engine()
     for i, (value, error) in bad.items():
         with pytest.raises(error):
             kernels.ida_pdb(*args[:i], value, *args[i + 1 :])

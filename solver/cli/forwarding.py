@@ -43,7 +43,7 @@ def forwarded(command):
 
 def _answer_here(name: str, words: list[str], piece) -> tuple[int, bytes, str]:
     """A piece of a batch answered on this machine (the server could not)."""
-    from . import capture  # the command's own run: numpy and numba load here
+    from . import capture  # the command's own run: numpy loads here
 
     return capture.run(name, words, piece)
 

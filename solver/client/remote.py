@@ -1,6 +1,6 @@
 """A command answered by a running ``npuzzle serve`` (layer 7: client).
 
-A fresh ``npuzzle`` process spends most of a second starting Python, numpy and numba and
+A fresh ``npuzzle`` process spends most of a second starting Python and numpy and
 mapping the tables before its first node; a running server has done all that.  With a server
 named (``--server URL`` or ``$NPUZZLE_SERVER``: :mod:`solver.cli.forwarding`), ``solve``,
 ``distance``, ``hint``, ``heuristic``, ``check`` and ``generate`` parse their options as
@@ -22,7 +22,7 @@ stderr, the same exit status.
   for more is refused in one line that names the cap and how to raise it (exit 4); a search
   the cap stopped is followed by a note saying so.
 
-This module imports neither numpy nor numba nor h5py, nor does anything it imports before the
+This module imports neither numpy nor h5py, nor does anything it imports before the
 answer is printed (a test checks): that is the point.  Only a piece answered here after all
 loads them.
 
@@ -151,7 +151,7 @@ class Client:
                 pass  # this piece only: answered here
             except Unreachable as e:
                 self._give_up(str(e))
-        # loads numpy and numba: only when the server could not answer
+        # loads numpy: only when the server could not answer
         return (*self.answer_here(name, words, piece), None)
 
     def _give_up(self, why: str) -> None:

@@ -19,8 +19,8 @@ Two phases:
   removing the files registered with :func:`temporary`.
 
 An exception raised by a signal handler is printed ("Exception ignored ...", with a traceback)
-and lost when the signal lands inside a finaliser (``__del__``) or a callback from C (numba's
-compiler calls back into Python through ctypes); such a signal is raised a moment later, from
+and lost when the signal lands inside a finaliser (``__del__``) or a callback from C (through
+ctypes); such a signal is raised a moment later, from
 a SIGALRM, once the program is back in its own code.  It is also remembered, and
 :func:`check` re-raises it (a build calls it before renaming its file into place; the programs
 call it when the command is over, so such a signal is still reported).  When the command is
@@ -124,11 +124,10 @@ def _handler(signum, frame):
 
 # Where an exception raised by the handler would be printed as "Exception ignored ..." (with
 # a traceback) and then lost: finalisers, weakref callbacks (weakref.py's, and the import
-# system's module-lock callback), and llvmlite's ctypes callbacks while numba compiles.  A
-# signal landing there is raised a moment later instead.
-_UNSAFE_FUNCTIONS = ("__del__", "_raw_object_cache_notify")
+# system's module-lock callback), and ctypes callbacks.  A signal landing there is raised a
+# moment later instead.
+_UNSAFE_FUNCTIONS = ("__del__",)
 _UNSAFE_FILES = (
-    "llvmlite",
     f"{os.sep}weakref.py",
     f"{os.sep}ctypes{os.sep}",
     "<frozen importlib._bootstrap",
@@ -202,7 +201,7 @@ def command():
         _state["running"] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         # Ignored, not blocked: a mask is per thread, and a late signal delivered to a native
-        # thread (numba's workers) after the interpreter put back the default action would
+        # thread (a library's workers) after the interpreter put back the default action would
         # kill the process (exit -2) after its answer.  Python leaves ignored signals as they
         # are when it shuts down.
         for sig in SIGNALS:

@@ -1,8 +1,8 @@
 """Progress bars whose rate and time left wait until they mean something (layer 0: core).
 
 tqdm estimates the time left from the rate so far, and the first seconds of a build say
-nothing about the rate of the rest: numba compiles its kernels during the first layer, and a
-BFS's bar is often moved by its root before that.  A bar moved by one state in the first two
+nothing about the rate of the rest: a BFS's bar is moved by its root first, and its first
+layers are tiny.  A bar moved by one state in the first two
 seconds then promised ``954:07:18`` to go.  :class:`ProgressBar` measures the rate from its
 *second* update on (the time before the first one, and the first one itself, are start-up)
 and shows the rate and the time left only once that measurement spans

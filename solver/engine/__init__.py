@@ -1,11 +1,13 @@
 """The compiled engine: ``solver.engine._engine``, built from the C sources beside this file
 at install time (layer 0, beside core).
 
-The breadth-first searches of the databases run here: the pattern databases' and their
-zero-aware twins' (``pattern_bfs.c``) and the exact tables' (``exact_bfs.c``).  Each part is
-one C file with its own method table; ``module.c`` joins them.  Arrays arrive through Python's
-buffer protocol (no numpy C API), and the loops run with the GIL released, so Python's threads
-share one table.
+Every loop that visits states runs here, one implementation of each: IDA*'s walks
+(``search_kernels.c``, ``ida_pdb`` and ``ida_lc``), the pattern databases' and their
+zero-aware twins' breadth-first searches (``pattern_*.c``) and the exact tables'
+(``exact_*.c``).  Each part has its own method table; ``module.c`` joins them.  Arrays arrive
+through Python's buffer protocol (no numpy C API: a mapped file or a bytes object serves as
+well as an array), and the loops run with the GIL released, so Python's threads share one
+table.
 
 The module carries the CRC-32 of the sources it was built from; one built from another version
 of them (a checkout moved on since ``pip install -e .``) is refused, as one built for another
@@ -30,15 +32,15 @@ class EngineMissing(RuntimeError):
     """The compiled engine is not built for these sources and this Python."""
 
 
-def is_engine_source(path: Path) -> bool:
+def is_source(path: Path) -> bool:
     """Whether ``path`` is one of the C sources or headers the engine is built from (setup.py
     compiles and digests the same files)."""
     return path.suffix in (".c", ".h")
 
 
-def source_digest(directory: Path = HERE, is_source=is_engine_source) -> str | None:
-    """The CRC-32 of the C sources and headers in ``directory`` (those ``is_source`` names),
-    read in order of their names, in hex (None where they are not installed)."""
+def source_digest(directory: Path = HERE) -> str | None:
+    """The CRC-32 of the C sources and headers in ``directory``, read in order of their names,
+    in hex (None where they are not installed)."""
     try:
         files = sorted(f for f in directory.iterdir() if is_source(f))
         return f"{zlib.crc32(b''.join(f.read_bytes() for f in files)):08x}" if files else None
@@ -46,15 +48,15 @@ def source_digest(directory: Path = HERE, is_source=is_engine_source) -> str | N
         return None
 
 
-def load(module: str = MODULE, source: Path = HERE, is_source=is_engine_source):
-    """The compiled ``module`` when it imports and was built from the sources in ``source`` (the
-    files ``is_source`` names) as they are now -- a module whose sources are not installed
-    beside it is taken as built; else raises :class:`EngineMissing` saying which."""
+def load(module: str = MODULE, source: Path = HERE):
+    """The compiled ``module`` when it imports and was built from the sources in ``source`` as
+    they are now (a module whose sources are not installed beside it is taken as built); else
+    raises :class:`EngineMissing` saying which."""
     try:
         compiled = importlib.import_module(module)
     except ImportError as e:
         raise EngineMissing(f"npuzzle's compiled engine is not built ({e}): {REBUILD}") from None
-    want = source_digest(source, is_source)
+    want = source_digest(source)
     if want is not None and getattr(compiled, "SOURCE_DIGEST", None) != want:
         raise EngineMissing(
             f"npuzzle's compiled engine was built from other sources than these: {REBUILD}"

@@ -7,7 +7,7 @@
 #define NPUZZLE_ENGINE_DIGEST "unknown"
 #endif
 
-static PyMethodDef *const parts[] = {npz_pattern_methods, npz_exact_methods};
+static PyMethodDef *const parts[] = {npz_search_methods, npz_pattern_methods, npz_exact_methods};
 #define PARTS (sizeof parts / sizeof parts[0])
 
 static PyMethodDef *joined_methods(void) {
@@ -24,7 +24,7 @@ static PyMethodDef *joined_methods(void) {
 
 static struct PyModuleDef engine_module = {
     PyModuleDef_HEAD_INIT, "_engine",
-    "npuzzle's compiled engine: the databases' breadth-first searches (solver.engine).", -1,
+    "npuzzle's compiled engine: IDA*'s walks and the databases' breadth-first searches.", -1,
     NULL};
 
 PyMODINIT_FUNC PyInit__engine(void) {
@@ -32,7 +32,8 @@ PyMODINIT_FUNC PyInit__engine(void) {
     if (engine_module.m_methods == NULL) return PyErr_NoMemory();
     PyObject *m = PyModule_Create(&engine_module);
     if (m == NULL) return NULL;
-    if (PyModule_AddStringConstant(m, "SOURCE_DIGEST", NPUZZLE_ENGINE_DIGEST) < 0) {
+    if (PyModule_AddStringConstant(m, "SOURCE_DIGEST", NPUZZLE_ENGINE_DIGEST) < 0 ||
+        npz_search_constants(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -25,7 +25,7 @@ over their few hundred arrangements.
 
 The answer is labelled ``optimal: false, bound: null`` (DESIGN section 2): it is typically
 several times longer than optimal, but any solvable board up to the largest shape is answered
-in well under a second.  Imports: :mod:`solver.core` only (no numpy, no numba).
+in well under a second.  Imports: :mod:`solver.core` only (no numpy).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ next (the smallest f that went over the last bound), skipping the move strings a
 forbids (never undoing the previous move, and more); with an admissible h the first solution
 found is a shortest one.  The pieces, innermost first:
 
-* :mod:`solver.search.native` -- the compiled loops, one per heuristic family (C);
+* :mod:`solver.engine` -- the compiled walks, one per heuristic family (C);
 * :mod:`solver.search.fsm` -- the duplicate-pruning machine the kernels step (Taylor & Korf);
 * :mod:`solver.search.kernel_data` -- the arrays a heuristic gives them (a plan);
 * :mod:`solver.search.plans` -- making plans, and choosing the plans of a search;

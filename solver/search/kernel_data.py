@@ -1,16 +1,16 @@
 """The arrays an IDA* kernel reads: move tables, the per-tile tables that turn a slide into a
 rank update, the zero-aware tables' region data, and the :class:`Plan` that holds them all for
 one heuristic (layer 3: search; :mod:`solver.search.plans` makes and chooses plans,
-:mod:`solver.search.kernels` reads them).
+the compiled kernels of
+:mod:`solver.engine` read them).
 
 A plan is plain arrays: for additive pattern databases (and Manhattan distance, which is the
 database of one-tile patterns) the joined tables with each pattern's offset, the rank-update
 tables for the normal and the mirrored state and the slide geometry; for linear conflict the
 Manhattan table and the goal rows and columns.
 
-Imports: numpy, :mod:`solver.core`, :mod:`solver.tables.kept_arrays` (region tables kept) --
-no numba (zero-aware tables' region tables too are made with numpy), so plans are prepared
-without the compiler.
+Imports: numpy, :mod:`solver.core`, :mod:`solver.tables.kept_arrays` (region tables kept);
+zero-aware tables' region tables are made with numpy.
 """
 
 from __future__ import annotations
@@ -149,8 +149,8 @@ def frame(shape: Shape, patterns, relabel=None, cells=None) -> Frame:
 # Every lookup of a plan, stacked for the kernel: ``Frames.pat[f]`` is :attr:`Frame.pat` of
 # lookup f and so on; ``tab[f]`` says which of the plan's ``tables`` lookup f reads.  ``ids``
 # is ``(0, 1, ..., f - 1)`` and ``over`` ``(0, 1, ..., cols - 2)``: the number of lookups and
-# of cells a vertical slide jumps over, as tuples whose lengths numba compiles into the kernel
-# as constants, so that the loops over them unroll (with the counts read from arrays at run
+# of cells a vertical slide jumps over, as tuples whose lengths pick the kernel's
+# compiled instance, so that the loops over them unroll (with the counts read from arrays at run
 # time the kernel took a third longer on Korf's 100 with 6-6-3, and 6 % longer on a 5x5).
 Frames = NamedTuple(
     "Frames",

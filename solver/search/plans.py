@@ -12,7 +12,7 @@ the race's rivals that :func:`solver.search.sources.choose` chooses and makes th
 else the plan of linear conflict, with the notice that says why.
 
 Imports: numpy, :mod:`solver.core`, :mod:`solver.tables`, the kernel data and the choice of
-databases (:mod:`solver.search.sources`) -- no numba.
+databases (:mod:`solver.search.sources`).
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def manhattan_plan(shape: Shape, target: Board) -> Plan:
 
 def lc_plan(shape: Shape, target: Board) -> Plan:
     """Manhattan distance plus linear conflicts, evaluated by
-    :func:`solver.search.kernels.ida_lc`."""
+    the compiled kernel ``ida_lc``."""
     n, cols = shape.size, shape.cols
     home = [0] * n
     for c, t in enumerate(target.tiles):

@@ -9,7 +9,7 @@ or, where the question needs a database, :class:`~solver.tables.store.DatabaseMi
 answer (:class:`Source`) names files; :mod:`solver.search.plans` opens them for IDA*,
 :mod:`solver.search.blind` for A*, :mod:`solver.heuristics` for a heuristic question.
 
-Imports: :mod:`solver.core`, :mod:`solver.tables` -- neither numpy nor numba at import.
+Imports: :mod:`solver.core`, :mod:`solver.tables` -- no numpy at import.
 """
 
 from __future__ import annotations

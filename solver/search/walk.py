@@ -1,7 +1,7 @@
 """One IDA* search in Python's hands: the :class:`Problem` every walk of a search shares (plan,
 start, cost rule, the iteration bounds) and a :class:`Walk` -- the depth-first walk of one
 iteration below one node, run in kernel slices, that can hand part of its remaining work to
-another walk (layer 3: search; drives the compiled kernels of :mod:`solver.search.native`).
+another walk (layer 3: search; drives the compiled kernels of :mod:`solver.engine`).
 
 A node is named by its *path*: the move ids (``blank cell * 4 + direction``) from the start.
 A walk entered at the empty path searches a whole iteration; entered deeper it searches one
@@ -20,11 +20,11 @@ import numpy as np
 from ..core import config
 from ..core.board import BLANK, MOVES
 from ..core.solution import LC_HEURISTIC
+from ..engine import engine
 from ..tables.catalog import damaged
 from . import walk_state
 from .fsm import PRUNED, machine_for
 from .kernel_data import Plan, move_tables
-from .native import kernels as compiled_kernels
 from .weights import NO_WEIGHTING, Weighting
 
 # Enter children smallest h first (7-13% fewer nodes on Korf's 100); NPUZZLE_ORDER=0 turns it
@@ -245,7 +245,7 @@ class Walk:
         """Go on for about ``budget`` generated nodes; FOUND, ITERATION_DONE, BUDGET_SPENT or
         FRONTIER."""
         plan = self.plan
-        run = compiled_kernels()
+        run = engine()
         if plan.kind == "pdb":
             return run.ida_pdb(
                 self.node,

@@ -2,7 +2,7 @@
 state vector, the :class:`Node` and :class:`Stack` it walks on, and the line conflicts of one
 row or column (layer 3: search).
 
-The compiled kernels (:mod:`solver.search.native`, whose C states the same constants) read
+The compiled kernels (:mod:`solver.engine`, whose C states the same constants) read
 these, and :mod:`solver.search.walk` drives them with them.  :func:`line_conflicts` counts a
 line's conflicts at a walk's start (once per search); the kernel updates them move by move.
 

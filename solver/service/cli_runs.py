@@ -6,7 +6,7 @@ words as the user typed them here, with a piece of its stdin for a batch
 runs that very command (:func:`solver.cli.capture.run`) with the kernels already loaded and
 the tables already mapped, and answers what it printed and its exit status.  So the client
 prints exactly what the command prints on its own machine, at the cost of a request instead
-of a start of Python, numpy and numba.  The words are never rebuilt from parsed values: the
+of a start of Python and numpy.  The words are never rebuilt from parsed values: the
 server reads the question the user typed, whatever the version of click on either side.
 
 The commands run in ``workers`` threads of the server process, not in the search processes:
@@ -218,8 +218,8 @@ class _Runner:
         return capture.run(name, argv, piece)
 
     def _warm_up(self) -> None:
-        # The search kernels, loaded from numba's cache once, before the first command runs
-        # (a server that is never asked pays nothing).
+        # The search kernels and the strongest tables, loaded once before the first command
+        # runs (a server that is never asked pays nothing).
         with self._warm:
             if not self._warmed:
                 from .pool import warm_up

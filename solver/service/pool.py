@@ -7,8 +7,8 @@ searches and the board parsing hold the GIL, and a process can be ended without 
 server.
 
 Each worker is started with ``spawn`` (a clean interpreter: the server has threads and an
-event loop by then, which a ``fork`` would copy half-made), loads the compiled kernels from
-numba's on-disk cache and memory-maps the databases once (the pages live once in the page
+event loop by then, which a ``fork`` would copy half-made), loads the compiled kernels and
+memory-maps the databases once (the pages live once in the page
 cache, shared with every other process), says it is ready, then answers one request at a time.
 
 The pool hands a request to an idle worker only, so it knows when each search started: a
@@ -67,8 +67,8 @@ class Cancelled(BaseException):
 
 
 def warm_up(settings: Settings) -> None:
-    """Load what the searches need before the first request: the IDA* kernels (from numba's
-    cache) and, for every shape with a pattern database built, the strongest one.  Best
+    """Load what the searches need before the first request: the IDA* kernels and, for
+    every shape with a pattern database built, the strongest one.  Best
     effort: a problem here is reported by the request that meets it."""
     from .. import api
     from ..core import config

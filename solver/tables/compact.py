@@ -30,7 +30,7 @@ file); two bits of ``d mod 3`` (60 MB) give the distance only after walking all 
 to the goal, ``d`` lookups per board, hundreds of times slower in a batch.
 
 The builder (:mod:`pdb_builder.compact_bfs`) writes these tables; this module reads them with
-numpy only (no numba: a lookup must stay instant) and owns the encoding both share.
+numpy only (a lookup must stay instant) and owns the encoding both share.
 
 Imports: numpy and :mod:`solver.core.board`.
 """

@@ -35,9 +35,6 @@ The rule (:func:`choose`), overridable by ``--load`` or ``$NPUZZLE_LOAD``:
              exact 3x3 file, and a search over 6-6-3 took as long mapped as read)
 ========= ====================================================================================
 
-The first search of a process opens its tables while numba imports, on a second thread
-(:func:`solver.api.idastar_module`), so that a read overlaps the import.
-
 Forked ``--jobs`` workers share the pages either way: a mapping shares the page cache, and
 anonymous memory is mapped private, so that workers forked after the tables are loaded share
 its pages copy-on-write (they never write): ``--jobs N`` holds one copy, not N.

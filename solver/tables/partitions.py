@@ -15,7 +15,7 @@ through the board symmetry that takes that goal's blank onto the other's (the on
 :mod:`solver.core.symmetry` reduces goals with), then read as the tiles the goal puts there.
 So ``7-8`` names the top-two-rows / bottom-two-rows split for every goal with a corner blank.
 
-Imports: :mod:`solver.core` only (no numpy, no numba), so parsing is instant.
+Imports: :mod:`solver.core` only (no numpy), so parsing is instant.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ value and the heuristic is the larger of the two.
 Which file serves a goal is the catalog's decision (:mod:`solver.tables.catalog`); this module
 opens what it chose.
 
-Imports: numpy, :mod:`solver.core`, :mod:`solver.tables` (store, catalog) -- never numba.
+Imports: numpy, :mod:`solver.core`, :mod:`solver.tables` (store, catalog).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ optimal walks (:mod:`solver.tables.exact`), the pattern-database heuristic with 
 Manhattan distance (:func:`solver.workloads.positions.manhattan_many`, named here too) and
 linear conflict (:mod:`solver.heuristics`).  The tests compare each with its one-board twin.
 
-Imports: numpy, the solver core, :mod:`solver.tables`, :mod:`.positions` (never numba).
+Imports: numpy, the solver core, :mod:`solver.tables`, :mod:`.positions`.
 """
 
 from __future__ import annotations

@@ -1,30 +1,26 @@
-/* The IDA* kernels of solver/search/kernels.py compiled ahead of time: `ida_pdb` and `ida_lc`,
- * the same protocol, the same state vector, the same stack contents and the same child order,
- * so a search gives the same node counts through either (tests/test_native_kernels.py).
+/* The IDA* kernels, the search's part of the engine: `ida_pdb` (pattern databases, and
+ * Manhattan distance as the database of one-tile patterns) and `ida_lc` (linear conflict).
+ * Each call walks one iteration of one walk (solver/search/walk.py) for a budget of nodes and
+ * leaves its state in the caller's arrays, so Python can cut an iteration into work units,
+ * stop it for a limit, and resume it.
  *
- * Why C, and how (docs/search.md, "How the kernels are compiled"): arrays arrive through
- * Python's buffer protocol only -- no numpy C API, so no numpy ABI to go stale -- and the walk
- * runs with the GIL released, so the threads of `-j` run at once.  numba compiles a kernel per
- * argument type; here the same specialisation is a set of instances of one inline template
- * (`pdb_walk`) whose constant parameters are the number of lookups (their loops unroll), the
- * cells a vertical slide jumps over, and the zero-aware mode.  A parameter of 0 is read at
- * run time: the generic instance serves every other shape of plan.  The template and the list
- * of instances are native_walk.h; the instances are compiled in native_pdb_plain.c and
- * native_pdb_zero.c, so that setup.py compiles the three files at once on as many cores.
+ * Arrays arrive through Python's buffer protocol only -- no numpy C API, so no numpy ABI to go
+ * stale -- and the walk runs with the GIL released, so the threads of `-j` run at once.  The
+ * pattern-database walk is one inline template (`pdb_walk`) whose constant parameters are the
+ * number of lookups (their loops unroll), the cells a vertical slide jumps over, and the
+ * zero-aware mode: a parameter of 0 is read at run time, so the generic instance serves every
+ * other shape of plan.  The template and the list of instances are search_walk.h; the
+ * instances are compiled in search_pdb_plain.c and search_pdb_zero.c, so that setup.py
+ * compiles them at once on as many cores.
  *
  * Every buffer's format, item size, dimensions and contiguity are checked on entry (TypeError
- * or ValueError), and their shapes against each other.  As in the numba kernels the indices
- * stored in the arrays (tiles, move ids, patterns) are trusted: the plans make them.
- *
- * NPUZZLE_KERNELS_DIGEST, the CRC-32 of the native_*.c and native_*.h files, is given by
- * setup.py at build time and exported as SOURCE_DIGEST: solver.search.native compares it with
- * the files beside it, so a module built from another version of them is never used. */
+ * or ValueError), and their shapes against each other.  The indices stored in the arrays
+ * (tiles, move ids, patterns) are trusted: the plans make them.  tests/test_search_kernels.py
+ * compares the nodes of whole iterations with a plain IDA* (tests/naive_ida.py). */
 
-#include "native_walk.h"
+#include "engine.h"
+#include "search_walk.h"
 
-#ifndef NPUZZLE_KERNELS_DIGEST
-#define NPUZZLE_KERNELS_DIGEST "unknown"
-#endif
 
 /* --- buffers --------------------------------------------------------------------------------- */
 
@@ -476,7 +472,7 @@ typedef struct {
     int64_t budget;
 } Lc;
 
-/* The walk of kernels.ida_lc, line for line. */
+/* The walk of ida_lc: one child generated at a time, its h updated from the tile that slid. */
 INLINE int lc_walk(Lc *a, const int WEIGHTED) {
     int64_t *const tiles = a->tiles, *const rowc = a->rowc, *const colc = a->colc;
     int64_t *const path = a->path, *const kidx = a->kidx, *const hs = a->hs;
@@ -700,34 +696,27 @@ done:
     return PyLong_FromLong(status);
 }
 
-/* --- the module ------------------------------------------------------------------------------ */
+/* --- the part's table ------------------------------------------------------------------- */
 
-static PyMethodDef methods[] = {
+PyMethodDef npz_search_methods[] = {
     {"ida_pdb", ida_pdb, METH_VARARGS,
      "ida_pdb(node, stack, st, first, deltas, frames, moves, fsm, fcost, order, zero, budget)\n"
-     "--\n\nsolver.search.kernels.ida_pdb, compiled ahead of time (the GIL released)."},
+     "--\n\nOne walk of IDA* over pattern databases for about `budget` nodes (the GIL "
+     "released)."},
     {"ida_lc", ida_lc, METH_VARARGS,
      "ida_lc(tiles, conflicts, stack, st, lines, moves, fsm, fcost, use_lc, scratch, budget)\n"
-     "--\n\nsolver.search.kernels.ida_lc, compiled ahead of time (the GIL released)."},
+     "--\n\nOne walk of IDA* over Manhattan distance and linear conflict for about `budget` "
+     "nodes (the GIL released)."},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_kernels_c",
-    "The IDA* kernels compiled ahead of time (solver/search/native_kernels.c).", -1, methods,
-};
-
-PyMODINIT_FUNC PyInit__kernels_c(void) {
-    PyObject *m = PyModule_Create(&module);
-    if (m == NULL) return NULL;
-    if (PyModule_AddStringConstant(m, "SOURCE_DIGEST", NPUZZLE_KERNELS_DIGEST) < 0 ||
-        PyModule_AddIntConstant(m, "FOUND", FOUND) < 0 ||
+/* What a call returns and the state vector's length, for solver.search.walk_state to check. */
+int npz_search_constants(PyObject *m) {
+    if (PyModule_AddIntConstant(m, "FOUND", FOUND) < 0 ||
         PyModule_AddIntConstant(m, "ITERATION_DONE", ITERATION_DONE) < 0 ||
         PyModule_AddIntConstant(m, "BUDGET_SPENT", BUDGET_SPENT) < 0 ||
         PyModule_AddIntConstant(m, "FRONTIER", FRONTIER) < 0 ||
-        PyModule_AddIntConstant(m, "STATE_SLOTS", STATE_SLOTS) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+        PyModule_AddIntConstant(m, "STATE_SLOTS", STATE_SLOTS) < 0)
+        return -1;
+    return 0;
 }

@@ -1,11 +1,11 @@
-/* The walk of kernels.ida_pdb as an inline template (`pdb_walk`), its constants and its
- * helpers, shared by the module (native_kernels.c) and the files of its instances
- * (native_pdb_plain.c, native_pdb_zero.c).  The instances are most of the compile, so they are
+/* The walk of ida_pdb as an inline template (`pdb_walk`), its constants and its helpers,
+ * shared by search_kernels.c and the files of its instances (search_pdb_plain.c,
+ * search_pdb_zero.c).  The instances are most of the compile, so they are
  * split between two files that setup.py compiles at once.  The lists at the end name every
  * instance once: each of the two files defines its list, and the module picks among them. */
 
-#ifndef NPUZZLE_NATIVE_WALK_H
-#define NPUZZLE_NATIVE_WALK_H
+#ifndef NPUZZLE_SEARCH_WALK_H
+#define NPUZZLE_SEARCH_WALK_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -22,7 +22,7 @@
 #define LIKELY(x) (x)
 #endif
 
-/* kernels.py's constants (the Python side reads them from there; the test compares). */
+/* solver/search/walk_state.py's constants (tests/test_search_kernels.py compares them). */
 enum { FOUND = 1, ITERATION_DONE = 2, BUDGET_SPENT = 3, FRONTIER = 4 };
 enum { S_DEPTH, S_BLANK, S_BOUND, S_NEXT, S_GEN, S_EXP, S_ROOT, S_CUT, S_PARITY, S_ITER,
        S_LEAST_H, STATE_SLOTS };
@@ -111,7 +111,7 @@ INLINE int64_t rank_after(const Pdb *a, const int NOVER, int64_t f, int64_t t, i
     return rank + a->sgn[f * a->nm + m] * delta;
 }
 
-/* The walk of kernels.ida_pdb, line for line.  NF lookups and NOVER jumped cells (0: read at
+/* The walk of ida_pdb.  NF lookups and NOVER jumped cells (0: read at
  * run time), ZERO the zero-aware mode, NCH the lazy mode's bytes of cells (0: at run time),
  * WEIGHTED whether f is fcost[g, h]. */
 INLINE int pdb_walk(Pdb *a, const int NF, const int NOVER, const int ZERO, const int NCH,
