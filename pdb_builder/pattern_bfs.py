@@ -15,16 +15,17 @@ and its new region is the component of c.  The search runs backwards from the go
 reversible) and a placement's value is the depth at which any of its regions is first reached.
 
 This module is the driver: it lays out the tables, runs one layer after another and splits
-each layer over threads as ranges of blocks.  The data layout and the numba kernels are in
-:mod:`pdb_builder.pattern_kernels`.  A layer *pushes* (frontier states write their successors)
-while many states are unreached and *pulls* (unreached states look for a frontier neighbour)
-once the unreached states number fewer than ``pull_when`` times the frontier: the late layers
-then look at the few states left instead of the many just reached.  How many states there are
-is counted beforehand from the regions of every set of occupied cells
-(:func:`state_count`).
+each layer over threads as ranges of blocks.  The layers themselves are the compiled engine's
+(``solver/engine/pattern_bfs.c``, which describes the tables: a word of 2-bit region codes per
+placement, the distances, a byte of flags per block), run with the GIL released.  A layer
+*pushes* (frontier states write their successors) while many states are unreached and *pulls*
+(unreached states look for a frontier neighbour) once the unreached states number fewer than
+``pull_when`` times the frontier: the late layers then look at the few states left instead of
+the many just reached.  How many states there are is counted beforehand from the regions of
+every set of occupied cells (:func:`state_count`).
 
-Imports: numpy, :mod:`solver.core` (board, ranking, progress_bar), :mod:`pdb_builder`
-(pattern_blocks, pattern_kernels).
+Imports: numpy, :mod:`solver.core` (board, config, ranking, progress_bar), :mod:`solver.engine`,
+:mod:`pdb_builder.threads`.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ import numpy as np
 from solver.core import config, ranking
 from solver.core.board import Board, Shape
 from solver.core.progress_bar import ProgressBar
+from solver.engine import engine
 
-from . import pattern_blocks, pattern_kernels
 from .threads import run_items
 
 UNREACHED = 255  # dist value of a placement no search reached (e.g. the other parity class)
@@ -50,31 +51,33 @@ MAX_DEPTH = 254
 MAX_CELLS = 31  # cell masks are 32-bit (pext/pdep) and a word holds two bits per free cell
 BLOCKS_PER_ITEM = 16384  # work handed to a thread at a time, at most
 ITEMS_PER_THREAD = 8  # at least, where the table is large enough: threads finish together
-NEAR_WEIGHT = 1 << 14  # a pull looks at the moves of tiles of rank weight up to this first
 # Pull once unreached states < PULL_WHEN x frontier states.  Measured per layer on the 4x4 7-tile
 # and 8-tile patterns (one thread, same snapshot): pushing is cheaper down to a ratio of about
 # 2.4 (8 tiles: push 12.7 s, pull 15.1 s), pulling from about 1.8-2.0 (10.6 s vs 11.7 s).
 PULL_WHEN = 2.0
+DONE = 1  # a block's flag: every state of the block is reached
+WORD_TYPES = {2: np.uint16, 4: np.uint32, 8: np.uint64}  # by the engine's word bytes
+
+
+def depth_bit(depth: int) -> int:
+    """The flag of blocks holding states of this depth (two bits, by the depth's parity)."""
+    return 2 << (depth & 1)
 
 
 class Geometry(NamedTuple):
-    """The integer constants and tables the kernels take for k tiles on a board."""
+    """What the driver needs to know of k tiles on a board (the engine works out the rest)."""
 
-    geo: np.ndarray  # see pattern_blocks: N, K, COLS, SHIFT, FULL, KEEP_L, KEEP_R, INNER, BS, NEAR
-    moves: np.ndarray  # [4*c + t] = (cell reached from c in direction t or DEAD, cells passed
-    #                     over, +1/-1 as the move goes up or down the cell order)
-    weights: np.ndarray  # rank digit weights: rank = sum(digit_j * weights[j])
+    shape: Shape
+    k: int
     word_type: type  # numpy dtype of a placement's word: two bits per free cell
+    shift: int  # where a word's high code bits start
+    block_size: int  # placements per block (the inner tiles' choices)
+    placements: int  # n!/(n-k)!
 
     @property
-    def block_size(self) -> int:
-        """Placements per block (the inner tiles' choices)."""
-        return int(self.geo[pattern_blocks.BS])
-
-    @property
-    def shift(self) -> int:
-        """Where a word's high code bits start."""
-        return int(self.geo[pattern_blocks.SHIFT])
+    def blocks(self) -> int:
+        """Blocks of the table (the unit of work handed to threads)."""
+        return self.placements // self.block_size
 
 
 @dataclass
@@ -105,45 +108,22 @@ def thread_count() -> int:
 
 
 def geometry(shape: Shape, k: int) -> Geometry:
-    """The kernels' constants for ``k`` tiles on ``shape``.  A block is the placements that
-    share all but the last ``inner`` = min(2, k-1) tiles.
+    """The geometry of ``k`` tiles on ``shape``, as the engine lays out their tables.  A block
+    is the placements that share all but the last ``inner`` = min(2, k-1) tiles.
 
     >>> g = geometry(Shape.parse("4x4"), 8)
     >>> g.word_type.__name__, g.shift, g.block_size  # 8 free cells: 16 bits
     ('uint16', 8, 90)
     """
-    n, cols = shape.size, shape.cols
+    n = shape.size
     if n > MAX_CELLS:
         raise ValueError(
             f"pattern databases support boards of up to {MAX_CELLS} cells, {shape} has {n}"
         )
     if not 1 <= k < n:
         raise ValueError(f"a pattern needs 1..{n - 1} tiles on {shape}, got {k}")
-    inner = min(2, k - 1)
-    weights = np.ones(k, np.int64)
-    for j in range(k - 2, -1, -1):
-        weights[j] = weights[j + 1] * (n - j - 1)
-    bs = int(weights[k - inner - 1])  # placements per block (the inner tiles' choices)
-    free_cells = n - k
-    word_type = np.uint16 if free_cells <= 8 else np.uint32 if free_cells <= 16 else np.uint64
-    shift = np.dtype(word_type).itemsize * 4  # high code bits start half-way up the word
-    full = (1 << n) - 1
-    col0 = sum(1 << c for c in range(0, n, cols))
-    last = sum(1 << c for c in range(cols - 1, n, cols))
-    near = min(i for i in range(k) if weights[i] <= NEAR_WEIGHT or i == k - inner)  # see pull_layer
-    geo = np.array([n, k, cols, shift, full, full & ~col0, full & ~last, inner, bs, near], np.int64)
-    nbr = shape.neighbour_table()
-    moves = np.zeros((4 * n, 3), np.int64)
-    for c in range(n):
-        for t in range(4):
-            b = int(nbr[c][t])
-            if b < 0:
-                moves[4 * c + t] = (pattern_blocks.DEAD, 0, 0)
-            else:
-                lo, hi = min(b, c), max(b, c)
-                passed = sum(1 << x for x in range(lo + 1, hi))
-                moves[4 * c + t] = (b, passed, 1 if b > c else -1)
-    return Geometry(geo, moves, weights, word_type)
+    word_bytes, shift, block_size, placements = engine().pattern_geometry(shape.rows, shape.cols, k)
+    return Geometry(shape, k, WORD_TYPES[word_bytes], shift, block_size, placements)
 
 
 def _region(cell: int, free: int, shape: Shape) -> int:
@@ -184,19 +164,18 @@ def work_items(nblocks: int, threads: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in itertools.pairwise(edges) if b > a]
 
 
-def _run(kernel, items, args, threads) -> np.ndarray:
-    """Run ``kernel(first, last, *args, out)`` over the block ranges ``items`` on up to
-    ``threads`` threads, handing items out one at a time; return the summed (new states, new
-    placements).  Ctrl-C stops it within a fraction of a second (:mod:`pdb_builder.threads`)."""
-    out = np.zeros((len(items), 2), np.int64)
-    d, rest = args[0], args[1:]
+def _run(layer, items, threads) -> tuple[int, int]:
+    """Run ``layer(first, last)`` over the block ranges ``items`` on up to ``threads`` threads,
+    handing items out one at a time; return the summed (new states, new placements).  Ctrl-C
+    stops it within a fraction of a second (:mod:`pdb_builder.threads`)."""
+    out = [(0, 0)] * len(items)
 
     def run_item(i):
-        """Run the kernel over the i-th block range, adding into its own row of ``out``."""
-        kernel(d, items[i][0], items[i][1], *rest, out[i])
+        """Run the layer over the i-th block range, its counts kept in its own slot."""
+        out[i] = layer(*items[i])
 
     run_items(run_item, len(items), threads)
-    return out.sum(axis=0)
+    return sum(s for s, _ in out), sum(p for _, p in out)
 
 
 def state_count(shape: Shape, k: int) -> int:
@@ -207,22 +186,22 @@ def state_count(shape: Shape, k: int) -> int:
     >>> state_count(Shape.parse("4x4"), 8), state_count(Shape.parse("3x3"), 8)
     (1425191040, 181440)
     """
-    regions = int(pattern_kernels.count_regions(geometry(shape, k).geo))
+    geometry(shape, k)  # the checks, with their messages
+    regions = engine().pattern_count_regions(shape.rows, shape.cols, k)
     return math.factorial(k) * regions // (2 if k == shape.size - 1 else 1)
 
 
 def trace_ranks(shape: Shape | str, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Run the kernels' decoding and move generation over all placements of k tiles on
-    ``shape``: return ``cells`` (row p = the placement the kernels treat as rank p) and
-    ``moves`` (entry ``[p, 4*i + direction]`` = the rank they compute after tile i moves in
+    """Run the engine's decoding and move generation over all placements of k tiles on
+    ``shape``: return ``cells`` (row p = the placement the engine treats as rank p) and
+    ``moves`` (entry ``[p, 4*i + direction]`` = the rank it computes after tile i moves in
     direction U, D, L, R; -1 when the move is impossible).  Tests compare both with
     :func:`solver.core.ranking.rank`."""
     shape = Shape.parse(shape)
     g = geometry(shape, k)
-    total = ranking.count_placements(shape.size, k)
-    cells = np.full((total, k), -1, np.int64)
-    moves = np.full((total, 4 * k), -1, np.int64)
-    pattern_kernels.trace_moves(0, total // g.block_size, g.geo, g.moves, g.weights, cells, moves)
+    cells = np.full((g.placements, k), -1, np.int64)
+    moves = np.full((g.placements, 4 * k), -1, np.int64)
+    engine().pattern_trace(shape.rows, shape.cols, k, cells, moves)
     return cells, moves
 
 
@@ -249,7 +228,7 @@ def _first_layer(shape: Shape, goal: Board, tiles, g, total: int):
     free = ((1 << n) - 1) & ~sum(1 << c for c in home)
     words[p0] = _free_cell_mask(_region(goal.blank, free, shape), free)
     dist[p0] = 0
-    blk[p0 // bs] |= pattern_kernels.depth_bit(0)
+    blk[p0 // bs] |= depth_bit(0)
     return words, dist, blk
 
 
@@ -321,8 +300,9 @@ def bfs_pattern(
                     f"pattern {tiles} needs more than {MAX_DEPTH} moves: too many for a uint8 table"
                 )
             pull = all_states - states < pull_when * frontier
-            arrays = (words, dist, blk, g.geo, g.moves, g.weights)
-            new_states, new_placements, layer = _layer(d, pull, items, arrays, threads)
+            new_states, new_placements, layer = _layer(
+                d, pull, items, (words, dist, blk), g, threads
+            )
             layers.append(layer)
             if new_states == 0:
                 break
@@ -344,18 +324,24 @@ def bfs_pattern(
     return PatternResult(tiles, dist, histogram, total - reached, states, seconds, layers)
 
 
-def _layer(d: int, pull: bool, items, arrays, threads: int) -> tuple[int, int, tuple]:
+def _layer(d: int, pull: bool, items, tables, g: Geometry, threads: int) -> tuple[int, int, tuple]:
     """Reach the states at depth ``d + 1`` from those at depth ``d``, by pulling (each state
     not yet reached looks for a neighbour at ``d``) or pushing (each state at ``d`` marks its
-    neighbours), over the block ranges ``items`` on ``threads`` threads.  ``arrays`` are the
-    kernels' ``(words, dist, blk, geo, moves, weights)``.  Return the new states, the new
-    placements and the layer's record ``(depth, "pull" or "push", new states, seconds)``."""
-    blk = arrays[2]
+    neighbours), over the block ranges ``items`` on ``threads`` threads.  ``tables`` are
+    ``(words, dist, blk)``.  Return the new states, the new placements and the layer's record
+    ``(depth, "pull" or "push", new states, seconds)``."""
+    words, dist, blk = tables
     # Two bits mark the depths of a block's states, by parity: the one of depth d + 1 still
     # marks depth d - 1, whose blocks this layer no longer reads.
-    np.bitwise_and(blk, np.uint8(0xFF ^ pattern_kernels.depth_bit(d + 1)), out=blk)
+    np.bitwise_and(blk, np.uint8(0xFF ^ depth_bit(d + 1)), out=blk)
     t1 = time.perf_counter()
-    kernel = pattern_kernels.pull_layer if pull else pattern_kernels.push_layer
-    new_states, new_placements = (int(v) for v in _run(kernel, items, (d, *arrays), threads))
+    run_layer = engine().pattern_layer
+    rows, cols = g.shape.rows, g.shape.cols
+
+    def layer(first: int, last: int) -> tuple[int, int]:
+        """One range of blocks of the layer (the engine releases the GIL)."""
+        return run_layer(pull, d, first, last, words, dist, blk, rows, cols, g.k)
+
+    new_states, new_placements = _run(layer, items, threads)
     how = "pull" if pull else "push"
     return new_states, new_placements, (d + 1, how, new_states, time.perf_counter() - t1)

@@ -8,14 +8,15 @@ wall the blank off from where they must go.  npuzzle's keep two classes a placem
 (:mod:`solver.core.regions`): the distance with the blank in the main region and with the
 blank elsewhere (the same value where there is no elsewhere).  The BFS fills them as pairs
 (``2 * rank`` main, ``2 * rank + 1`` other); the file keeps them packed into one byte a
-placement (:func:`solver.core.regions_jit.pack_classes`: the smaller distance, and which class is
-2 higher), so a twin is the size of its additive table and a search needs the blank's class
-only where the two differ.
+placement (:func:`pack_classes`: the smaller distance, and which class is 2 higher), so a twin
+is the size of its additive table and a search needs the blank's class only where the two
+differ.
 
-They are made by the same BFS: after each of its layers, :func:`classify_layer` looks at the
-placements whose word (a code per free cell: the depth its region was reached, modulo 3) shows
-regions reached in that layer and writes the depth into the class those regions belong to,
-unless the class was reached before.  The minimum of a pair is the additive table's entry:
+They are made by the same BFS: after each of its layers, :func:`classify_layer` has the
+compiled engine (``solver/engine/pattern_twin.c``) look at the placements whose word (a code
+per free cell: the depth its region was reached, modulo 3) shows regions reached in that layer
+and write the depth into the class those regions belong to, unless the class was reached
+before.  The minimum of a pair is the additive table's entry:
 :func:`zero_aware_tables` checks it for every placement.
 
 Files: ``zpdb-<shape>-<partition>[-<goal tag>].h5`` (named by :mod:`solver.tables.catalog`),
@@ -23,24 +24,23 @@ written like ``build_apdb``'s (atomic, digests), kind ``zero-aware-pdb``, one ui
 per pattern with ``n!/(n-k)!`` packed entries: an additive database's size (4x4 6-6-3
 11.5 MB, 7-8 577 MB; 5x5 6-6-6-6 510 MB).
 
-Imports: numpy, numba, :mod:`solver.core`, :mod:`solver.tables`, :mod:`pdb_builder`.
+Imports: numpy, :mod:`solver.core` (board, packing, ranking, regions), :mod:`solver.engine`,
+:mod:`solver.tables`, :mod:`pdb_builder`.
 """
 
 from __future__ import annotations
 
 import time
 
-import numba
 import numpy as np
 
-from solver.core import ranking_jit
+from solver.core import packing
 from solver.core.board import Board, Shape
 from solver.core.ranking import count_placements
-from solver.core.regions import binomials, main_region_masks
-from solver.core.regions_jit import pack_classes, set_rank
+from solver.core.regions import main_region_masks
+from solver.engine import engine
 from solver.tables import names, store
 
-from .bitops import pext
 from .budget import peak_rss_mb
 from .build_apdb import file_mb, start, summary, write_pattern
 from .pattern_bfs import UNREACHED, bfs_pattern, thread_count
@@ -50,45 +50,32 @@ KIND = names.ZERO_AWARE
 ITEMS_PER_THREAD = 8
 
 
-@numba.njit(cache=True, nogil=True)
-def classify_layer(depth, first, last, words, classes, n, k, shift, main, binom):
+def classify_layer(depth: int, first: int, last: int, words, pairs, shape: Shape, k: int, main):
     """For placements ``first..last-1``: where the BFS's word shows regions reached at
-    ``depth`` (code ``depth % 3 + 1``; older regions may share the code, but their class was
-    written when they were reached), write ``depth`` into the classes of those regions that
-    have none yet.  A placement whose free cells form one region gets its second class as
-    soon as its first: the pair then compares equal and the search never looks further."""
-    code = depth % 3 + 1
-    lowmask = (np.int64(1) << (n - k)) - 1
-    full = (np.int64(1) << n) - 1
-    cells = np.empty(k, np.int64)
-    for p in range(first, last):
-        a = classes[2 * p]
-        b = classes[2 * p + 1]
-        if a != UNREACHED and b != UNREACHED:
-            continue
-        w = np.int64(words[p])
-        low = w & lowmask
-        high = (w >> shift) & lowmask
-        if code == 1:
-            hit = low & ~high
-        elif code == 2:
-            hit = ~low & high
-        else:
-            hit = low & high
-        if hit == 0:
-            continue
-        ranking_jit.unrank(p, n, k, cells)
-        occupied = np.int64(0)
-        for i in range(k):
-            occupied |= np.int64(1) << cells[i]
-        in_main = np.int64(pext(main[set_rank(occupied, n, binom)], full & ~occupied))
-        if a == UNREACHED and hit & in_main:
-            a = depth
-            classes[2 * p] = depth
-        if b == UNREACHED and hit & ~in_main & lowmask:
-            classes[2 * p + 1] = depth
-        elif b == UNREACHED and a != UNREACHED and lowmask & ~in_main == 0:
-            classes[2 * p + 1] = a  # one region: no other class
+    ``depth``, write ``depth`` into the classes (``pairs[2 * p + class]``) of those regions
+    that have none yet; ``main`` is :func:`solver.core.regions.main_region_masks`.  A placement
+    whose free cells form one region gets its second class as soon as its first: the pair then
+    compares equal and the search never looks further.  Runs in the engine, the GIL
+    released."""
+    engine().pattern_classify(depth, first, last, words, pairs, shape.rows, shape.cols, k, main)
+
+
+def pack_classes(pairs: np.ndarray) -> tuple[np.ndarray, int]:
+    """A two-class table (uint8, ``2 * r + class``) as one byte a placement
+    (:mod:`solver.core.packing`): the smaller of the two distances in the low
+    :data:`~solver.core.packing.VALUE_BITS` bits, in the top two ``1 + class`` of the class
+    whose distance is :data:`~solver.core.packing.HIGHER_BY` higher (0: equal).  Returns the
+    packed table and how many placements differed by another amount (kept lower: still a
+    lower bound).  Raises ValueError for an odd number of entries or a distance too large to
+    pack."""
+    pairs = np.ascontiguousarray(pairs, dtype=np.uint8)
+    if pairs.size % 2:
+        raise ValueError("a two-class table has an even number of entries")
+    out = np.empty(pairs.size // 2, np.uint8)
+    clipped = engine().pattern_pack(
+        pairs, out, packing.VALUE_BITS, packing.HIGHER_BY, packing.MAIN, packing.OTHER
+    )
+    return out, clipped
 
 
 def zero_aware_tables(shape: Shape, tiles, goal: Board, progress: bool = True, label=None):
@@ -100,14 +87,13 @@ def zero_aware_tables(shape: Shape, tiles, goal: Board, progress: bool = True, l
     total = count_placements(n, k)
     pairs = np.full(2 * total, UNREACHED, np.uint8)
     main = main_region_masks(shape.rows, shape.cols, k)
-    binom = binomials(n)
     threads = thread_count()
     count = max(1, min(ITEMS_PER_THREAD * threads, total // 4096))
     edges = [total * i // count for i in range(count + 1)]
 
     def after_layer(depth: int, words: np.ndarray, shift: int) -> None:
         def item(i):
-            classify_layer(depth, edges[i], edges[i + 1], words, pairs, n, k, shift, main, binom)
+            classify_layer(depth, edges[i], edges[i + 1], words, pairs, shape, k, main)
 
         run_items(item, count, threads)
 

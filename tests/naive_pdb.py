@@ -1,8 +1,12 @@
 """Slow, obviously-right references for the pattern-database tests (no numba, no ranking tricks).
 
-* :func:`pattern_table` -- a 0-1 breadth-first search over (cells of the pattern tiles, blank
+* :func:`pattern_states` -- a 0-1 breadth-first search over (cells of the pattern tiles, blank
   cell): the blank moving onto a pattern tile costs 1 (that tile slides), onto any other cell 0.
-  The value of a placement is the minimum over blank cells, keyed by the tuple of cells.
+* :func:`pattern_table` -- its value of a placement: the minimum over blank cells, keyed by the
+  tuple of cells.
+* :func:`zero_aware_pairs` -- its two values of a placement: the minimum over blank cells in the
+  main region of the free cells (the largest; of equal ones the one holding the lowest cell),
+  and over the others (the main one's again where there are no others).
 * :func:`manhattan` / :func:`linear_conflict` -- by brute force over subsets of each line.
 """
 
@@ -19,8 +23,9 @@ def _neighbours(cell, rows, cols):
             yield rr * cols + cc
 
 
-def pattern_table(goal: tuple, rows: int, cols: int, tiles) -> dict:
-    """{cells of ``tiles`` (sorted tile order): fewest pattern-tile moves to the goal}."""
+def pattern_states(goal: tuple, rows: int, cols: int, tiles) -> dict:
+    """{(cells of ``tiles`` in sorted tile order, blank cell): fewest pattern-tile moves to the
+    goal}, for every state reached."""
     tiles = sorted(tiles)
     start = (tuple(goal.index(t) for t in tiles), goal.index(0))
     dist = {start: 0}
@@ -43,11 +48,51 @@ def pattern_table(goal: tuple, rows: int, cols: int, tiles) -> dict:
                     dq.append(nxt)
                 else:
                     dq.appendleft(nxt)
+    return dist
+
+
+def pattern_table(goal: tuple, rows: int, cols: int, tiles) -> dict:
+    """{cells of ``tiles`` (sorted tile order): fewest pattern-tile moves to the goal}."""
     table: dict = {}
-    for (cells, _), d in dist.items():
+    for (cells, _), d in pattern_states(goal, rows, cols, tiles).items():
         if cells not in table or d < table[cells]:
             table[cells] = d
     return table
+
+
+def region_of(cell: int, cells: tuple, rows: int, cols: int) -> set:
+    """The cells the blank on ``cell`` reaches without moving a tile on ``cells``."""
+    seen, todo = {cell}, [cell]
+    while todo:
+        for b in _neighbours(todo.pop(), rows, cols):
+            if b not in seen and b not in cells:
+                seen.add(b)
+                todo.append(b)
+    return seen
+
+
+def main_region(cells: tuple, rows: int, cols: int) -> set:
+    """The largest region of the cells not in ``cells``; of equal ones, the one holding the
+    lowest cell."""
+    regions = []
+    for c in range(rows * cols):
+        if c not in cells and not any(c in r for r in regions):
+            regions.append(region_of(c, cells, rows, cols))
+    return max(regions, key=lambda r: (len(r), -min(r)))
+
+
+def zero_aware_pairs(goal: tuple, rows: int, cols: int, tiles) -> dict:
+    """{cells of ``tiles``: (fewest moves with the blank in the main region, with it
+    elsewhere)}; where the free cells are one region the second is the first."""
+    best: dict = {}
+    for (cells, blank), d in pattern_states(goal, rows, cols, tiles).items():
+        main = blank in main_region(cells, rows, cols)
+        pair = best.setdefault(cells, [None, None])
+        i = 0 if main else 1
+        pair[i] = d if pair[i] is None else min(pair[i], d)
+    return {
+        cells: (main, other if other is not None else main) for cells, (main, other) in best.items()
+    }
 
 
 def manhattan(tiles: tuple, goal: tuple, cols: int) -> int:

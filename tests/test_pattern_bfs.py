@@ -1,4 +1,7 @@
-"""The pattern BFS kernel: its ranks agree with solver.core.ranking, its tables with a naive 0-1 BFS."""
+"""The pattern BFS (the engine's layers, solver/engine/pattern_sweep.h, driven by
+pdb_builder.pattern_bfs): its ranks agree with solver.core.ranking, its tables with a naive 0-1
+BFS, with the CPU's BMI2 bit instructions and with the portable loops alike; its entry points
+refuse arrays of the wrong type or size."""
 
 from __future__ import annotations
 
@@ -20,6 +23,17 @@ from pdb_builder.pattern_bfs import (
 )
 from solver.core import ranking
 from solver.core.board import Board, Shape, goal_board
+from solver.engine import engine
+
+BIT_OPS = ["portable"] + (["bmi2"] if engine().pattern_bit_ops() == "bmi2" else [])
+
+
+@pytest.fixture(params=BIT_OPS)
+def bit_ops(request):
+    """Each set of bit operations the engine can sweep with on this CPU, in turn."""
+    before = engine().pattern_bit_ops(request.param)
+    yield request.param
+    engine().pattern_bit_ops(before)
 
 
 def expected_table(shape: Shape, goal: Board, tiles) -> np.ndarray:
@@ -44,7 +58,7 @@ def expected_table(shape: Shape, goal: Board, tiles) -> np.ndarray:
         ("5x5", 3),
     ],
 )
-def test_kernel_ranks_agree_with_solver_ranking(shape, k):
+def test_kernel_ranks_agree_with_solver_ranking(shape, k, bit_ops):
     """The sweep's own decoding of placements and its incremental rank after every move are
     exactly solver.core.ranking.rank (the index the heuristics look up)."""
     s = Shape.parse(shape)
@@ -83,7 +97,7 @@ CASES = [
 
 @pytest.mark.parametrize("goal", [None, "blank-first", "spiral"])
 @pytest.mark.parametrize("shape, tiles", CASES)
-def test_tables_equal_a_naive_zero_one_bfs(shape, tiles, goal):
+def test_tables_equal_a_naive_zero_one_bfs(shape, tiles, goal, bit_ops):
     s = Shape.parse(shape)
     g = goal_board(s, goal)
     result = bfs_pattern(s, tiles, g, progress=False)
@@ -150,7 +164,12 @@ def test_random_patterns_and_goals_match_the_naive_search(data):
     goal = Board(s, tuple(data.draw(st.permutations(range(s.size)))))
     k = data.draw(st.integers(1, min(4, s.size - 1)))
     tiles = data.draw(st.lists(st.integers(1, s.size - 1), min_size=k, max_size=k, unique=True))
-    result = bfs_pattern(s, tiles, goal, progress=False, threads=data.draw(st.sampled_from([1, 2])))
+    threads = data.draw(st.sampled_from([1, 2]))
+    before = engine().pattern_bit_ops(data.draw(st.sampled_from(BIT_OPS)))
+    try:
+        result = bfs_pattern(s, tiles, goal, progress=False, threads=threads)
+    finally:
+        engine().pattern_bit_ops(before)
     assert np.array_equal(result.table, expected_table(s, goal, tiles))
 
 
@@ -164,7 +183,7 @@ def test_random_patterns_and_goals_match_the_naive_search(data):
         ("2x4", (3, 6, 7)),
     ],
 )
-def test_push_only_pull_only_and_mixed_layers_agree(shape, tiles):
+def test_push_only_pull_only_and_mixed_layers_agree(shape, tiles, bit_ops):
     """Every layer pushed, every layer pulled, and the default switch: the same table, the same
     states, the same histogram (and the naive table)."""
     s = Shape.parse(shape)
@@ -207,39 +226,68 @@ def test_work_items_cover_the_blocks_once():
         assert len(items) >= min(nblocks, 8 * threads) or threads == 1
 
 
-FALLBACK_SCRIPT = """
-import numpy as np
-from pdb_builder import bitops
-from pdb_builder.pattern_bfs import bfs_pattern, trace_ranks
-assert not bitops.HAS_BMI2
-for shape, tiles in [("3x3", (1, 2, 3, 4)), ("2x4", (2, 3, 5, 7))]:
-    for pw in (0.0, 1e9):
-        r = bfs_pattern(shape, tiles, progress=False, threads=2, pull_when=pw)
-        np.save(f"{OUT}/{shape}-{len(tiles)}-{pw}.npy", r.table)
-np.save(f"{OUT}/trace.npy", trace_ranks("3x3", 4)[1])
-"""
-
-
-@pytest.mark.slow  # the builder's kernels compiled again for a generic CPU: half a minute
-def test_the_fallback_without_bmi2_builds_the_same_tables(tmp_path):
-    """In a process compiling for a CPU without BMI2 (numba's generic target), pext and pdep
-    are loops; the tables must come out the same."""
-    import os
-    import subprocess
-    import sys
-
-    env = dict(os.environ, NUMBA_CPU_NAME="generic")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    subprocess.run(
-        [sys.executable, "-c", f"OUT = {str(tmp_path)!r}\n" + FALLBACK_SCRIPT],
-        env=env,
-        check=True,
-        timeout=600,
-    )
-    for shape, tiles in [("3x3", (1, 2, 3, 4)), ("2x4", (2, 3, 5, 7))]:
+def test_the_states_counted_are_the_naive_searchs_states():
+    """state_count (the engine's count of regions over every set of occupied cells) is the
+    number of (placement, blank region) states the naive search reaches, where every state is
+    reachable (fewer tiles than the board's tiles: both parity classes)."""
+    for shape, tiles in [("2x3", (1, 2)), ("3x3", (1, 2, 3)), ("2x4", (1, 4, 6)), ("3x3", (5,))]:
         s = Shape.parse(shape)
-        want = expected_table(s, goal_board(s), tiles)
-        for pw in (0.0, 1e9):
-            assert np.array_equal(np.load(tmp_path / f"{shape}-{len(tiles)}-{pw}.npy"), want)
-    assert np.array_equal(np.load(tmp_path / "trace.npy"), trace_ranks("3x3", 4)[1])
+        goal = goal_board(s)
+        regions = {
+            (cells, frozenset(region))
+            for cells, region in region_states(goal.tiles, s.rows, s.cols, tiles)
+        }
+        assert state_count(s, len(tiles)) == len(regions), shape
+
+
+def region_states(goal: tuple, rows: int, cols: int, tiles):
+    """(cells, blank region) of every state the naive search reaches."""
+    from naive_pdb import pattern_states, region_of
+
+    for cells, blank in pattern_states(goal, rows, cols, tiles):
+        yield cells, region_of(blank, cells, rows, cols)
+
+
+def _tables(shape: Shape, k: int):
+    """Fresh (words, dist, blk) of the engine's layout for k tiles on ``shape``."""
+    g = geometry(shape, k)
+    return (
+        np.zeros(g.placements, g.word_type),
+        np.full(g.placements, UNREACHED, np.uint8),
+        np.zeros(g.blocks, np.uint8),
+    )
+
+
+def test_the_engine_refuses_arrays_of_the_wrong_type_or_size():
+    s, k = Shape.parse("3x3"), 4
+    layer = engine().pattern_layer
+    words, dist, blk = _tables(s, k)
+    assert layer(False, 0, 0, len(blk), words, dist, blk, 3, 3, k) == (0, 0)  # nothing reached
+    with pytest.raises(TypeError, match="words: expected uint16 items"):
+        layer(False, 0, 0, 1, words.astype(np.uint32), dist, blk, 3, 3, k)
+    with pytest.raises(TypeError, match="dist: expected uint8 items"):
+        layer(False, 0, 0, 1, words, dist.astype(np.int8), blk, 3, 3, k)
+    with pytest.raises(ValueError, match="blk: expected 72 items, got 71"):
+        layer(False, 0, 0, 1, words, dist, blk[:-1], 3, 3, k)
+    with pytest.raises(TypeError, match="writable"):
+        layer(False, 0, 0, 1, words, bytes(len(dist)), blk, 3, 3, k)
+    with pytest.raises(TypeError, match="contiguous"):
+        layer(False, 0, 0, 1, np.zeros(2 * len(words), np.uint16)[::2], dist, blk, 3, 3, k)
+    with pytest.raises(ValueError, match="out of range"):
+        layer(True, 0, 0, len(blk) + 1, words, dist, blk, 3, 3, k)
+    with pytest.raises(ValueError, match="up to 31 cells"):
+        layer(True, 0, 0, 1, words, dist, blk, 4, 8, k)
+    with pytest.raises(ValueError, match="1..8 tiles"):
+        engine().pattern_geometry(3, 3, 9)
+    cells = np.zeros((3024, 4), np.int64)
+    with pytest.raises(ValueError, match="moves: expected 48384 items, got 45360"):
+        engine().pattern_trace(3, 3, 4, cells, np.zeros((3024, 15), np.int64))
+    with pytest.raises(TypeError, match="cells: expected int64 items"):
+        engine().pattern_trace(3, 3, 4, cells.astype(np.float64), np.zeros((3024, 16), np.int64))
+
+
+def test_an_unknown_set_of_bit_operations_is_refused():
+    before = engine().pattern_bit_ops()
+    with pytest.raises(ValueError, match="not available"):
+        engine().pattern_bit_ops("sse9")
+    assert engine().pattern_bit_ops() == before
