@@ -10,8 +10,8 @@ ratio (our seconds / C's), then our CPU seconds and the load average.
 
 Each build runs in a fresh subprocess, so its peak resident memory (getrusage) is its own and
 not the largest of the run; ``--force`` rebuilds files that already exist.  "seconds" is the
-build itself (search and writing), "CPU s" the whole child process (start-up and numba cache
-load included), "load" the 1-minute load average before and after: on a shared machine a load
+build itself (search and writing), "CPU s" the whole child process (start-up
+included), "load" the 1-minute load average before and after: on a shared machine a load
 above the core count means the build did not have the cores to itself.
 
 The C columns come from ``/usr/bin/time -v`` reports of the C reference's builder (the C

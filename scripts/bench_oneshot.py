@@ -159,7 +159,7 @@ def main() -> None:
     server = Server(workers=2, env=env)
     try:
         warm = [*one, "--server", server.url]
-        for cmd in (one, warm):  # the page cache, numba's cache, the server's threads
+        for cmd in (one, warm):  # the page cache, the server's threads
             timed(cmd, env=env)
         imports, cold, hot, c_one, dist = [], [], [], [], []
         for _ in range(a.runs):  # interleaved: a change in the machine's load hits every row

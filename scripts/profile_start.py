@@ -4,17 +4,16 @@
 Each run is a fresh interpreter that runs the real command in-process with two instruments:
 
 * an import hook that times every module's own execution (its imports excluded) and adds it
-  up by package: numpy, numba (with llvmlite and yaml), click, npuzzle's modules, the rest;
+  up by package: numpy, click, npuzzle's modules, the rest;
 * timers around the functions that make up a search (choosing the plans, opening and
-  loading the tables, the arrays the kernels read, loading each compiled kernel, the search,
+  loading the tables, the arrays the kernels read, the search,
   writing the answer), each counted without the imports and timed calls inside it.
 
 What neither instrument covers is the interpreter's own start and exit, measured apart with
 `python -c pass`, and the rest of the process (the command line, click's parsing, the thread
 pool) -- the row "everything else".  Two whole-process rows beside them give the target's
-terms: `python -c "import numpy"` (the floor of a search on the compiled kernels, which
-imports no numba) and the command without the instruments.  With ``NPUZZLE_KERNELS=jit`` in
-the environment the rows show numba's import and its cached kernels' loading too.
+terms: `python -c "import numpy"` (the floor of a search that imports numpy) and the command
+without the instruments.
 Medians of ``--runs`` runs; the rows are medians of their own, so they need not add up exactly.
 
     python scripts/profile_start.py                    # one 15-puzzle (Korf's #1), mapped
@@ -52,9 +51,8 @@ STAGES = {
     "solver.search.fsm": {"machine_for": "the pruning machine"},
     "solver.search.idastar": {"solve": "the search (kernels and threads)"},
     "solver.cli.io": {"answer_one": "answering (the output, and the solve command's own work)"},
-    "numba.core.caching": {"Cache.load_overload": "loading compiled kernels"},
 }
-PACKAGES = {"numpy": "numpy", "numba": "numba", "llvmlite": "numba", "yaml": "numba"}
+PACKAGES = {"numpy": "numpy"}
 
 
 def group_of(module: str) -> str:
@@ -72,7 +70,7 @@ def group_of(module: str) -> str:
 
 class Clock:
     """Exclusive times: a timed call or an import minus the timed calls and imports inside.
-    Work on another thread (the tables opened while numba imports) is a row of its own."""
+    Work on another thread is a row of its own."""
 
     def __init__(self):
         self.totals: dict[str, float] = {}
@@ -147,18 +145,6 @@ def child(out: str, argv: list[str]) -> None:
     """Run ``npuzzle argv`` in this process with the instruments; write the rows to ``out``."""
     clock = Clock()
     _hook_imports(clock)
-    # numba_start patches Cache.load_overload when it imports numba: time the patched one.
-    import solver.core.numba_start as numba_start
-
-    original = numba_start._lean_cache_loads
-
-    def lean_then_wrap():
-        original()
-        import numba.core.caching as caching
-
-        _wrap_stages(caching, "numba.core.caching", clock)
-
-    numba_start._lean_cache_loads = lean_then_wrap
     t0 = time.perf_counter()
     import runpy
 

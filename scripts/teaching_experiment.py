@@ -57,7 +57,7 @@ RUNS = [
     ("iddfs", "parent", {}, False, "optimal; the cheapest check"),
     ("astar", "visited", {"heuristic": "manhattan"}, False, "informed: few nodes"),
     ("astar", "visited", {"heuristic": "linear-conflict"}, False, "a stronger heuristic"),
-    ("idastar", None, {"heuristic": "manhattan"}, False, "A*'s depth-first twin (numba)"),
+    ("idastar", None, {"heuristic": "manhattan"}, False, "A*'s depth-first twin (compiled)"),
 ]
 
 
