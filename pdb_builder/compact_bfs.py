@@ -62,10 +62,11 @@ class CompactResult:
     layers: list = field(default_factory=list)  # (depth, states, seconds)
 
 
-def _sweep(kernel, total, args, threads, step=SLICE) -> int:
-    """Run ``kernel(args[0], lo, hi, *args[1:])`` over slices of ``range(total)`` on
-    ``threads`` threads and return the sum of what it returns.  Ctrl-C stops it within a
-    fraction of a second (:mod:`pdb_builder.threads`)."""
+def _sweep(kernel, total, args, threads) -> int:
+    """Run ``kernel(args[0], lo, hi, *args[1:])`` over slices of :data:`SLICE` states of
+    ``range(total)`` on ``threads`` threads and return the sum of what it returns.  Ctrl-C
+    stops it within a fraction of a second (:mod:`pdb_builder.threads`)."""
+    step = SLICE
     bounds = [(lo, min(lo + step, total)) for lo in range(0, total, step)]
     results = [0] * len(bounds)
 

@@ -4,6 +4,7 @@ the published 8-puzzle distribution, and damaged files."""
 from __future__ import annotations
 
 import itertools
+import math
 import random
 
 import h5py
@@ -205,3 +206,118 @@ def test_a_lookup_does_not_import_numba(exact_dir):
         "assert 'numba' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- the compiled search (solver/engine/exact_bfs.c) against the naive BFS -------------------
+
+
+@st.composite
+def small_goals(draw):
+    """Any goal of a board small enough for the naive BFS to reach all its states at once."""
+    shape = Shape.parse(draw(st.sampled_from(["2x2", "2x3", "3x2", "2x4", "4x2"])))
+    return Board(shape, tuple(draw(st.permutations(range(shape.size)))))
+
+
+def naive_table(goal: Board) -> np.ndarray:
+    """The full table of ``goal`` from tests/naive_bfs.py: distance by rank, 255 elsewhere."""
+    from solver.core.ranking import rank_many
+
+    n = goal.shape.size
+    truth = distances_from(goal.tiles, goal.shape.rows, goal.shape.cols)
+    table = np.full(math.factorial(n), 255, dtype=np.uint8)
+    table[rank_many(np.array(list(truth)), n)] = list(truth.values())
+    return table
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_goals())
+def test_the_compiled_search_matches_the_naive_bfs_for_any_goal(goal):
+    from solver.tables.exact_bfs import bfs_exact
+
+    table, counts = bfs_exact(goal)
+    want = naive_table(goal)
+    assert table.dtype == np.uint8 and np.array_equal(table, want)
+    assert counts.tolist() == np.bincount(want[want != 255]).tolist()
+
+
+def test_the_compiled_search_of_3x3_matches_the_naive_bfs():
+    from solver.tables.exact_bfs import bfs_exact
+
+    for goal in (goal_board(SHAPE3, "3 1 2/4 8 6/0 5 7"), goal_board(SHAPE3, "5 1 2/3 0 4/6 7 8")):
+        table, counts = bfs_exact(goal)
+        want = naive_table(goal)
+        assert np.array_equal(table, want)
+        assert counts.tolist() == np.bincount(want[want != 255]).tolist()
+    assert bfs_exact(goal_board(SHAPE3, "blank-first"))[1].tolist() == PUBLISHED_3X3
+
+
+def test_the_compiled_search_refuses_arrays_it_cannot_use():
+    from solver.engine import engine
+
+    bfs = engine().exact_bfs
+    goal = np.array([1, 2, 3, 4, 5, 0], dtype=np.int64)
+    nbr = np.array(Shape(2, 3).neighbour_table(), dtype=np.int64)
+    table, counts = np.empty(720, np.uint8), np.empty(256, np.int64)
+    assert bfs(goal, nbr, table, counts) == 21
+    cases = [
+        (TypeError, "goal: expected int64", (goal.astype(np.int32), nbr, table, counts)),
+        (TypeError, "table: expected a writable", (goal, nbr, bytes(720), counts)),
+        (TypeError, "table: expected uint8", (goal, nbr, table.astype(np.int16), counts)),
+        (TypeError, "counts: expected a writable int64 array", (goal, nbr, table, None)),
+        (ValueError, "table: expected 720 items, got 719", (goal, nbr, table[:-1], counts)),
+        (ValueError, "counts: expected 256", (goal, nbr, table, counts[:10])),
+        (ValueError, "neighbours: expected 24", (goal, nbr[:5], table, counts)),
+        (ValueError, "neighbours: a cell out of", (goal, nbr + 6, table, counts)),
+        (ValueError, "goal: expected a permutation", (goal * 0, nbr, table, counts)),
+        (ValueError, "goal: expected 2 to 12 tiles", (np.arange(13), nbr, table, counts)),
+        (ValueError, "C-contiguous", (goal, nbr, np.empty(1440, np.uint8)[::2], counts)),
+    ]
+    for error, message, args in cases:
+        with pytest.raises(error, match=message):
+            bfs(*args)
+
+
+class Stop(Exception):
+    """What the test's signal handler raises."""
+
+
+def test_a_signal_stops_the_compiled_search_part_way():
+    """A signal whose handler raises stops the search between two stretches of states: the
+    handler's exception comes out of the C, and the table is left part-filled (the caller drops
+    it; build-pdb writes no file).  A signal may land before the C is entered (the exception is
+    then raised in Python, the table untouched): the call is tried again."""
+    import signal
+
+    from solver.engine import engine
+    from solver.tables.exact_bfs import table_size
+
+    if not hasattr(signal, "setitimer"):
+        pytest.skip("needs setitimer")
+    shape = Shape(2, 5)
+    goal = np.array(goal_board(shape).tiles, dtype=np.int64)
+    nbr = np.array(shape.neighbour_table(), dtype=np.int64)
+    counts = np.empty(256, np.int64)
+    fired = []
+
+    def stop(signum, frame):
+        if not fired:  # once a call: the timer's later ticks find nothing to stop
+            fired.append(signum)
+            raise Stop
+
+    old = signal.signal(signal.SIGALRM, stop)
+    try:
+        for _ in range(20):
+            table = np.full(table_size(shape), 7, dtype=np.uint8)  # 7: the C never started
+            fired.clear()
+            signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)
+            try:
+                with pytest.raises(Stop):
+                    engine().exact_bfs(goal, nbr, table, counts)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            if table[0] != 7:
+                break
+        reached = int((table != 255).sum())
+        assert table[0] != 7 and 0 < reached < table_size(shape) // 2
+    finally:
+        signal.signal(signal.SIGALRM, old)

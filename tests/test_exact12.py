@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from naive_bfs import distances_from
 
 from pdb_builder.build import build_exact
+from pdb_builder.compact_bfs import bfs_compact
 from solver import api
 from solver.core.board import Board, Shape, goal_board
 from solver.tables import compact, exact, names, store
@@ -156,6 +157,159 @@ def test_counts_are_the_published_ones(compact_dir):
     assert counts.max_distance == 55 and counts.total == 1_814_400
     full = tuple(exact.count_at_distances(SHAPE24, None, compact_dir))
     assert full == reference_counts(SHAPE24).counts
+
+
+# --- the compiled compact search (solver/engine/exact_compact.c) against the naive BFS -------
+
+
+def assert_compact_is_the_naive_bfs(result, goal: Board) -> None:
+    """Every state's distance read back from ``result`` (a :class:`CompactResult` for
+    ``goal``) is the naive BFS's, and so are the counts, the rare layers' lists (each
+    distance's indices, ascending) and the overflow list (ascending, with its distances)."""
+    boards, want = every_state(goal)
+    table = compact.CompactTable(
+        goal, result.packed, result.base, result.overflow_index, result.overflow_distance
+    )
+    assert np.array_equal(table.distances(boards), want)
+    assert result.counts.tolist() == np.bincount(want).tolist()
+    index, _ = compact.index_many(boards, table.geo)
+    by_index = np.empty(len(index), dtype=np.int64)
+    by_index[index] = want
+    for i, d in enumerate(result.rare_distances):
+        listed = result.rare_index[result.rare_offsets[i] : result.rare_offsets[i + 1]]
+        assert listed.tolist() == np.flatnonzero(by_index == d).tolist()
+    assert (np.diff(result.overflow_index) > 0).all()
+    assert np.array_equal(result.overflow_distance, by_index[result.overflow_index])
+    over = compact.nibbles_at(result.packed, np.arange(len(index))) == compact.OVERFLOW
+    assert np.flatnonzero(over).tolist() == result.overflow_index.tolist()
+
+
+@st.composite
+def small_goals(draw):
+    """Any goal of a board of 4 to 8 cells (the compact index needs 4 at least)."""
+    shape = Shape.parse(draw(st.sampled_from(["2x2", "2x3", "3x2", "2x4", "4x2"])))
+    return Board(shape, tuple(draw(st.permutations(range(shape.size)))))
+
+
+@settings(max_examples=30, deadline=None)
+@given(small_goals(), st.integers(1, 3))
+def test_the_compiled_compact_search_matches_the_naive_bfs_for_any_goal(goal, threads):
+    assert_compact_is_the_naive_bfs(bfs_compact(goal, threads=threads), goal)
+
+
+def test_the_compiled_compact_search_of_a_random_2x5_goal():
+    """A 2x5 goal with the blank on an edge: the overflow list and the rare layers filled."""
+    goal = Board(SHAPE25, tuple(np.random.default_rng(25).permutation(10).tolist()))
+    result = bfs_compact(goal)
+    assert len(result.overflow_index) > 0 and len(result.rare_distances) > 2
+    assert_compact_is_the_naive_bfs(result, goal)
+
+
+def test_threads_on_small_slices_give_the_same_table(monkeypatch):
+    """Four threads on slices of 720 states (2,520 on 2x5, each layer's neighbours written
+    across slices) build the table one thread builds, and it is the naive BFS's."""
+    from pdb_builder import compact_bfs
+
+    goal = goal_board(SHAPE25)
+    one = bfs_compact(goal, threads=1)
+    monkeypatch.setattr(compact_bfs, "SLICE", 720)
+    four = bfs_compact(goal, threads=4)
+    for name in ("packed", "base", "overflow_index", "overflow_distance", "rare_index", "counts"):
+        assert np.array_equal(getattr(one, name), getattr(four, name)), name
+    assert one.rare_offsets == four.rare_offsets
+    assert_compact_is_the_naive_bfs(four, goal)
+
+
+def test_the_compiled_sweeps_refuse_arrays_they_cannot_use():
+    from solver.engine import engine
+
+    e = engine()
+    geo = compact.Geometry.of(goal_board(Shape(2, 3)))
+    need, md = geo.need.astype(np.int64), geo.md.astype(np.int64)
+    nbr = np.array(Shape(2, 3).neighbour_table(), dtype=np.int64)
+    work = np.full(360, 255, np.uint8)
+    packed, base = np.zeros(180, np.uint8), np.zeros(6, np.uint8)
+    assert e.compact_expand(work, 0, 360, 0, need, nbr) == 0
+    cases = [
+        (
+            ValueError,
+            "work: expected 360 items",
+            e.compact_expand,
+            (work[:-1], 0, 360, 0, need, nbr),
+        ),
+        (ValueError, "slice \\[0, 13\\)", e.compact_expand, (work, 0, 13, 0, need, nbr)),
+        (ValueError, "slice \\[0, 372\\)", e.compact_expand, (work, 0, 372, 0, need, nbr)),
+        (ValueError, "depth 254", e.compact_expand, (work, 0, 360, 254, need, nbr)),
+        (ValueError, "need: expected parities", e.compact_expand, (work, 0, 12, 0, need * 2, nbr)),
+        (ValueError, "need: expected 4 to 12", e.compact_expand, (work, 0, 12, 0, need[:3], nbr)),
+        (
+            ValueError,
+            "neighbours: a cell out of",
+            e.compact_expand,
+            (work, 0, 12, 0, need, nbr * 9),
+        ),
+        (
+            TypeError,
+            "work: expected a writable",
+            e.compact_expand,
+            (bytes(360), 0, 12, 0, need, nbr),
+        ),
+        (TypeError, "need: expected int64", e.compact_expand, (work, 0, 12, 0, need * 1.0, nbr)),
+        (
+            ValueError,
+            "slice \\[12, 72\\)",
+            e.compact_encode,
+            (work, 12, 72, packed, base, need, md),
+        ),
+        (
+            ValueError,
+            "packed: expected 180",
+            e.compact_encode,
+            (work, 0, 60, packed[1:], base, need, md),
+        ),
+        (
+            ValueError,
+            "md: expected 36",
+            e.compact_encode,
+            (work, 0, 60, packed, base, need, md[1:]),
+        ),
+    ]
+    for error, message, kernel, args in cases:
+        with pytest.raises(error, match=message):
+            kernel(*args)
+    rare, offsets = np.zeros(256, np.uint8), np.zeros(257, np.int64)
+    none_i, none_u = np.empty(0, np.int64), np.empty(0, np.uint8)
+    packed[:] = 0xFF  # every nibble OVERFLOW, and no room listed for any
+    with pytest.raises(ValueError, match="not as counted"):
+        e.compact_gather(work, packed, rare, offsets, none_i, none_u, none_i)
+    with pytest.raises(ValueError, match="offsets: expected 257 nondecreasing"):
+        e.compact_gather(work, packed, rare, offsets + 1, none_i, none_u, none_i)
+
+
+def test_ctrl_c_stops_a_compact_build_and_leaves_nothing(tmp_path):
+    """SIGINT once the 3x4 search has reported a layer: build-pdb says it was interrupted, in
+    one line, exits 130 and leaves nothing in the data directory."""
+    import os
+    import signal
+    import sys
+
+    from conftest import watched
+
+    root = Path(__file__).resolve().parents[1]
+    data = tmp_path / "data"
+    args = [sys.executable, "-m", "pdb_builder", "--shape", "3x4", "--data-dir", str(data)]
+    run = watched(args, env=dict(os.environ, PYTHONPATH=str(root)), cwd=root)
+    try:
+        run.wait_for(b"depth")  # the search has run a layer and goes on
+        run.proc.send_signal(signal.SIGINT)
+        assert run.proc.wait(timeout=120) == 130
+    finally:
+        if run.proc.poll() is None:
+            run.proc.kill()
+            run.proc.wait()
+    last = run.output().decode().replace("\r", "\n").strip().splitlines()[-1]
+    assert last == "build-pdb: interrupted; no partial file was left behind", last
+    assert not data.exists() or list(data.iterdir()) == []
 
 
 # --- solving down the table ----------------------------------------------------------------
