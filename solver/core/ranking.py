@@ -8,10 +8,10 @@ board read as a sequence of n tiles).  Its rank is its index in lexicographic or
 * a pattern of k tiles is ranked by the cells its tiles stand on (pattern databases).
 
 The rank is a mixed-radix number: digit i is the number of *unused* values below ``seq[i]``,
-in radix ``n - i``.  The scalar functions below are plain Python on integer arrays so that
-exact-table lookups run without numba; ``pdb_builder`` and the search kernels compile the very
-same functions with ``numba.njit`` (see :mod:`solver.core.ranking_jit`), so there is one definition of each
-hash.  ``rank_many`` / ``unrank_many`` are the vectorised numpy twins.
+in radix ``n - i``.  The scalar functions below are plain Python on integer arrays;
+``rank_many`` / ``unrank_many`` are the vectorised numpy twins.  The compiled engine's
+breadth-first searches rank the same way in C (``solver/engine/exact_common.h`` for the exact
+tables), and their tests compare the tables they write with what these functions index.
 
 Imports: numpy only.
 """

@@ -20,8 +20,8 @@ makes one in memory on boards of up to ``config.FULL_BFS_CELLS`` cells, by the b
 breadth-first search (:mod:`solver.tables.exact_bfs`: about a second on 2x5), and says so in
 the table's :attr:`GoalTable.notice`.
 
-Imports: numpy and the solver core (board, ranking, store) -- numba only for a table made in
-memory, so a lookup in a built table costs little more than starting Python.
+Imports: numpy and the solver core (board, ranking, store) -- the compiled engine only for a
+table made in memory, so a lookup in a built table costs little more than starting Python.
 """
 
 from __future__ import annotations
@@ -301,7 +301,7 @@ def table_for(goal: Board, data_dir=None) -> GoalTable:
 @functools.lru_cache(maxsize=4)  # a command asks for one goal's table several times
 def _searched_table(goal: Board) -> GoalTable:
     """The full table of ``goal`` itself, by :func:`solver.tables.exact_bfs.bfs_exact`."""
-    from .exact_bfs import bfs_exact  # numba: only where no table is built
+    from .exact_bfs import bfs_exact  # the compiled engine: only where no table is built
 
     table, counts = bfs_exact(goal)
     same = reduction(goal, goal)  # the identity: the table is the goal's own
