@@ -29,7 +29,7 @@ import shutil
 from pathlib import Path
 
 SLACK = 1.25  # allocator and library overhead on top of the arrays counted
-FIXED = 200 << 20  # the interpreter, numpy, numba and h5py themselves
+FIXED = 200 << 20  # the interpreter, numpy and h5py themselves
 FILE_OVERHEAD = 1 << 20  # HDF5 metadata per file, generously
 
 
@@ -47,7 +47,7 @@ def exact_cost(n: int) -> tuple[int, int]:
 def pattern_cost(n: int, sizes: list[int], classes: int = 1) -> tuple[int, int]:
     """(peak memory, disk) in bytes for pattern tables of ``sizes`` tiles on ``n`` cells,
     with ``classes`` distances a placement (2: zero-aware tables, kept beside the search's
-    and stored packed into one byte a placement: :func:`solver.core.regions_jit.pack_classes`)."""
+    and stored packed into one byte a placement: :func:`pdb_builder.zero_aware.pack_classes`)."""
     word = 4 if n <= 16 else 8
     entries = [math.perm(n, k) for k in sizes]
     # Two classes: the pairs, their minimum to check them, and the packed bytes.

@@ -182,15 +182,6 @@ def _pattern_target(shape: Shape, partition: str, goal, directory: Path, zero_aw
     return directory / names.pattern_file_name(shape, parsed, goal_b, kind), parsed
 
 
-def patterns_to_build(
-    shape: Shape, partition: str, goal=None, data_dir=None, force=False, zero_aware=False
-) -> list[int]:
-    """The tile counts of the patterns a partition's build will search (none where its file
-    exists and is kept): what :mod:`pdb_builder.compile_ahead` compiles the kernels for."""
-    path, parsed = _pattern_target(shape, partition, goal, store.data_dir(data_dir), zero_aware)
-    return [len(p) for p in parsed] if force or not os.path.lexists(path) else []
-
-
 def _disk_of(probe: Path) -> Path:
     """The nearest existing directory at or above ``probe``: the disk a directory not yet
     made will be created on."""

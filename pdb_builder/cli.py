@@ -203,21 +203,19 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet, zero_a
         directory = store.ensure_writable(store.data_dir(data_dir))
         click.echo(f"building into {directory}", err=True)
         rows = []
-        with _compile_ahead(plan, goal, data_dir, force, zero_aware) as ahead:
-            for shape, partition in plan:
-                if partition is None:
-                    # --goal picks the exact table only of shapes named with --shape (a bare
-                    # build-pdb --goal G is about the 4x4 database; G may be no board of 2x3).
-                    row = build.build_exact(
-                        shape, data_dir, force, progress=not quiet, goal=goal if shapes else None
-                    )
-                else:
-                    ahead.wait()  # the exact tables were built meanwhile
-                    row = build.build_partition(
-                        shape, partition, goal, data_dir, force, not quiet, zero_aware
-                    )
-                row["status"] = "exists (use --force)" if row.get("skipped") else "built"
-                rows.append(row)
+        for shape, partition in plan:
+            if partition is None:
+                # --goal picks the exact table only of shapes named with --shape (a bare
+                # build-pdb --goal G is about the 4x4 database; G may be no board of 2x3).
+                row = build.build_exact(
+                    shape, data_dir, force, progress=not quiet, goal=goal if shapes else None
+                )
+            else:
+                row = build.build_partition(
+                    shape, partition, goal, data_dir, force, not quiet, zero_aware
+                )
+            row["status"] = "exists (use --force)" if row.get("skipped") else "built"
+            rows.append(row)
         _print_rows(rows, SUMMARY)
     except (BoardError, ValueError) as e:
         _fail(str(e), EXIT_USAGE)
@@ -233,19 +231,6 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet, zero_a
         # Only where the handlers are not installed (the command run in-process): the
         # programs' own line, as solver.core.interrupts says it.
         fail_as("build-pdb", f"interrupted{interrupts.NOTES['build-pdb']}", EXIT_INTERRUPTED)
-
-
-def _compile_ahead(plan, goal, data_dir, force, zero_aware):
-    """numba compiles the layer kernels of the plan's pattern searches, the second in a process
-    of its own until the first pattern search (:class:`pdb_builder.compile_ahead.Ahead`)."""
-    from . import compile_ahead  # the pattern searches' module: not for --help or --list
-
-    types = set()
-    for shape, partition in plan:
-        if partition is not None:
-            sizes = build.patterns_to_build(shape, partition, goal, data_dir, force, zero_aware)
-            types |= compile_ahead.word_types(shape, sizes)
-    return compile_ahead.start(types)
 
 
 def _strongest(shapes, partitions, zero_aware, goal, data_dir, force, quiet) -> None:

@@ -24,7 +24,7 @@ placement, the distances, a byte of flags per block), run with the GIL released.
 the many just reached.  How many states there are is counted beforehand from the regions of
 every set of occupied cells (:func:`state_count`).
 
-Imports: numpy, :mod:`solver.core` (board, config, ranking, progress_bar), :mod:`solver.engine`,
+Imports: numpy, :mod:`solver.core` (board, ranking, progress_bar), :mod:`solver.engine`,
 :mod:`pdb_builder.threads`.
 """
 
@@ -32,19 +32,18 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
-from solver.core import config, ranking
+from solver.core import ranking
 from solver.core.board import Board, Shape
 from solver.core.progress_bar import ProgressBar
 from solver.engine import engine
 
-from .threads import run_items
+from .threads import run_items, thread_count
 
 UNREACHED = 255  # dist value of a placement no search reached (e.g. the other parity class)
 MAX_DEPTH = 254
@@ -97,14 +96,6 @@ class PatternResult:
         """The table's mean over the placements reached (from :attr:`counts`)."""
         counts = self.counts
         return float(np.dot(np.arange(len(counts)), counts) / counts.sum())
-
-
-def thread_count() -> int:
-    """Worker threads for the sweeps: ``$NPUZZLE_THREADS`` or the CPUs this process may use."""
-    env = os.environ.get(config.ENV_THREADS)
-    if env and env.isdigit() and int(env) > 0:
-        return int(env)
-    return config.usable_cores()
 
 
 def geometry(shape: Shape, k: int) -> Geometry:

@@ -83,16 +83,16 @@ def main_region(cells: tuple, rows: int, cols: int) -> set:
 
 def zero_aware_pairs(goal: tuple, rows: int, cols: int, tiles) -> dict:
     """{cells of ``tiles``: (fewest moves with the blank in the main region, with it
-    elsewhere)}; where the free cells are one region the second is the first."""
+    elsewhere)}; where the free cells are one region the second is the first, and a class
+    no state reaches is None (with all but one tile in the pattern, the parity of the two
+    cells left decides which of them the blank can be on)."""
     best: dict = {}
     for (cells, blank), d in pattern_states(goal, rows, cols, tiles).items():
-        main = blank in main_region(cells, rows, cols)
-        pair = best.setdefault(cells, [None, None])
-        i = 0 if main else 1
+        main = main_region(cells, rows, cols)
+        pair = best.setdefault(cells, [None, None, len(main) == rows * cols - len(cells)])
+        i = 0 if blank in main else 1
         pair[i] = d if pair[i] is None else min(pair[i], d)
-    return {
-        cells: (main, other if other is not None else main) for cells, (main, other) in best.items()
-    }
+    return {cells: (main, main if alone else other) for cells, (main, other, alone) in best.items()}
 
 
 def manhattan(tiles: tuple, goal: tuple, cols: int) -> int:

@@ -21,7 +21,7 @@ from naive_bfs import distances_from
 
 from pdb_builder.build_apdb import build_apdb
 from pdb_builder.cli import main as build_main
-from pdb_builder.zero_aware import build_zero_aware, zero_aware_tables
+from pdb_builder.zero_aware import build_zero_aware, pack_classes, zero_aware_tables
 from solver import api
 from solver.core.board import Board, Shape, goal_board
 from solver.core.regions import (
@@ -37,7 +37,6 @@ from solver.core.regions import (
     main_region_masks,
     set_rank,
 )
-from solver.core.regions_jit import pack_classes
 from solver.search import plans
 from solver.tables import pattern_db, store
 

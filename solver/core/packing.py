@@ -10,7 +10,7 @@ on 86 % (6-6-6-6) and 71 % (7-8) of the placements, +-2 on 14 % and 28 %, +-4 on
 :data:`VALUE_BITS` bits, and which class (if any) is :data:`HIGHER_BY` higher in the top two --
 half the memory to miss in, the additive table's size.  A difference of 4 or more is kept as
 2 (and one of 1, which parity rules out, as 0): lower, so still a lower bound.  Packing and
-reading an entry: :func:`solver.core.regions_jit.pack_classes` and
+reading an entry: :func:`pdb_builder.zero_aware.pack_classes` and
 :func:`solver.core.regions.class_value`.
 
 Imports: nothing.

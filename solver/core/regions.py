@@ -49,8 +49,9 @@ def binomials(n: int) -> np.ndarray:
 
 def set_rank(mask, n, binom):
     """The colex rank of the cell set ``mask`` among the sets of its size (a cell at a time;
-    the search uses :func:`colex_tables` instead; compiled for the builder by
-    :mod:`solver.core.regions_jit`)."""
+    the search uses :func:`colex_tables` instead, the builder the engine's own in
+    ``solver/engine/pattern_twin.c``; compiled by :mod:`solver.core.regions_jit` for
+    ``scripts/bench_zero_aware.py``)."""
     r = 0
     i = 0
     for c in range(n):
@@ -206,6 +207,6 @@ def main_region_masks(rows: int, cols: int, k: int) -> np.ndarray:
 
 
 def class_value(entry, cls):
-    """The distance a packed entry (:func:`solver.core.regions_jit.pack_classes`) gives the
+    """The distance a packed entry (:func:`pdb_builder.zero_aware.pack_classes`) gives the
     blank's class ``cls`` (compiled for the kernels by :mod:`solver.core.regions_jit`)."""
     return (entry & VALUE_MASK) + HIGHER_BY * ((entry >> VALUE_BITS) == 1 + cls)

@@ -195,7 +195,7 @@ class ZeroAware(NamedTuple):
     """What the kernels need to read two-class (zero-aware) tables
     (:mod:`pdb_builder.zero_aware`): entry r of a pattern's placement r packs its distances
     with the blank in the main region of the free cells and elsewhere into one byte
-    (:func:`solver.core.regions_jit.pack_classes`).  The kernel finds a child's class from the
+    (:func:`pdb_builder.zero_aware.pack_classes`).  The kernel finds a child's class from the
     pattern's cell set, kept per lookup f and pattern p as a mask in f's cell numbering
     (``Node.masks[f, p]``):
 

@@ -190,7 +190,7 @@ def _additive_problems(entry: names.Entry, f) -> list[str]:
 def _zero_aware_problems(entry: names.Entry, f) -> list[str]:
     """A zero-aware twin: a packed byte a placement, the goal's lower distance 0, and --
     where the additive database it is the twin of is built -- every lower distance its
-    entry (:func:`solver.core.regions_jit.pack_classes`)."""
+    entry (:func:`pdb_builder.zero_aware.pack_classes`)."""
     import h5py
 
     n = entry.shape.size

@@ -183,7 +183,7 @@ def open_zero_aware(pdb: AdditivePDB, data_dir=None) -> AdditivePDB:
     """The zero-aware twin of ``pdb`` (``zpdb-...``, :mod:`pdb_builder.zero_aware`): the same
     patterns in the same order, each table holding a packed byte a placement (the distances
     with the blank in the main region of the free cells and elsewhere:
-    :func:`solver.core.regions_jit.pack_classes`).  Raises
+    :func:`pdb_builder.zero_aware.pack_classes`).  Raises
     :class:`~solver.tables.store.DatabaseMissing` naming the command that builds it, or
     DatabaseCorrupt when its sizes, patterns or goal entries are wrong."""
     entry = names.parse_name(pdb.path)
