@@ -5,62 +5,110 @@
  * The search runs backwards from the goal: every move is reversible, so a state's BFS layer
  * is its fewest moves to the goal.  A state is the rank of its tiles read cell by cell (the
  * full permutation, n! entries); the half of the ranks in the other parity class is never
- * reached and keeps NPZ_EXACT_UNREACHED.  The queue holds ranks in the order found, so each
- * layer follows the last and a state's distance is final when it is first written.
+ * reached and keeps NPZ_EXACT_UNREACHED.  The queue holds ranks (with their distances) in the
+ * order found, so each layer follows the last and a state's distance is final when it is first
+ * written.  The table is a few megabytes read at random: the neighbours of the next few states
+ * are asked for from memory before they are looked at (see take_next).
  *
  * The loop runs with the GIL released, in stretches: between two, it takes the GIL back to let
  * a pending Ctrl-C (or SIGTERM) raise, so a search of 10 cells stops within milliseconds and
  * the caller's table is simply dropped. */
 #include "exact_common.h"
 
-#define DEPTHS 256           /* counts[d] for every byte of distance */
-#define STRETCH (1L << 18)   /* states expanded between two looks for a signal */
+#define DEPTHS 256         /* counts[d] for every byte of distance */
+#define STRETCH (1L << 18) /* states expanded between two looks for a signal */
+#define AHEAD 8            /* states whose neighbours are asked for before they are looked at */
+#define RANK_BITS 40       /* a queue entry: the rank, and the distance above it */
+
+/* The neighbours of a state taken off the queue: ranked and asked for from memory, not looked
+ * at yet. */
+typedef struct {
+    int64_t next[4];
+    int count, d;
+} Pending;
 
 typedef struct {
     int n;
     const int64_t *nbr; /* nbr[4 * cell + m]: the cell the blank reaches by move m, or -1 */
     uint8_t *table;
-    uint32_t *queue; /* ranks found and not yet expanded lie in [head, tail) */
+    uint64_t *queue; /* states found and not yet taken off lie in [head, tail) */
     int64_t head, tail, capacity;
+    Pending ring[AHEAD]; /* states taken off whose neighbours wait: `waiting` from `oldest` */
+    int oldest, waiting;
     int64_t *counts;
     int failed; /* the queue or a distance ran out of room: neighbours that no board has */
 } FullSearch;
 
-/* Slide the blank of `tiles` (on `blank`) to each neighbour cell in turn; give each arrangement
- * not reached yet distance d+1 and queue it. */
-static void visit_neighbours(FullSearch *s, int *tiles, int blank, int d) {
+/* The kernels take the board's size n as a parameter and are inlined into one instance per
+ * size (INSTANCES): with n a constant, unranking divides by constants (multiplications). */
+#define KERNEL static inline __attribute__((always_inline))
+
+/* Take the next state off the queue: count it at its distance, rank the arrangements its
+ * blank's slides reach and ask memory for their bytes; they are looked at AHEAD states later,
+ * so the table's random reads overlap instead of waiting one after another. */
+KERNEL void take_next(FullSearch *s, const int n) {
+    int tiles[NPZ_EXACT_MAX_CELLS];
+    uint64_t entry = s->queue[s->head++];
+    Pending *p = &s->ring[(s->oldest + s->waiting++) % AHEAD];
+    p->d = (int)(entry >> RANK_BITS);
+    p->count = 0;
+    s->counts[p->d]++;
+    npz_exact_unrank((int64_t)(entry & ((1ULL << RANK_BITS) - 1)), n, n, tiles);
+    int blank = 0;
+    while (tiles[blank] != 0) blank++;
     for (int m = 0; m < 4; m++) {
         int c = (int)s->nbr[4 * blank + m];
         if (c < 0) continue;
         tiles[blank] = tiles[c];
         tiles[c] = 0;
-        int64_t r = npz_exact_rank(tiles, s->n, s->n);
-        if (s->table[r] == NPZ_EXACT_UNREACHED) {
-            if (s->tail == s->capacity || d + 1 >= NPZ_EXACT_UNREACHED) {
-                s->failed = 1;
-            } else {
-                s->table[r] = (uint8_t)(d + 1);
-                s->queue[s->tail++] = (uint32_t)r;
-            }
-        }
+        int64_t r = npz_exact_rank(tiles, n, n);
+        __builtin_prefetch(&s->table[r], 1);
+        p->next[p->count++] = r;
         tiles[c] = tiles[blank];
         tiles[blank] = 0;
     }
 }
 
-/* Expand up to `budget` queued states; whether the search is over (queue empty, or failed). */
-static int expand_some(FullSearch *s, int64_t budget) {
-    int tiles[NPZ_EXACT_MAX_CELLS];
-    for (; budget > 0 && s->head < s->tail && !s->failed; budget--) {
-        int64_t r = s->queue[s->head++];
-        int d = s->table[r];
-        s->counts[d]++;
-        npz_exact_unrank(r, s->n, s->n, tiles);
-        int blank = 0;
-        while (tiles[blank] != 0) blank++;
-        visit_neighbours(s, tiles, blank, d);
+/* Look at the neighbours of the oldest state waiting: each not reached yet gets its distance
+ * plus one and joins the queue.  States are looked at in the order they were taken off, so
+ * the queue, and the table, are those of a search that looked at once. */
+static void look_oldest(FullSearch *s) {
+    Pending *p = &s->ring[s->oldest];
+    s->oldest = (s->oldest + 1) % AHEAD;
+    s->waiting--;
+    for (int i = 0; i < p->count; i++) {
+        int64_t r = p->next[i];
+        if (s->table[r] != NPZ_EXACT_UNREACHED) continue;
+        if (s->tail == s->capacity || p->d + 1 >= NPZ_EXACT_UNREACHED) {
+            s->failed = 1;
+            return;
+        }
+        s->table[r] = (uint8_t)(p->d + 1);
+        s->queue[s->tail++] = (uint64_t)r | (uint64_t)(p->d + 1) << RANK_BITS;
     }
-    return s->head == s->tail || s->failed;
+}
+
+/* Take up to `budget` states off the queue; whether the search is over (nothing queued or
+ * waiting, or failed). */
+KERNEL int expand_some(FullSearch *s, const int n, int64_t budget) {
+    while (!s->failed && (s->head < s->tail || s->waiting > 0)) {
+        if (s->head < s->tail && s->waiting < AHEAD) {
+            if (budget-- == 0) return 0;
+            take_next(s, n);
+        } else {
+            look_oldest(s);
+        }
+    }
+    return 1;
+}
+
+#define INSTANCES(X) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12)
+
+static int expand_any(FullSearch *s, int64_t budget) {
+#define EXPAND_CASE(N) \
+    case N: return expand_some(s, N, budget);
+    switch (s->n) { INSTANCES(EXPAND_CASE) }
+    return 1;
 }
 
 /* Run the whole search, letting signals in between stretches: 0, or -1 with the exception the
@@ -69,7 +117,7 @@ static int search_all(FullSearch *s) {
     int over = 0, stopped = 0;
     Py_BEGIN_ALLOW_THREADS
     while (!over && !stopped) {
-        over = expand_some(s, STRETCH);
+        over = expand_any(s, STRETCH);
         Py_BLOCK_THREADS
         stopped = PyErr_CheckSignals() < 0;
         Py_UNBLOCK_THREADS
@@ -124,7 +172,7 @@ static PyObject *exact_bfs(PyObject *self, PyObject *args) {
     for (int i = 0; i < s.n; i++) tiles[i] = (int)goal[i];
     int64_t start = npz_exact_rank(tiles, s.n, s.n);
     s.table[start] = 0;
-    s.queue[s.tail++] = (uint32_t)start;
+    s.queue[s.tail++] = (uint64_t)start; /* at distance 0 */
     if (search_all(&s) < 0) goto done;
     if (s.failed) {
         PyErr_SetString(PyExc_ValueError,

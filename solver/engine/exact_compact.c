@@ -37,28 +37,37 @@ typedef struct {
     const int64_t *md;    /* md[n * t + c]: Manhattan distance of tile t on cell c */
 } Board;
 
+/* The kernels below take the board's size n as a parameter and are inlined into one instance
+ * per size (INSTANCES): with n a constant, the divisions by the rank's radices n - i become
+ * multiplications and the loops over tiles unroll.  Decoding a block's shared cells, eight
+ * divisions and eight searches for a free cell on 12 cells, was a quarter of the search's time
+ * with n read at run time. */
+#define KERNEL static inline __attribute__((always_inline))
+
 /* The cells of tiles 0..n-5 that the `block`-th run of BLOCK indices shares, into p, and the
  * 4 cells left, ascending, into free; returns the sum of the rank's Lehmer digits so far (its
  * parity is the permutation's, up to the last four tiles). */
-static int decode_block(int64_t block, int n, int *p, int *free) {
-    int j = n - 4, digit_sum = 0;
-    int64_t r = block;
-    for (int i = j - 1; i >= 0; i--) {
-        digit_sum += (int)(r % (n - i));
-        r /= n - i;
+KERNEL int decode_block(uint32_t block, const int n, int *p, int *free) {
+    int digit[NPZ_EXACT_MAX_CELLS], digit_sum = 0;
+    for (int i = n - 5; i >= 0; i--) { /* block < 12!/12: 32 bits; radix n - i */
+        digit[i] = (int)(block % (uint32_t)(n - i));
+        block /= (uint32_t)(n - i);
+        digit_sum += digit[i];
     }
-    npz_exact_unrank(block, n, j, p);
     unsigned used = 0;
-    for (int i = 0; i < j; i++) used |= 1u << p[i];
-    for (int c = 0, f = 0; c < n; c++)
-        if (!((used >> c) & 1)) free[f++] = c;
+    for (int i = 0; i < n - 4; i++) {
+        p[i] = npz_exact_nth_free(used, digit[i]);
+        used |= 1u << p[i];
+    }
+    unsigned left = ~used & ((1u << n) - 1);
+    for (int f = 0; f < 4; f++, left &= left - 1) free[f] = __builtin_ctz(left);
     return digit_sum;
 }
 
 /* Complete p for the `inner`-th index of its block: tiles n-4 and n-3 take their ranked places
  * among free; tiles n-2 and n-1 the two cells left, in the order whose parity reaches the goal
  * (the permutation's parity plus the blank's taxicab distance to its goal cell never changes). */
-static void place_last(int inner, int digit_sum, int n, const int64_t *need, int *p,
+KERNEL void place_last(int inner, int digit_sum, const int n, const int64_t *need, int *p,
                        const int *free) {
     int a = inner / 3, b = inner % 3; /* b: the b-th of the three cells other than free[a] */
     int x = b != 0 ? 0 : 1, y = b != 2 ? 2 : 1; /* the other two of those three, ascending */
@@ -72,7 +81,7 @@ static void place_last(int inner, int digit_sum, int n, const int64_t *need, int
 
 /* Whether any of the BLOCK bytes at `at` holds d: a word at a time, each byte xor d is zero
  * where it held d, and a zero byte is one whose subtraction borrows into its top bit. */
-static int block_holds(const uint8_t *at, int d) {
+static inline int block_holds(const uint8_t *at, int d) {
     const uint64_t ones = 0x0101010101010101ULL, tops = 0x8080808080808080ULL;
     uint64_t head;
     uint32_t tail;
@@ -83,49 +92,56 @@ static int block_holds(const uint8_t *at, int d) {
     return ((x - ones) & ~x & tops) != 0 || ((y - (uint32_t)ones) & ~y & (uint32_t)tops) != 0;
 }
 
-/* Slide the blank of the state p (at[c]: the tile on cell c) to each neighbour; every state so
- * reached that is still unseen gets distance d+1. */
-static void reach_neighbours(const Board *g, int *p, const int *at, int d) {
-    int blank = p[0];
+/* Slide the blank of the state p (at[c]: the tile on cell c) to each neighbour: the indices
+ * of the states so reached, into next; returns how many. */
+KERNEL int neighbour_ranks(const Board *g, const int n, int *p, const int *at, int64_t *next) {
+    int blank = p[0], count = 0;
     for (int m = 0; m < 4; m++) {
         int c = (int)g->nbr[4 * blank + m];
         if (c < 0) continue;
         int t = at[c];
         p[0] = c;
         p[t] = blank;
-        int64_t r = npz_exact_rank(p, g->n - 2, g->n);
-        if (__atomic_load_n(&g->work[r], __ATOMIC_RELAXED) == UNSEEN)
-            __atomic_store_n(&g->work[r], (uint8_t)(d + 1), __ATOMIC_RELAXED);
+        next[count++] = npz_exact_rank(p, n - 2, n);
         p[0] = blank;
         p[t] = c;
     }
+    return count;
 }
 
-/* Expand the states of depth d among the blocks [first, last); returns how many there were. */
-static int64_t expand_blocks(const Board *g, int64_t first, int64_t last, int d) {
-    int n = g->n, p[NPZ_EXACT_MAX_CELLS], at[NPZ_EXACT_MAX_CELLS], free[4];
-    int64_t found = 0;
+/* Expand the states of depth d among the blocks [first, last); returns how many there were.
+ * The neighbours of a whole block are ranked first and their bytes asked for ahead (they lie
+ * anywhere in the array: on 12 cells, far outside every cache), then each still unseen one
+ * gets d+1, so the reads of a block wait for memory together rather than one by one. */
+KERNEL int64_t expand_blocks(const Board *g, const int n, int64_t first, int64_t last, int d) {
+    int p[NPZ_EXACT_MAX_CELLS], at[NPZ_EXACT_MAX_CELLS], free[4];
+    int64_t found = 0, next[4 * BLOCK];
     for (int64_t block = first; block < last; block++) {
         const uint8_t *w = g->work + block * BLOCK;
         if (!block_holds(w, d)) continue;
-        int digit_sum = decode_block(block, n, p, free);
+        int digit_sum = decode_block((uint32_t)block, n, p, free), count = 0;
         for (int inner = 0; inner < BLOCK; inner++) {
             if (__atomic_load_n(&w[inner], __ATOMIC_RELAXED) != d) continue;
             found++;
             place_last(inner, digit_sum, n, g->need, p, free);
             for (int t = 0; t < n; t++) at[p[t]] = t;
-            reach_neighbours(g, p, at, d);
+            int more = neighbour_ranks(g, n, p, at, next + count);
+            for (int i = count; i < count + more; i++) __builtin_prefetch(&g->work[next[i]], 1);
+            count += more;
         }
+        for (int i = 0; i < count; i++)
+            if (__atomic_load_n(&g->work[next[i]], __ATOMIC_RELAXED) == UNSEEN)
+                __atomic_store_n(&g->work[next[i]], (uint8_t)(d + 1), __ATOMIC_RELAXED);
     }
     return found;
 }
 
 /* The gaps (distance - manhattan) / 2 of the states [start, stop) of one base block. */
-static void block_gaps(const Board *g, int64_t start, int64_t stop, int64_t *gap) {
-    int n = g->n, p[NPZ_EXACT_MAX_CELLS], free[4];
+KERNEL void block_gaps(const Board *g, const int n, int64_t start, int64_t stop, int64_t *gap) {
+    int p[NPZ_EXACT_MAX_CELLS], free[4];
     const int64_t *md = g->md;
     for (int64_t block = start / BLOCK; block * BLOCK < stop; block++) {
-        int digit_sum = decode_block(block, n, p, free);
+        int digit_sum = decode_block((uint32_t)block, n, p, free);
         int64_t shared = 0; /* the Manhattan distance of tiles 1..n-5, the block's own */
         for (int t = 1; t < n - 4; t++) shared += md[n * t + p[t]];
         for (int inner = 0; inner < BLOCK; inner++) {
@@ -139,27 +155,49 @@ static void block_gaps(const Board *g, int64_t start, int64_t stop, int64_t *gap
     }
 }
 
-/* Write the base byte and the nibbles of the states [start, stop) of one base block; returns
- * how many overflow (their gap above the block's smallest is more than a nibble holds). */
-static int64_t encode_block(const Board *g, int64_t start, int64_t stop, uint8_t *packed,
-                            uint8_t *base) {
-    int64_t gap[BASE_BLOCK], low, over = 0;
-    block_gaps(g, start, stop, gap);
-    low = gap[0];
-    for (int64_t i = 1; i < stop - start; i++) low = gap[i] < low ? gap[i] : low;
-    base[start / BASE_BLOCK] = (uint8_t)low;
-    for (int64_t idx = start; idx < stop; idx++) {
-        int64_t v = gap[idx - start] - low;
-        if (v > MAX_STEP) {
-            v = OVERFLOW;
-            over++;
+/* Write the base bytes and the nibbles of the states [lo, hi), base block by base block;
+ * returns how many overflow (their gap above their block's smallest is more than a nibble
+ * holds). */
+KERNEL int64_t encode_blocks(const Board *g, const int n, int64_t lo, int64_t hi, uint8_t *packed,
+                             uint8_t *base) {
+    int64_t over = 0;
+    for (int64_t start = lo; start < hi; start += BASE_BLOCK) {
+        int64_t stop = start + BASE_BLOCK < hi ? start + BASE_BLOCK : hi, gap[BASE_BLOCK];
+        block_gaps(g, n, start, stop, gap);
+        int64_t low = gap[0];
+        for (int64_t i = 1; i < stop - start; i++) low = gap[i] < low ? gap[i] : low;
+        base[start / BASE_BLOCK] = (uint8_t)low;
+        for (int64_t idx = start; idx < stop; idx++) {
+            int64_t v = gap[idx - start] - low;
+            if (v > MAX_STEP) {
+                v = OVERFLOW;
+                over++;
+            }
+            if (idx & 1)
+                packed[idx >> 1] |= (uint8_t)(v << 4);
+            else
+                packed[idx >> 1] = (uint8_t)v;
         }
-        if (idx & 1)
-            packed[idx >> 1] |= (uint8_t)(v << 4);
-        else
-            packed[idx >> 1] = (uint8_t)v;
     }
     return over;
+}
+
+/* One instance of each sweep per board size, 4 to NPZ_EXACT_MAX_CELLS cells. */
+#define INSTANCES(X) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12)
+
+static int64_t expand_any(const Board *g, int64_t first, int64_t last, int d) {
+#define EXPAND_CASE(N) \
+    case N: return expand_blocks(g, N, first, last, d);
+    switch (g->n) { INSTANCES(EXPAND_CASE) }
+    return 0;
+}
+
+static int64_t encode_any(const Board *g, int64_t lo, int64_t hi, uint8_t *packed,
+                          uint8_t *base) {
+#define ENCODE_CASE(N) \
+    case N: return encode_blocks(g, N, lo, hi, packed, base);
+    switch (g->n) { INSTANCES(ENCODE_CASE) }
+    return 0;
 }
 
 /* The board's arrays, checked: work (n!/2 bytes, writable when `writable_work`), need and the
@@ -219,7 +257,7 @@ PyObject *npz_exact_compact_expand(PyObject *self, PyObject *args) {
     }
     int64_t found;
     Py_BEGIN_ALLOW_THREADS
-    found = expand_blocks(&g, lo / BLOCK, hi / BLOCK, d);
+    found = expand_any(&g, lo / BLOCK, hi / BLOCK, d);
     Py_END_ALLOW_THREADS
     result = PyLong_FromLongLong(found);
 done:
@@ -247,11 +285,9 @@ PyObject *npz_exact_compact_encode(PyObject *self, PyObject *args) {
                                1)) == NULL ||
         (g.md = npz_exact_view(&v, md_o, "md", NPZ_I64, (Py_ssize_t)g.n * g.n, 0)) == NULL)
         goto done;
-    int64_t over = 0;
+    int64_t over;
     Py_BEGIN_ALLOW_THREADS
-    for (int64_t start = lo; start < hi; start += BASE_BLOCK)
-        over += encode_block(&g, start, start + BASE_BLOCK < hi ? start + BASE_BLOCK : hi, packed,
-                             base);
+    over = encode_any(&g, lo, hi, packed, base);
     Py_END_ALLOW_THREADS
     result = PyLong_FromLongLong(over);
 done:
