@@ -9,8 +9,10 @@ fails with the exit-3 message naming itself.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+import operator
 import os
 import random
 import signal
@@ -103,6 +105,17 @@ def test_batch_answers_in_input_order(client, exact_dir):
     for _, r in got:
         if isinstance(r, Solution):
             assert r.check().optimal
+
+
+def test_a_task_that_raises_a_bug_raises_it_here(client):
+    """The answers are fetched by the caller's own call: a task's error that is no line's
+    (a bug) comes out as it is, not as the cluster's failure or a lost scheduler."""
+    inverse = functools.partial(operator.truediv, 1)  # 1 / 0 raises in the task
+    got = []
+    with pytest.raises(ZeroDivisionError):
+        for pair in cluster.map_ordered(client, inverse, [1, 2, 0, 4]):
+            got.append(pair)
+    assert got == [(1, 1.0), (2, 0.5)][: len(got)]
 
 
 def test_pacer_puts_many_quick_boards_in_a_task():

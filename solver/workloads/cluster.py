@@ -24,7 +24,8 @@ Dask (``dask.distributed``) is the engine for more than one machine (DESIGN §7)
   workers ends the run with :class:`ClusterError`.
 * **A lost scheduler** ends the run with :class:`SchedulerLost` as soon as the client's
   futures are cancelled, without asking the scheduler for anything more (each call would wait
-  out the client's reconnection first).
+  out the client's reconnection first).  The answers are fetched by the caller's own call,
+  so a fetch that meets the loss raises there, not on the client's event loop.
 
 One hard board cut into IDA* work units: :mod:`.cluster_search`.
 
@@ -236,7 +237,11 @@ def map_ordered(
     source = iter(items)
     pacer = pacer or Pacer(worker_threads(client))
     refreshed = time.monotonic()
-    done = distributed.as_completed(loop=client.loop, with_results=True)
+    # Without results: as_completed only tells which futures are done, and the answers are
+    # fetched here, in this thread's own call (_next_batch).  Fetched by as_completed
+    # (with_results=True), one that met a lost scheduler would fail on the event loop, where
+    # nothing of ours catches it, and tornado would print its traceback before our one line.
+    done = distributed.as_completed(loop=client.loop)
     group = f"npuzzle-boards-{uuid.uuid4().hex}"  # Dask's task group: "npuzzle-boards"
     chunks: dict = {}  # task number -> its items (until they are yielded)
     futures: dict = {}  # future key -> (task number, future), for tasks still running
@@ -265,12 +270,12 @@ def map_ordered(
                 continue
             if exhausted and yielded == submitted:
                 return
-            future, (results, seconds) = _next(client, done)
-            k = futures.pop(future.key)[0]
-            answered[k] = results
-            pacer.learn(len(results), seconds)
-            if bar is not None:
-                bar.update(len(results))
+            for future, (results, seconds) in _next_batch(client, done):
+                k = futures.pop(future.key)[0]
+                answered[k] = results
+                pacer.learn(len(results), seconds)
+                if bar is not None:
+                    bar.update(len(results))
             if time.monotonic() - refreshed > REFRESH_SECONDS:
                 with on_scheduler(client):
                     pacer.set_threads(worker_threads(client))
@@ -310,20 +315,39 @@ def cluster_failure(exc: BaseException) -> ClusterError | None:
     return None
 
 
-def _next(client, done):
-    """The next finished task as ``(future, result)``; a task that killed its workers or that
-    the cluster could not read is a :class:`ClusterError`, one lost with the scheduler a
-    :class:`SchedulerLost`."""
+def _next_batch(client, done) -> list[tuple]:
+    """The tasks finished since the last call (at least one: it waits for one) as
+    ``(future, result)`` pairs, their results fetched in one call on the scheduler; a task
+    that killed its workers or that the cluster could not read is a :class:`ClusterError`,
+    a scheduler lost before or while the results come a :class:`SchedulerLost`."""
+    futures = done.next_batch(block=True)
     try:
-        future, result = next(done)
+        results = client.gather(futures)
+    except Exception as e:  # noqa: BLE001 - told apart below; a bug in npuzzle as it is
+        for future in futures:
+            # The task raised (also one run again, its result lost with a worker, while the
+            # results came): its own error or the cluster's.
+            if future.status == "error":
+                _failed(client, future)
+        if isinstance(e, connection_errors()):  # cancelled with the connection, or cut
+            raise SchedulerLost(client.scheduler.address) from None
+        raise
+    return list(zip(futures, results))
+
+
+def _failed(client, future):
+    """Raise the error of a task that raised: a :class:`ClusterError` when it is the
+    cluster's failure, else the task's own error as it is."""
+    try:
+        task_result(client, future)
+    except SchedulerLost:
+        raise
     except Exception as e:  # noqa: BLE001 - a bug in the task itself propagates as it is
         failure = cluster_failure(e)
         if failure is None:
             raise
         raise failure from None
-    if isinstance(result, BaseException):  # cancelled: the scheduler restarted or went away
-        raise SchedulerLost(client.scheduler.address)
-    return future, result
+    raise AssertionError(f"internal error: task {future.key} failed without an error")
 
 
 def on_problem(fn: Callable, problem):
