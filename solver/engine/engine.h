@@ -12,5 +12,6 @@ extern PyMethodDef npz_search_methods[];  /* search_kernels.c: the IDA* walks */
 int npz_search_constants(PyObject *module);  /* ... and what their calls return */
 extern PyMethodDef npz_pattern_methods[]; /* pattern_bfs.c: the pattern databases' BFS */
 extern PyMethodDef npz_exact_methods[];   /* exact_bfs.c: the exact tables' BFS */
+extern PyMethodDef npz_region_methods[];  /* region_bfs.c: large patterns by (placement, region) */
 
 #endif

@@ -7,7 +7,8 @@
 #define NPUZZLE_ENGINE_DIGEST "unknown"
 #endif
 
-static PyMethodDef *const parts[] = {npz_search_methods, npz_pattern_methods, npz_exact_methods};
+static PyMethodDef *const parts[] = {npz_search_methods, npz_pattern_methods, npz_exact_methods,
+                                      npz_region_methods};
 #define PARTS (sizeof parts / sizeof parts[0])
 
 static PyMethodDef *joined_methods(void) {
