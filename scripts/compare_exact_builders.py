@@ -14,6 +14,7 @@ and every goal given: the tables' SHA-256 and the counts at every distance must 
     python scripts/compare_exact_builders.py /tmp/old 2x3 3x3 2x4 4x2 2x5 5x2
     python scripts/compare_exact_builders.py /tmp/old 3x4 2x6 --random 1 --seed 7
     python scripts/compare_exact_builders.py /tmp/old 2x5 --goal '1 2 0 3 4/5 6 7 8 9'
+    python scripts/compare_exact_builders.py /tmp/old 3x4 --goals-only --goal '1 2 3 4/5 0 6 7/8 9 10 11'
 
 Prints one row per file (and per in-memory search) on stdout, progress on stderr; exits 1 when
 anything differs or a build fails.
@@ -206,6 +207,9 @@ def main(argv=None) -> int:
     parser.add_argument("--random", type=int, default=0, help="random goals a shape")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--work-dir", type=Path, help="where the data directories go")
+    parser.add_argument(
+        "--goals-only", action="store_true", help="build only for the goals given, not the default"
+    )
     args = parser.parse_args(argv)
     old = args.old.resolve()
     rng = np.random.default_rng(args.seed)
@@ -216,7 +220,8 @@ def main(argv=None) -> int:
             goals = goals_for(shape, args.goal, args.random, rng)
             # A full layout's file serves every goal: only compact tables are built per goal.
             per_goal = goals if names.exact_layout(shape) == names.COMPACT else []
-            for i, goal in enumerate([None, *per_goal]):
+            builds = per_goal if args.goals_only else [None, *per_goal]
+            for i, goal in enumerate(builds):
                 rows += compare_builds(old, name, goal, Path(tmp), f"{name}-{i}")
             if shape.size <= MEMORY_CELLS:
                 default = [goal_board(shape).flat(), goal_board(shape, "blank-first").flat()]

@@ -49,7 +49,7 @@ typedef struct {
  * parity is the permutation's, up to the last four tiles). */
 KERNEL int decode_block(uint32_t block, const int n, int *p, int *free) {
     int digit[NPZ_EXACT_MAX_CELLS], digit_sum = 0;
-    for (int i = n - 5; i >= 0; i--) { /* block < 12!/12: 32 bits; radix n - i */
+    for (int i = n - 5; i >= 0; i--) { /* block < 12!/24: 32 bits; radix n - i */
         digit[i] = (int)(block % (uint32_t)(n - i));
         block /= (uint32_t)(n - i);
         digit_sum += digit[i];
