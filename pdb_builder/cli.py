@@ -166,8 +166,7 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet, zero_a
 
     \b
     With no options: exact tables of every 2x3, 3x3, 2x4, 4x2, 2x5 and 5x2 state and
-    the 4x4 6-6-3 additive pattern database -- about 20 s on 2 cores the first time
-    (numba compiles the BFS kernels), 5 s once they are compiled.
+    the 4x4 6-6-3 additive pattern database -- about 4 s on 2 cores.
     \b
     Examples:
       build-pdb                                  # the default set

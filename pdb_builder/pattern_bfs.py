@@ -16,8 +16,9 @@ reversible) and a placement's value is the depth at which any of its regions is 
 
 This module is the driver: it lays out the tables, runs one layer after another and splits
 each layer over threads as ranges of blocks.  The layers themselves are the compiled engine's
-(``solver/engine/pattern_bfs.c``, which describes the tables: a word of 2-bit region codes per
-placement, the distances, a byte of flags per block), run with the GIL released.  A layer
+(``solver/engine/pattern_bfs.c``; ``pattern_bfs.h`` there describes the tables: a word of 2-bit
+region codes per placement, the distances, a byte of flags per block), run with the GIL
+released.  A layer
 *pushes* (frontier states write their successors) while many states are unreached and *pulls*
 (unreached states look for a frontier neighbour) once the unreached states number fewer than
 ``pull_when`` times the frontier: the late layers then look at the few states left instead of
@@ -255,9 +256,10 @@ def bfs_pattern(
 
     A layer pulls (instead of pushing) once the states not yet reached number fewer than
     ``pull_when`` times the frontier states (0: push every layer; a huge value: pull every
-    layer).  ``after_layer(depth, words, shift)``, if given, is called once the states of each
-    depth are reached, with the words (their regions' codes) and where a word's high code bits
-    start (:mod:`pdb_builder.zero_aware` reads the regions from them).
+    layer).  ``after_layer(depth, words, blk)``, if given, is called once the states of each
+    depth are reached, with the words (their regions' codes) and the blocks' flags (which
+    blocks hold states of the depth): :mod:`pdb_builder.zero_aware` reads the regions from
+    them.
 
     >>> r = bfs_pattern("2x2", (1, 2, 3), progress=False)   # the whole 3-puzzle
     >>> r.table.tolist()[:8], r.unreached, r.counts.tolist()
@@ -273,7 +275,7 @@ def bfs_pattern(
     total = ranking.count_placements(shape.size, k)
     words, dist, blk = _first_layer(shape, goal, tiles, g, total)
     if after_layer is not None:
-        after_layer(0, words, g.shift)
+        after_layer(0, words, blk)
 
     threads = threads or thread_count()
     items = work_items(total // g.block_size, threads)
@@ -299,7 +301,7 @@ def bfs_pattern(
                 break
             d += 1
             if after_layer is not None:
-                after_layer(d, words, g.shift)
+                after_layer(d, words, blk)
             counts.append(new_placements)
             reached += new_placements
             states += new_states

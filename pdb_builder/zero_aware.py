@@ -43,21 +43,25 @@ from solver.tables import names, store
 
 from .budget import peak_rss_mb
 from .build_apdb import file_mb, start, summary, write_pattern
-from .pattern_bfs import UNREACHED, bfs_pattern, thread_count
+from .pattern_bfs import UNREACHED, bfs_pattern, geometry, thread_count
 from .threads import run_items
 
 KIND = names.ZERO_AWARE
 ITEMS_PER_THREAD = 8
 
 
-def classify_layer(depth: int, first: int, last: int, words, pairs, shape: Shape, k: int, main):
-    """For placements ``first..last-1``: where the BFS's word shows regions reached at
-    ``depth``, write ``depth`` into the classes (``pairs[2 * p + class]``) of those regions
-    that have none yet; ``main`` is :func:`solver.core.regions.main_region_masks`.  A placement
-    whose free cells form one region gets its second class as soon as its first: the pair then
-    compares equal and the search never looks further.  Runs in the engine, the GIL
-    released."""
-    engine().pattern_classify(depth, first, last, words, pairs, shape.rows, shape.cols, k, main)
+def classify_layer(depth: int, first: int, last: int, tables, pairs, shape: Shape, k: int, main):
+    """For the blocks ``first..last-1`` of the BFS's ``tables`` (``words, blk``): where a word
+    shows regions reached at ``depth``, write ``depth`` into the classes (``pairs[2 * p +
+    class]``) of those regions that have none yet; ``main`` is
+    :func:`solver.core.regions.main_region_masks`.  Only blocks flagged as holding states of
+    ``depth`` are read.  A placement whose free cells form one region gets its second class as
+    soon as its first: the pair then compares equal and the search never looks further.  Runs
+    in the engine, the GIL released."""
+    words, blk = tables
+    engine().pattern_classify(
+        depth, first, last, words, blk, pairs, shape.rows, shape.cols, k, main
+    )
 
 
 def pack_classes(pairs: np.ndarray) -> tuple[np.ndarray, int]:
@@ -88,12 +92,13 @@ def zero_aware_tables(shape: Shape, tiles, goal: Board, progress: bool = True, l
     pairs = np.full(2 * total, UNREACHED, np.uint8)
     main = main_region_masks(shape.rows, shape.cols, k)
     threads = thread_count()
-    count = max(1, min(ITEMS_PER_THREAD * threads, total // 4096))
-    edges = [total * i // count for i in range(count + 1)]
+    blocks = total // geometry(shape, k).block_size
+    count = max(1, min(ITEMS_PER_THREAD * threads, blocks // 64))
+    edges = [blocks * i // count for i in range(count + 1)]
 
-    def after_layer(depth: int, words: np.ndarray, shift: int) -> None:
+    def after_layer(depth: int, words: np.ndarray, blk: np.ndarray) -> None:
         def item(i):
-            classify_layer(depth, edges[i], edges[i + 1], words, pairs, shape, k, main)
+            classify_layer(depth, edges[i], edges[i + 1], (words, blk), pairs, shape, k, main)
 
         run_items(item, count, threads)
 

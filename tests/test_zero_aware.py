@@ -79,21 +79,25 @@ def test_random_goals_give_the_naive_twin(data):
 
 def test_the_engine_refuses_twin_arrays_it_cannot_use():
     s, k = Shape.parse("3x3"), 4
-    total = ranking.count_placements(9, k)
-    words, pairs = np.zeros(total, np.uint16), np.full(2 * total, UNREACHED, np.uint8)
+    total, blocks = ranking.count_placements(9, k), 72
+    words, blk = np.zeros(total, np.uint16), np.full(blocks, 0xFF, np.uint8)
+    pairs = np.full(2 * total, UNREACHED, np.uint8)
     main = cellsets.main_region_masks(3, 3, k)
-    classify_layer(0, 0, total, words, pairs, s, k, main)  # no region reached: nothing written
+    tables = (words, blk)
+    classify_layer(0, 0, blocks, tables, pairs, s, k, main)  # no region reached: no class
     assert (pairs == UNREACHED).all()
     with pytest.raises(ValueError, match="main: expected 126 items, got 125"):
-        classify_layer(0, 0, total, words, pairs, s, k, main[:-1])
+        classify_layer(0, 0, blocks, tables, pairs, s, k, main[:-1])
     with pytest.raises(TypeError, match="main: expected uint32 items"):
-        classify_layer(0, 0, total, words, pairs, s, k, main.astype(np.int64))
+        classify_layer(0, 0, blocks, tables, pairs, s, k, main.astype(np.int64))
     with pytest.raises(ValueError, match="pairs: expected 6048 items"):
-        classify_layer(0, 0, total, words, pairs[:-2], s, k, main)
+        classify_layer(0, 0, blocks, tables, pairs[:-2], s, k, main)
     with pytest.raises(TypeError, match="words: expected uint16 items"):
-        classify_layer(0, 0, total, words.astype(np.uint32), pairs, s, k, main)
+        classify_layer(0, 0, blocks, (words.astype(np.uint32), blk), pairs, s, k, main)
+    with pytest.raises(ValueError, match="blk: expected 72 items"):
+        classify_layer(0, 0, blocks, (words, blk[:-1]), pairs, s, k, main)
     with pytest.raises(ValueError, match="out of range"):
-        classify_layer(0, 0, total + 1, words, pairs, s, k, main)
+        classify_layer(0, 0, blocks + 1, tables, pairs, s, k, main)
     out = np.zeros(2, np.uint8)
     with pytest.raises(TypeError, match="pairs: expected uint8 items"):
         engine().pattern_pack(np.zeros(4, np.uint16), out, 6, 2, 0, 1)

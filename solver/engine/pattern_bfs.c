@@ -290,8 +290,8 @@ PyMethodDef npz_pattern_methods[] = {
      "pattern_bit_ops([name]) -> the bit operations in use ('bmi2' or 'portable'); with a "
      "name, switch to them"},
     {"pattern_classify", npz_twin_classify, METH_VARARGS,
-     "pattern_classify(depth, first, last, words, pairs, rows, cols, k, main): the zero-aware "
-     "classes of the regions reached at depth, for placements first..last-1"},
+     "pattern_classify(depth, first, last, words, blk, pairs, rows, cols, k, main): the "
+     "zero-aware classes of the regions reached at depth, in blocks first..last-1"},
     {"pattern_pack", npz_twin_pack, METH_VARARGS,
      "pattern_pack(pairs, out, value_bits, higher_by) -> clipped: a two-class table packed "
      "into a byte a placement"},

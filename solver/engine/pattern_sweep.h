@@ -159,12 +159,13 @@ static int scratch_init(Scratch *s, const npz_geometry *g) {
         scratch_free(s);
         return -1;
     }
-    int free_after = g->n - g->k + 1; /* cells left for the last tile once the first inner one stands */
+    /* the last tile's rank digit runs over the n-k+1 cells the other tiles leave */
+    const int last_choices = g->n - g->k + 1;
     for (int64_t e = 0; e < g->bs; e++) {
         int a = 0, b = 0;
         if (g->inner == 2) {
-            a = (int)(e / free_after);
-            b = (int)(e % free_after);
+            a = (int)(e / last_choices);
+            b = (int)(e % last_choices);
             b += b >= a; /* the second inner tile's digit skips the first's cell */
         } else if (g->inner == 1) {
             a = (int)e;

@@ -75,34 +75,41 @@ static uint64_t word_at(const void *words, int bytes, int64_t p) {
     }
 }
 
-/* For placements first..last-1: where the word shows regions reached at `depth` (code
- * depth % 3 + 1; older regions may share the code, but their class was written when they
- * were reached), write depth into the classes of those regions that have none yet.  A
+/* For the placements of blocks first..last-1 that hold states of `depth` (the block's flag
+ * of that depth: the BFS sets it on every block it writes a new state into, and a block
+ * without it has nothing to classify): where the word shows regions reached at `depth`
+ * (code depth % 3 + 1; older regions may share the code, but their class was written when
+ * they were reached), write depth into the classes of those regions that have none yet.  A
  * placement whose free cells form one region gets its second class with its first: the pair
  * compares equal and a search never looks further. */
 static void classify(const npz_geometry *g, int64_t depth, int64_t first, int64_t last,
-                     const void *words, uint8_t *pairs, const uint32_t *main) {
-    const int code = (int)(depth % 3) + 1, shift = g->shift;
+                     const void *words, const uint8_t *blk, uint8_t *pairs,
+                     const uint32_t *main) {
+    const int code = (int)(depth % 3) + 1, shift = g->shift, depth_bit = npz_depth_bit(depth);
     const uint64_t lowmask = (UINT64_C(1) << (g->n - g->k)) - 1;
     Binomials bn;
     binomials_init(&bn);
-    for (int64_t p = first; p < last; p++) {
-        uint8_t a = pairs[2 * p], b = pairs[2 * p + 1];
-        if (a != NPZ_UNREACHED && b != NPZ_UNREACHED) continue;
-        uint64_t w = word_at(words, g->word_bytes, p);
-        uint64_t low = w & lowmask, high = (w >> shift) & lowmask;
-        uint64_t hit = code == 1 ? low & ~high : code == 2 ? ~low & high : low & high;
-        if (hit == 0) continue;
-        uint64_t occupied = occupied_cells(p, g);
-        uint64_t in_main = gather_bits(main[set_rank(occupied, g->n, &bn)], g->full & ~occupied);
-        if (a == NPZ_UNREACHED && (hit & in_main)) {
-            a = (uint8_t)depth;
-            pairs[2 * p] = a;
+    for (int64_t block = first; block < last; block++) {
+        if (!(blk[block] & depth_bit)) continue;
+        for (int64_t p = block * g->bs; p < (block + 1) * g->bs; p++) {
+            uint8_t a = pairs[2 * p], b = pairs[2 * p + 1];
+            if (a != NPZ_UNREACHED && b != NPZ_UNREACHED) continue;
+            uint64_t w = word_at(words, g->word_bytes, p);
+            uint64_t low = w & lowmask, high = (w >> shift) & lowmask;
+            uint64_t hit = code == 1 ? low & ~high : code == 2 ? ~low & high : low & high;
+            if (hit == 0) continue;
+            uint64_t occupied = occupied_cells(p, g);
+            uint64_t in_main =
+                gather_bits(main[set_rank(occupied, g->n, &bn)], g->full & ~occupied);
+            if (a == NPZ_UNREACHED && (hit & in_main)) {
+                a = (uint8_t)depth;
+                pairs[2 * p] = a;
+            }
+            if (b == NPZ_UNREACHED && (hit & ~in_main & lowmask))
+                pairs[2 * p + 1] = (uint8_t)depth;
+            else if (b == NPZ_UNREACHED && a != NPZ_UNREACHED && (lowmask & ~in_main) == 0)
+                pairs[2 * p + 1] = a; /* one region: no other class */
         }
-        if (b == NPZ_UNREACHED && (hit & ~in_main & lowmask))
-            pairs[2 * p + 1] = (uint8_t)depth;
-        else if (b == NPZ_UNREACHED && a != NPZ_UNREACHED && (lowmask & ~in_main) == 0)
-            pairs[2 * p + 1] = a; /* one region: no other class */
     }
 }
 
@@ -113,40 +120,46 @@ static int64_t subsets(int n, int k) {
     return bn.c[n][k];
 }
 
-/* pattern_classify(depth, first, last, words, pairs, rows, cols, k, main). */
+/* pattern_classify(depth, first, last, words, blk, pairs, rows, cols, k, main): blocks
+ * first..last-1 (the BFS's tables as pattern_layer takes them). */
 PyObject *npz_twin_classify(PyObject *self, PyObject *args) {
     long long depth, first, last;
     long rows, cols, k;
-    PyObject *words_obj, *pairs_obj, *main_obj;
+    PyObject *words_obj, *blk_obj, *pairs_obj, *main_obj;
     npz_geometry g;
-    if (!PyArg_ParseTuple(args, "LLLOOlllO:pattern_classify", &depth, &first, &last, &words_obj,
-                          &pairs_obj, &rows, &cols, &k, &main_obj))
+    if (!PyArg_ParseTuple(args, "LLLOOOlllO:pattern_classify", &depth, &first, &last,
+                          &words_obj, &blk_obj, &pairs_obj, &rows, &cols, &k, &main_obj))
         return NULL;
     if (npz_geometry_init(&g, rows, cols, k) < 0) return NULL;
-    if (depth < 0 || depth >= NPZ_UNREACHED || first < 0 || first > last ||
-        last > g.placements) {
-        PyErr_Format(PyExc_ValueError, "pattern_classify: depth %lld, placements %lld..%lld "
-                     "out of range (0..%lld)", depth, first, last, (long long)g.placements);
+    if (depth < 0 || depth >= NPZ_UNREACHED || first < 0 || first > last || last > g.blocks) {
+        PyErr_Format(PyExc_ValueError, "pattern_classify: depth %lld, blocks %lld..%lld out "
+                     "of range (0..%lld)", depth, first, last, (long long)g.blocks);
         return NULL;
     }
-    Py_buffer words, pairs, main;
-    if (npz_view(&words, words_obj, "words", (npz_kind)g.word_bytes, g.placements, 0) < 0)
-        return NULL;
-    if (npz_view(&pairs, pairs_obj, "pairs", NPZ_U8, 2 * g.placements, 1) < 0) {
-        PyBuffer_Release(&words);
-        return NULL;
+    Py_buffer views[4];
+    struct {
+        PyObject *obj;
+        const char *what;
+        npz_kind kind;
+        Py_ssize_t count;
+        int writable;
+    } want[4] = {
+        {words_obj, "words", (npz_kind)g.word_bytes, g.placements, 0},
+        {blk_obj, "blk", NPZ_U8, g.blocks, 0},
+        {pairs_obj, "pairs", NPZ_U8, 2 * g.placements, 1},
+        {main_obj, "main", NPZ_U32, subsets(g.n, g.k), 0},
+    };
+    int held = 0;
+    while (held < 4 && npz_view(&views[held], want[held].obj, want[held].what, want[held].kind,
+                                want[held].count, want[held].writable) == 0)
+        held++;
+    if (held == 4) {
+        Py_BEGIN_ALLOW_THREADS
+        classify(&g, depth, first, last, views[0].buf, views[1].buf, views[2].buf, views[3].buf);
+        Py_END_ALLOW_THREADS
     }
-    if (npz_view(&main, main_obj, "main", NPZ_U32, subsets(g.n, g.k), 0) < 0) {
-        PyBuffer_Release(&words);
-        PyBuffer_Release(&pairs);
-        return NULL;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    classify(&g, depth, first, last, words.buf, pairs.buf, main.buf);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&words);
-    PyBuffer_Release(&pairs);
-    PyBuffer_Release(&main);
+    for (int i = 0; i < held; i++) PyBuffer_Release(&views[i]);
+    if (held < 4) return NULL;
     Py_RETURN_NONE;
 }
 
