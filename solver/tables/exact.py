@@ -17,7 +17,7 @@ An optimal path walks down the table: always to a neighbour one move closer.
 
 Where no table is built for a goal, :func:`table_for` (what ``generate`` and ``stats`` read)
 makes one in memory on boards of up to ``config.FULL_BFS_CELLS`` cells, by the builder's own
-breadth-first search (:mod:`solver.tables.exact_bfs`: about a second on 2x5), and says so in
+breadth-first search (:mod:`solver.tables.exact_bfs`: under half a second on 2x5), and says so in
 the table's :attr:`GoalTable.notice`.
 
 Imports: numpy and the solver core (board, ranking, store) -- the compiled engine only for a
