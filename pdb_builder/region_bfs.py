@@ -1,0 +1,355 @@
+"""The pattern BFS of large patterns by (map, blank region, permutation): one byte a state.
+
+:mod:`pdb_builder.pattern_bfs` keeps, for each of a pattern's ``n!/(n-k)!`` placements, a
+distance byte and a word of 2-bit region codes (64 bits on 5x5): 9 bytes a placement, 27.5 GB
+of working state for 7 tiles on 5x5 before any slack.  This module searches the same states,
+(placement, blank region), laid out so that nothing but the depth is stored a state.
+
+The regions the free cells split into depend only on the *set* of cells the k tiles stand on
+(the map, one of ``C(n, k)``), not on which tile stands where.  A state is therefore indexed
+by the map, the blank's region among the map's regions and the permutation of the tiles over
+the map's cells (``k!``): ``(offset[map] + region) * k! + permutation``, with a small offset
+table per map (``solver/engine/region_bfs.h``).  The entries number ``k!`` times the regions
+of every map, 4,066,655,040 bytes for 7 tiles on 5x5 (:func:`entry_count`), each the depth at
+which its state was reached or 255.
+
+Each layer scans the entries at depth d and pushes them (every tile next to the blank's
+region slides into it, the blank now where the tile stood; unseen targets become d + 1) or,
+once the unseen states number fewer than ``pull_when`` times the frontier, pulls (every
+unseen state with a neighbour at depth d becomes d + 1).  The loops are the compiled
+engine's (``solver/engine/region_sweep.c``), run with the GIL released on ranges of maps that
+this module's threads take in turn; Ctrl-C stops a build between two ranges, within a
+fraction of a second.
+
+At the end the entries are folded into the tables :mod:`pdb_builder.pattern_bfs` builds: the
+additive table (per placement, by the k-permutation rank of
+:func:`solver.core.ranking.rank`, the smallest depth over its regions) and, if asked, the
+zero-aware twin's bytes in :mod:`pdb_builder.zero_aware`'s packed format (the main region's
+depth and the other regions' smallest, packed as :mod:`solver.core.packing` says).  Both are
+byte for byte those of the existing builders (``tests/test_region_bfs.py``).
+
+Memory (:func:`memory_bytes`): the entries, plus one table of ``n!/(n-k)!`` bytes while they
+are folded (the twin's bytes when one is built: the additive table is their low bits, taken
+once the entries are freed), plus the plan (the maps' labels and the permutations' move
+table, 15 MB for 7 tiles on 5x5).  7 tiles on 5x5: 4.07 GB + 2.43 GB = 6.5 GB.
+
+Imports: numpy, :mod:`solver.core` (board, config, packing, progress_bar, ranking, regions),
+:mod:`solver.engine`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from solver.core import config, packing
+from solver.core.board import Board, Shape, goal_board
+from solver.core.progress_bar import ProgressBar
+from solver.core.regions import main_region_masks
+from solver.engine import engine
+
+UNSEEN = 255  # an entry no layer has reached (the other parity class, for a full pattern)
+MAX_DEPTH = 254
+MAX_TILES = 8  # a permutation's rank fits 16 bits in the engine's move table
+ENTRIES_PER_ITEM = 1 << 21  # a layer's work handed to a thread at a time: well under a second
+PLACEMENTS_PER_ITEM = 1 << 21  # the fold's, likewise
+ITEMS_PER_THREAD = 8  # at least, so that threads finish a layer together
+PULL_WHEN = 2.0  # pull once unseen states < PULL_WHEN x frontier states
+JOIN_SECONDS = 0.2  # how long the main thread waits between looks for a signal
+PLAN_BYTES = 16 << 20  # the plan of 7 tiles on 5x5 is 15 MB
+
+
+class Plan(NamedTuple):
+    """The engine's tables of k tiles on a board (an opaque capsule) and their sizes."""
+
+    capsule: object
+    shape: Shape
+    k: int
+    maps: int  # C(n, k) sets of occupied cells
+    regions: int  # the regions of every map
+    entries: int  # regions x k!: the states, one byte each
+    perms: int  # k!
+    prefixes: int  # n!/(n-k+1)!: the placements in runs of n-k+1 ranks
+
+    @property
+    def placements(self) -> int:
+        """The placements of the k tiles: n!/(n-k)!."""
+        return self.prefixes * (self.shape.size - self.k + 1)
+
+
+@dataclass
+class RegionResult:
+    """A pattern's tables and how the search went (the fields of
+    :class:`pdb_builder.pattern_bfs.PatternResult`, and the twin's)."""
+
+    tiles: tuple[int, ...]
+    table: np.ndarray  # uint8 by the k-permutation rank of the tiles' cells, 255 unreached
+    counts: np.ndarray  # placements at each h value 0..max
+    unreached: int  # placements never reached
+    states: int  # (placement, region) states reached
+    seconds: float
+    layers: list = field(default_factory=list)  # (depth, "push" or "pull", new states, seconds)
+    twin: np.ndarray | None = None  # the zero-aware twin's packed bytes, when asked for
+    clipped: int = 0  # placements whose two classes differ by neither 0 nor HIGHER_BY
+    entries: int = 0  # the search's bytes: one a state
+
+    @property
+    def mean_h(self) -> float:
+        """The additive table's mean over the placements reached (from :attr:`counts`)."""
+        counts = self.counts
+        return float(np.dot(np.arange(len(counts)), counts) / counts.sum())
+
+
+def make_plan(shape: Shape | str, k: int) -> Plan:
+    """The engine's plan for ``k`` tiles on ``shape`` (ValueError where it cannot be made).
+
+    >>> p = make_plan("5x5", 7)
+    >>> p.maps, p.regions, p.entries, p.placements
+    (480700, 806876, 4066655040, 2422728000)
+    """
+    shape = Shape.parse(shape)
+    capsule = engine().region_plan(shape.rows, shape.cols, k)
+    maps, regions, entries, perms, prefixes = engine().region_plan_info(capsule)
+    return Plan(capsule, shape, k, maps, regions, entries, perms, prefixes)
+
+
+def entry_count(shape: Shape | str, k: int) -> int:
+    """The bytes of a k-tile pattern's search: k! times the regions of every set of k cells.
+
+    >>> entry_count("5x5", 7), entry_count("4x4", 8)
+    (4066655040, 2850382080)
+    """
+    shape = Shape.parse(shape)
+    return math.factorial(k) * engine().pattern_count_regions(shape.rows, shape.cols, k)
+
+
+def memory_bytes(shape: Shape | str, k: int) -> int:
+    """Peak bytes of the arrays of one pattern's search and fold (the twin's as well: the
+    additive table is the twin's low bits, made once the entries are freed): the entries,
+    one table of placements and the plan."""
+    shape = Shape.parse(shape)
+    return entry_count(shape, k) + math.perm(shape.size, k) + PLAN_BYTES
+
+
+def thread_count() -> int:
+    """Worker threads: ``$NPUZZLE_THREADS`` or the cores this process may use."""
+    env = os.environ.get(config.ENV_THREADS)
+    if env and env.isdigit() and int(env) > 0:
+        return int(env)
+    return config.usable_cores()
+
+
+def run_items(task, count: int, threads: int) -> None:
+    """Call ``task(i)`` for every ``i`` in ``range(count)`` on up to ``threads`` threads, one
+    item at a time.  The main thread waits in short joins, so a Ctrl-C reaches it at once; the
+    workers then stop taking items and the signal is raised once they are out of the engine.
+    An error in a worker stops the others and is raised here."""
+    if threads <= 1 or count <= 1:
+        for i in range(count):
+            task(i)
+        return
+    lock, stop, errors, state = threading.Lock(), threading.Event(), [], {"next": 0}
+
+    def worker():
+        while not stop.is_set():
+            with lock:
+                i = state["next"]
+                state["next"] += 1
+            if i >= count:
+                return
+            try:
+                task(i)
+            except BaseException as e:  # noqa: BLE001 - handed to the main thread
+                errors.append(e)
+                stop.set()
+                return
+
+    pool = [threading.Thread(target=worker, daemon=True) for _ in range(min(threads, count))]
+    for t in pool:
+        t.start()
+    try:
+        for t in pool:
+            while t.is_alive():
+                t.join(JOIN_SECONDS)
+    except BaseException:
+        stop.set()
+        for t in pool:
+            t.join()
+        raise
+    if errors:
+        raise errors[0]
+
+
+def map_items(plan: Plan, threads: int) -> list[tuple[int, int]]:
+    """Ranges of maps holding about equal numbers of entries: at most ENTRIES_PER_ITEM each
+    (a map's blocks never split) and, where there are enough maps, ITEMS_PER_THREAD per
+    thread or more."""
+    offsets = np.empty(plan.maps + 1, np.int64)
+    engine().region_offsets(plan.capsule, offsets)
+    count = max(-(-plan.entries // ENTRIES_PER_ITEM), ITEMS_PER_THREAD * threads)
+    count = min(count, plan.maps)
+    edges = np.searchsorted(offsets, np.linspace(0, plan.regions, count + 1), side="left")
+    edges[0], edges[-1] = 0, plan.maps
+    edges = np.unique(edges)
+    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+
+
+def prefix_items(plan: Plan, threads: int) -> list[tuple[int, int]]:
+    """Ranges of prefixes (runs of n-k+1 placements) for the fold, as :func:`map_items`."""
+    count = max(-(-plan.placements // PLACEMENTS_PER_ITEM), ITEMS_PER_THREAD * threads)
+    count = min(count, plan.prefixes)
+    edges = [plan.prefixes * i // count for i in range(count + 1)]
+    return [(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
+
+
+def _pattern(shape: Shape, tiles) -> tuple[int, ...]:
+    """``tiles`` sorted, once they are distinct tiles of ``shape`` (ValueError otherwise)."""
+    tiles = tuple(sorted(int(t) for t in tiles))
+    if len(set(tiles)) != len(tiles) or not all(1 <= t < shape.size for t in tiles):
+        raise ValueError(
+            f"pattern {tiles} is not a set of tiles of a {shape} board (1..{shape.size - 1})"
+        )
+    if len(tiles) > MAX_TILES:
+        raise ValueError(f"the region BFS takes patterns of up to {MAX_TILES} tiles")
+    return tiles
+
+
+def region_bfs(
+    shape: Shape | str,
+    tiles,
+    goal: Board | None = None,
+    twin: bool = False,
+    progress: bool = True,
+    label: str | None = None,
+    threads: int | None = None,
+    pull_when: float = PULL_WHEN,
+    on_layer=None,
+) -> RegionResult:
+    """Build the additive table of one pattern (and, with ``twin``, its zero-aware twin's
+    packed bytes) for ``goal`` (default: blank-last) by the search over (map, region,
+    permutation): the same tables as :func:`pdb_builder.pattern_bfs.bfs_pattern` and
+    :func:`pdb_builder.zero_aware.pack_classes` of
+    :func:`~pdb_builder.zero_aware.zero_aware_tables`.  ``on_layer(depth, new states,
+    seconds)``, if given, is called after each layer.  A twin's distances must fit a packed
+    byte (ValueError otherwise, as the packing's).
+
+    >>> r = region_bfs("2x2", (1, 2, 3), progress=False)   # the whole 3-puzzle
+    >>> r.table.tolist()[:8], r.unreached, r.counts.tolist()
+    ([0, 1, 255, 255, 255, 1, 255, 255], 12, [1, 2, 2, 2, 2, 2, 1])
+    """
+    shape = Shape.parse(shape)
+    goal = goal if goal is not None else goal_board(shape)
+    tiles = _pattern(shape, tiles)
+    plan = make_plan(shape, len(tiles))
+    threads = threads or thread_count()
+    t0 = time.perf_counter()
+    entries = np.full(plan.entries, UNSEEN, np.uint8)
+    home = [goal.tiles.index(t) for t in tiles]
+    entries[engine().region_index(plan.capsule, home, goal.blank)] = 0
+    desc = label or f"pattern {','.join(map(str, tiles))}"
+    states, layers = _search(plan, entries, threads, pull_when, desc, progress, on_layer)
+    table, packed, hist, clipped = _fold(plan, entries, threads, twin)
+    del entries
+    if packed is not None:  # every distance fits the packed byte: its low bits are the minimum
+        table = np.bitwise_and(packed, np.uint8(packing.VALUE_MASK))
+    top = int(np.flatnonzero(hist[:UNSEEN]).max())
+    return RegionResult(
+        tiles=tiles,
+        table=table,
+        counts=hist[: top + 1].copy(),
+        unreached=int(hist[UNSEEN]),
+        states=states,
+        seconds=time.perf_counter() - t0,
+        layers=layers,
+        twin=packed,
+        clipped=clipped,
+        entries=plan.entries,
+    )
+
+
+def _search(plan: Plan, entries, threads, pull_when, desc, progress, on_layer):
+    """Run the layers from the goal state (entry 0) until one reaches nothing; return the
+    states reached and the layers' records."""
+    items = map_items(plan, threads)
+    n = plan.shape.size
+    reachable = plan.entries // 2 if plan.k == n - 1 else plan.entries  # one parity class
+    bar = ProgressBar(
+        total=reachable, desc=desc, unit="st", unit_scale=True, disable=not progress, leave=True
+    )
+    bar.update(1)
+    states, frontier, layers, d = 1, 1, [], 0
+    try:
+        while True:
+            if d >= MAX_DEPTH:
+                raise ValueError(f"{desc} needs more than {MAX_DEPTH} moves: too many for a byte")
+            pull = reachable - states < pull_when * frontier
+            t1 = time.perf_counter()
+            new = _layer(plan, entries, pull, d, items, threads)
+            seconds = time.perf_counter() - t1
+            layers.append((d + 1, "pull" if pull else "push", new, seconds))
+            if on_layer is not None:
+                on_layer(d + 1, new, seconds)
+            if new == 0:
+                break
+            d, states, frontier = d + 1, states + new, new
+            bar.update(new)
+            bar.set_postfix_str(f"depth {d}, {new:,} states", refresh=False)
+    finally:
+        bar.close()
+    return states, layers
+
+
+def _layer(plan: Plan, entries, pull: bool, d: int, items, threads: int) -> int:
+    """The states at depth ``d + 1``, reached from those at ``d`` over the map ranges
+    ``items`` on ``threads`` threads; their count."""
+    out = [0] * len(items)
+    run = engine().region_layer
+
+    def task(i):
+        """One range of maps (the engine releases the GIL)."""
+        out[i] = run(plan.capsule, entries, pull, d, *items[i])
+
+    run_items(task, len(items), threads)
+    return sum(out)
+
+
+def _fold(plan: Plan, entries, threads: int, twin: bool):
+    """``(additive, packed, histogram, clipped)`` of the finished search: the additive table
+    (None with a twin: it is the twin's low bits), the twin's packed bytes (None without one)
+    and the placements at each smallest depth (index 255: unreached)."""
+    items = prefix_items(plan, threads)
+    shape = plan.shape
+    additive = None if twin else np.empty(plan.placements, np.uint8)
+    packed = np.empty(plan.placements, np.uint8) if twin else None
+    main = main_region_masks(shape.rows, shape.cols, plan.k) if twin else None
+    hists = np.zeros((len(items), 256), np.int64)
+    found = [(0, 0, 0)] * len(items)
+    run = engine().region_fold
+    args = (packing.VALUE_BITS, packing.HIGHER_BY, packing.MAIN, packing.OTHER)
+
+    def task(i):
+        """One range of prefixes (the engine releases the GIL)."""
+        first, last = items[i]
+        found[i] = run(plan.capsule, entries, first, last, additive, packed, main, hists[i], *args)
+
+    run_items(task, len(items), threads)
+    largest = max(f[2] for f in found)
+    if twin and largest > packing.VALUE_MASK:
+        raise ValueError(f"a distance above {packing.VALUE_MASK} does not fit a packed entry")
+    return additive, packed, hists.sum(axis=0), sum(f[1] for f in found)
+
+
+__all__ = [
+    "Plan",
+    "RegionResult",
+    "entry_count",
+    "make_plan",
+    "memory_bytes",
+    "region_bfs",
+]
