@@ -59,16 +59,26 @@ static inline int64_t rg_colex(const rg_plan *pl, uint64_t mask) {
     return r;
 }
 
+/* The cells of each 8-bit set: the engine is compiled for any x86-64, where
+ * __builtin_popcount is a library call, and permutation ranks count sets of < 8 positions. */
+extern const uint8_t rg_ones8[256];
+
 /* The permutation rank of positions pos[0..k-1] (distinct, each < k). */
 static inline int64_t rg_perm_rank(const int *pos, int k) {
     int64_t r = 0;
     unsigned used = 0;
     for (int i = 0; i < k; i++) {
-        int below = __builtin_popcount(used & ((1u << pos[i]) - 1));
-        r = r * (k - i) + (pos[i] - below);
+        r = r * (k - i) + (pos[i] - rg_ones8[used & ((1u << pos[i]) - 1)]);
         used |= 1u << pos[i];
     }
     return r;
+}
+
+/* pos[j] = the place of cells[j] among the cells of `mask` in increasing order. */
+static inline void rg_positions(uint64_t mask, const int *cells, int k, int *pos) {
+    int place[RG_MAX_CELLS];
+    for (int i = 0; mask != 0; i++, mask &= mask - 1) place[__builtin_ctzll(mask)] = i;
+    for (int j = 0; j < k; j++) pos[j] = place[cells[j]];
 }
 
 /* The entry of the state with tile j (sorted order) on cells[j] and the blank on `blank`;

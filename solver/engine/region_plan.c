@@ -10,6 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+const uint8_t rg_ones8[256] = {
+#define RG_B2(n) n, n + 1, n + 1, n + 2
+#define RG_B4(n) RG_B2(n), RG_B2(n + 1), RG_B2(n + 1), RG_B2(n + 2)
+#define RG_B6(n) RG_B4(n), RG_B4(n + 1), RG_B4(n + 1), RG_B4(n + 2)
+    RG_B6(0), RG_B6(1), RG_B6(1), RG_B6(2)};
+
 /* The cells of the free mask `free` joined to `seed` through free neighbours. */
 static uint64_t flood(uint64_t seed, uint64_t free, const rg_plan *pl) {
     uint64_t r = seed;
@@ -164,7 +170,6 @@ int64_t rg_state_index(const rg_plan *pl, const int *cells, int blank) {
     if (blank < 0 || blank >= pl->n || (mask >> blank) & 1) return -1;
     int64_t m = rg_colex(pl, mask);
     int pos[RG_MAX_TILES];
-    for (int j = 0; j < pl->k; j++)
-        pos[j] = __builtin_popcountll(mask & ((UINT64_C(1) << cells[j]) - 1));
+    rg_positions(mask, cells, pl->k, pos);
     return (pl->offset[m] + pl->label[m * pl->n + blank]) * pl->perms + rg_perm_rank(pos, pl->k);
 }

@@ -165,51 +165,78 @@ static uint8_t twin_entry(const rg_plan *pl, const uint8_t *entries, int64_t m, 
     return pack_pair(a, b, out, counts);
 }
 
+/* Where one placement's states lie: its map and its permutation's rank there. */
+typedef struct {
+    int64_t m, p;
+    uint64_t mask;
+} rg_spot;
+
+/* The runs of n-k+1 placements a fold locates before it reads any: their entries are asked
+ * for from memory first (the placements' states lie anywhere in the entries), so that many
+ * reads are under way at once instead of one after another. */
+#define RG_RUNS_AHEAD 8
+
+/* The spots of prefix b's run (the last tile on each free cell in increasing order: the
+ * run's ranks b * (n-k+1) on), their entries asked for; how many (n-k+1). */
+static int locate_run(const rg_plan *pl, const uint8_t *entries, int64_t b, rg_spot *spots) {
+    const int n = pl->n, k = pl->k;
+    int cells[RG_MAX_TILES], pos[RG_MAX_TILES], digit[RG_MAX_TILES];
+    for (int i = k - 2; i >= 0; i--) {
+        digit[i] = (int)(b % (n - i));
+        b /= n - i;
+    }
+    uint64_t prefix = 0;
+    for (int i = 0; i < k - 1; i++) {
+        int v = 0;
+        for (int left = digit[i];; v++) {
+            if ((prefix >> v) & 1) continue;
+            if (left-- == 0) break;
+        }
+        cells[i] = v;
+        prefix |= UINT64_C(1) << v;
+    }
+    int count = 0;
+    for (int v = 0; v < n; v++) {
+        if ((prefix >> v) & 1) continue;
+        uint64_t mask = prefix | (UINT64_C(1) << v);
+        cells[k - 1] = v;
+        rg_positions(mask, cells, k, pos);
+        rg_spot *s = &spots[count++];
+        s->m = rg_colex(pl, mask);
+        s->p = rg_perm_rank(pos, k);
+        s->mask = mask;
+        for (int64_t r = pl->offset[s->m]; r < pl->offset[s->m + 1]; r++)
+            __builtin_prefetch(entries + r * pl->perms + s->p);
+    }
+    return count;
+}
+
+/* One placement's tables from its states. */
+static void fold_spot(const rg_plan *pl, const uint8_t *entries, const rg_spot *s,
+                      int64_t rank, const rg_fold_out *out, rg_fold_counts *counts) {
+    int low = RG_UNSEEN;
+    for (int64_t r = pl->offset[s->m]; r < pl->offset[s->m + 1]; r++) {
+        int e = entries[r * pl->perms + s->p];
+        if (e < low) low = e;
+    }
+    counts->hist[low]++;
+    counts->unreached += low == RG_UNSEEN;
+    if (out->additive != NULL) out->additive[rank] = (uint8_t)low;
+    if (out->twin != NULL) out->twin[rank] = twin_entry(pl, entries, s->m, s->p, s->mask, out, counts);
+}
+
 /* The placements' tables over the prefixes first..last-1.  The placements are walked in
  * rank order, so the tables are written in sequence and only the entries are read at random:
  * a prefix fixes the cells of the first k-1 tiles (the rank's leading digits), and the last
- * tile's n-k+1 choices, the free cells in increasing order, are its n-k+1 ranks. */
+ * tile's n-k+1 choices are its n-k+1 ranks. */
 void rg_fold(const rg_plan *pl, const uint8_t *entries, int64_t first, int64_t last,
              const rg_fold_out *out, rg_fold_counts *counts) {
-    const int n = pl->n, k = pl->k, run = n - k + 1;
-    int cells[RG_MAX_TILES], pos[RG_MAX_TILES];
-    for (int64_t b = first; b < last; b++) {
-        int digit[RG_MAX_TILES];
-        int64_t rest = b;
-        for (int i = k - 2; i >= 0; i--) {
-            digit[i] = (int)(rest % (n - i));
-            rest /= n - i;
-        }
-        uint64_t prefix = 0;
-        for (int i = 0; i < k - 1; i++) {
-            int v = 0;
-            for (int left = digit[i];; v++) {
-                if ((prefix >> v) & 1) continue;
-                if (left-- == 0) break;
-            }
-            cells[i] = v;
-            prefix |= UINT64_C(1) << v;
-        }
-        int64_t rank = b * run;
-        for (int v = 0; v < n; v++) {
-            if ((prefix >> v) & 1) continue;
-            uint64_t mask = prefix | (UINT64_C(1) << v);
-            cells[k - 1] = v;
-            for (int j = 0; j < k; j++)
-                pos[j] = __builtin_popcountll(mask & ((UINT64_C(1) << cells[j]) - 1));
-            int64_t m = rg_colex(pl, mask), p = rg_perm_rank(pos, k);
-            int64_t base = pl->offset[m], nreg = pl->offset[m + 1] - base;
-            int low = RG_UNSEEN;
-            for (int r = 0; r < nreg; r++) {
-                int e = entries[(base + r) * pl->perms + p];
-                if (e < low) low = e;
-            }
-            counts->hist[low]++;
-            counts->unreached += low == RG_UNSEEN;
-            if (out->additive != NULL) out->additive[rank] = (uint8_t)low;
-            if (out->twin != NULL)
-                out->twin[rank] = twin_entry(pl, entries, m, p, mask, out, counts);
-            rank++;
-        }
+    const int run = pl->n - pl->k + 1;
+    rg_spot spots[RG_RUNS_AHEAD * RG_MAX_CELLS];
+    for (int64_t b = first; b < last; b += RG_RUNS_AHEAD) {
+        int64_t end = b + RG_RUNS_AHEAD < last ? b + RG_RUNS_AHEAD : last;
+        int count = 0;
+        for (int64_t x = b; x < end; x++) count += locate_run(pl, entries, x, spots + count);
+        for (int i = 0; i < count; i++) fold_spot(pl, entries, &spots[i], b * run + i, out, counts);
     }
 }
