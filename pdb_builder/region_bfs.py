@@ -31,7 +31,8 @@ byte for byte those of the existing builders (``tests/test_region_bfs.py``).
 Memory (:func:`memory_bytes`): the entries, plus one table of ``n!/(n-k)!`` bytes while they
 are folded (the twin's bytes when one is built: the additive table is their low bits, taken
 once the entries are freed), plus the plan (the maps' labels and the permutations' move
-table, 15 MB for 7 tiles on 5x5).  7 tiles on 5x5: 4.07 GB + 2.43 GB = 6.5 GB.
+table, 20 MB for 7 tiles on 5x5: :func:`plan_bytes`).  7 tiles on 5x5: 4.07 GB + 2.43 GB +
+0.02 GB = 6.5 GB.
 
 Imports: numpy, :mod:`solver.core` (board, config, packing, progress_bar, ranking, regions),
 :mod:`solver.engine`.
@@ -62,7 +63,6 @@ PLACEMENTS_PER_ITEM = 1 << 21  # the fold's, likewise
 ITEMS_PER_THREAD = 8  # at least, so that threads finish a layer together
 PULL_WHEN = 2.0  # pull once unseen states < PULL_WHEN x frontier states
 JOIN_SECONDS = 0.2  # how long the main thread waits between looks for a signal
-PLAN_BYTES = 16 << 20  # the plan of 7 tiles on 5x5 is 15 MB
 
 
 class Plan(NamedTuple):
@@ -129,12 +129,24 @@ def entry_count(shape: Shape | str, k: int) -> int:
     return math.factorial(k) * engine().pattern_count_regions(shape.rows, shape.cols, k)
 
 
+def plan_bytes(shape: Shape | str, k: int) -> int:
+    """The plan's bytes: per map its mask, offset and a label per cell; the move table of
+    k x k x k! permutation ranks (20 MB for 7 tiles on 5x5)."""
+    shape = Shape.parse(shape)
+    maps = math.comb(shape.size, k)
+    return maps * (16 + shape.size) + 2 * k * k * math.factorial(k)
+
+
 def memory_bytes(shape: Shape | str, k: int) -> int:
     """Peak bytes of the arrays of one pattern's search and fold (the twin's as well: the
     additive table is the twin's low bits, made once the entries are freed): the entries,
-    one table of placements and the plan."""
+    one table of placements and the plan.
+
+    >>> memory_bytes("5x5", 7)
+    6509585660
+    """
     shape = Shape.parse(shape)
-    return entry_count(shape, k) + math.perm(shape.size, k) + PLAN_BYTES
+    return entry_count(shape, k) + math.perm(shape.size, k) + plan_bytes(shape, k)
 
 
 def thread_count() -> int:
@@ -351,5 +363,6 @@ __all__ = [
     "entry_count",
     "make_plan",
     "memory_bytes",
+    "plan_bytes",
     "region_bfs",
 ]
