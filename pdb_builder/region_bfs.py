@@ -123,7 +123,7 @@ def entry_count(shape: Shape | str, k: int) -> int:
     """The bytes of a k-tile pattern's search: k! times the regions of every set of k cells.
 
     >>> entry_count("5x5", 7), entry_count("4x4", 8)
-    (4066655040, 2850382080)
+    (4066655040, 1425191040)
     """
     shape = Shape.parse(shape)
     return math.factorial(k) * engine().pattern_count_regions(shape.rows, shape.cols, k)
