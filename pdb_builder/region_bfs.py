@@ -212,11 +212,13 @@ def map_items(plan: Plan, threads: int) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
 
 
-def prefix_items(plan: Plan, threads: int) -> list[tuple[int, int]]:
-    """Ranges of prefixes (runs of n-k+1 placements) for the fold, as :func:`map_items`."""
-    count = max(-(-plan.placements // PLACEMENTS_PER_ITEM), ITEMS_PER_THREAD * threads)
-    count = min(count, plan.prefixes)
-    edges = [plan.prefixes * i // count for i in range(count + 1)]
+def prefix_items(plan: Plan, threads: int, first: int, last: int) -> list[tuple[int, int]]:
+    """Ranges of the prefixes ``first..last-1`` (runs of n-k+1 placements) for the fold, as
+    :func:`map_items`."""
+    total = (last - first) * (plan.shape.size - plan.k + 1)
+    count = max(-(-total // PLACEMENTS_PER_ITEM), ITEMS_PER_THREAD * threads)
+    count = max(1, min(count, last - first))
+    edges = [first + (last - first) * i // count for i in range(count + 1)]
     return [(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
 
 
@@ -230,6 +232,112 @@ def _pattern(shape: Shape, tiles) -> tuple[int, ...]:
     if len(tiles) > MAX_TILES:
         raise ValueError(f"the region BFS takes patterns of up to {MAX_TILES} tiles")
     return tiles
+
+
+@dataclass
+class Search:
+    """A finished search: the plan, the entries (one byte a state: its depth, 255 unseen)
+    and what the layers did; :func:`fold` and :func:`fold_chunks` read the tables from it."""
+
+    plan: Plan
+    tiles: tuple[int, ...]
+    entries: np.ndarray | None
+    states: int
+    layers: list
+    seconds: float
+    threads: int
+
+
+class Folded(NamedTuple):
+    """What a fold found: placements by their smallest depth (index 255: unreached), the
+    twin's placements whose classes differ by neither 0 nor HIGHER_BY, the largest depth."""
+
+    hist: np.ndarray
+    clipped: int
+    largest: int
+
+
+def search(
+    shape: Shape | str,
+    tiles,
+    goal: Board | None = None,
+    progress: bool = True,
+    label: str | None = None,
+    threads: int | None = None,
+    pull_when: float = PULL_WHEN,
+    on_layer=None,
+) -> Search:
+    """Search every (placement, blank region) state of ``tiles`` from ``goal`` (default:
+    blank-last), a layer at a time until one reaches nothing.  A layer pulls instead of
+    pushing once the unseen states number fewer than ``pull_when`` times the frontier.
+    ``on_layer(depth, new states, seconds)``, if given, is called after each layer."""
+    shape = Shape.parse(shape)
+    goal = goal if goal is not None else goal_board(shape)
+    tiles = _pattern(shape, tiles)
+    plan = make_plan(shape, len(tiles))
+    threads = threads or thread_count()
+    t0 = time.perf_counter()
+    entries = np.full(plan.entries, UNSEEN, np.uint8)
+    home = [goal.tiles.index(t) for t in tiles]
+    entries[engine().region_index(plan.capsule, home, goal.blank)] = 0
+    desc = label or f"pattern {','.join(map(str, tiles))}"
+    states, layers = _layers(plan, entries, threads, pull_when, desc, progress, on_layer)
+    return Search(plan, tiles, entries, states, layers, time.perf_counter() - t0, threads)
+
+
+def fold(found: Search, first: int, last: int, additive=None, twin=None) -> Folded:
+    """Write the tables of the placements of prefixes ``first..last-1`` (the ranks from
+    ``first * (n-k+1)`` on) into ``additive`` (the smallest depth over the regions) and
+    ``twin`` (the two classes packed: :func:`pdb_builder.zero_aware.pack_classes`'s byte),
+    uint8 arrays of one item a placement, either None when not wanted; on the search's
+    threads.  Raises ValueError where a twin's distance does not fit a packed byte."""
+    plan = found.plan
+    shape, run = plan.shape, plan.shape.size - plan.k + 1
+    main = main_region_masks(shape.rows, shape.cols, plan.k) if twin is not None else None
+    items = prefix_items(plan, found.threads, first, last)
+    hists = np.zeros((len(items), 256), np.int64)
+    out = [(0, 0, 0)] * len(items)
+    call = engine().region_fold
+    args = (packing.VALUE_BITS, packing.HIGHER_BY, packing.MAIN, packing.OTHER)
+
+    def part(table, a, b):
+        return None if table is None else table[(a - first) * run : (b - first) * run]
+
+    def task(i):
+        """One range of prefixes (the engine releases the GIL)."""
+        a, b = items[i]
+        out[i] = call(
+            plan.capsule,
+            found.entries,
+            a,
+            b,
+            part(additive, a, b),
+            part(twin, a, b),
+            main,
+            hists[i],
+            *args,
+        )
+
+    run_items(task, len(items), found.threads)
+    largest = max(o[2] for o in out)
+    if twin is not None and largest > packing.VALUE_MASK:
+        raise ValueError(f"a distance above {packing.VALUE_MASK} does not fit a packed entry")
+    return Folded(hists.sum(axis=0), sum(o[1] for o in out), largest)
+
+
+def fold_chunks(found: Search, twin: bool = False, placements: int = 1 << 26):
+    """The search's tables a part at a time, for a writer that never holds a whole table:
+    yields ``(first rank, additive part, twin part or None, Folded)``, the parts about
+    ``placements`` long, in rank order.  Memory: the entries and the parts."""
+    plan = found.plan
+    run = plan.shape.size - plan.k + 1
+    step = max(1, placements // run)
+    for a in range(0, plan.prefixes, step):
+        b = min(plan.prefixes, a + step)
+        additive = np.empty((b - a) * run, np.uint8)
+        packed = np.empty((b - a) * run, np.uint8) if twin else None
+        folded = fold(found, a, b, additive, packed)
+        yield a * run, additive, packed, folded
 
 
 def region_bfs(
@@ -247,47 +355,42 @@ def region_bfs(
     packed bytes) for ``goal`` (default: blank-last) by the search over (map, region,
     permutation): the same tables as :func:`pdb_builder.pattern_bfs.bfs_pattern` and
     :func:`pdb_builder.zero_aware.pack_classes` of
-    :func:`~pdb_builder.zero_aware.zero_aware_tables`.  ``on_layer(depth, new states,
-    seconds)``, if given, is called after each layer.  A twin's distances must fit a packed
-    byte (ValueError otherwise, as the packing's).
+    :func:`~pdb_builder.zero_aware.zero_aware_tables`.  The arguments are :func:`search`'s.
+    A twin's distances must fit a packed byte (ValueError otherwise, as the packing's); its
+    additive table is then the packed bytes' low bits, taken once the entries are freed.
 
     >>> r = region_bfs("2x2", (1, 2, 3), progress=False)   # the whole 3-puzzle
     >>> r.table.tolist()[:8], r.unreached, r.counts.tolist()
     ([0, 1, 255, 255, 255, 1, 255, 255], 12, [1, 2, 2, 2, 2, 2, 1])
     """
-    shape = Shape.parse(shape)
-    goal = goal if goal is not None else goal_board(shape)
-    tiles = _pattern(shape, tiles)
-    plan = make_plan(shape, len(tiles))
-    threads = threads or thread_count()
     t0 = time.perf_counter()
-    entries = np.full(plan.entries, UNSEEN, np.uint8)
-    home = [goal.tiles.index(t) for t in tiles]
-    entries[engine().region_index(plan.capsule, home, goal.blank)] = 0
-    desc = label or f"pattern {','.join(map(str, tiles))}"
-    states, layers = _search(plan, entries, threads, pull_when, desc, progress, on_layer)
-    table, packed, hist, clipped = _fold(plan, entries, threads, twin)
-    del entries
+    found = search(shape, tiles, goal, progress, label, threads, pull_when, on_layer)
+    plan = found.plan
+    table = None if twin else np.empty(plan.placements, np.uint8)
+    packed = np.empty(plan.placements, np.uint8) if twin else None
+    folded = fold(found, 0, plan.prefixes, table, packed)
+    found.entries = None  # freed before the additive table is taken from the twin
     if packed is not None:  # every distance fits the packed byte: its low bits are the minimum
         table = np.bitwise_and(packed, np.uint8(packing.VALUE_MASK))
+    hist = folded.hist
     top = int(np.flatnonzero(hist[:UNSEEN]).max())
     return RegionResult(
-        tiles=tiles,
+        tiles=found.tiles,
         table=table,
         counts=hist[: top + 1].copy(),
         unreached=int(hist[UNSEEN]),
-        states=states,
+        states=found.states,
         seconds=time.perf_counter() - t0,
-        layers=layers,
+        layers=found.layers,
         twin=packed,
-        clipped=clipped,
+        clipped=folded.clipped,
         entries=plan.entries,
     )
 
 
-def _search(plan: Plan, entries, threads, pull_when, desc, progress, on_layer):
-    """Run the layers from the goal state (entry 0) until one reaches nothing; return the
-    states reached and the layers' records."""
+def _layers(plan: Plan, entries, threads, pull_when, desc, progress, on_layer):
+    """Run the layers from the goal state (the one entry at 0) until one reaches nothing;
+    return the states reached and the layers' records."""
     items = map_items(plan, threads)
     n = plan.shape.size
     reachable = plan.entries // 2 if plan.k == n - 1 else plan.entries  # one parity class
@@ -331,35 +434,14 @@ def _layer(plan: Plan, entries, pull: bool, d: int, items, threads: int) -> int:
     return sum(out)
 
 
-def _fold(plan: Plan, entries, threads: int, twin: bool):
-    """``(additive, packed, histogram, clipped)`` of the finished search: the additive table
-    (None with a twin: it is the twin's low bits), the twin's packed bytes (None without one)
-    and the placements at each smallest depth (index 255: unreached)."""
-    items = prefix_items(plan, threads)
-    shape = plan.shape
-    additive = None if twin else np.empty(plan.placements, np.uint8)
-    packed = np.empty(plan.placements, np.uint8) if twin else None
-    main = main_region_masks(shape.rows, shape.cols, plan.k) if twin else None
-    hists = np.zeros((len(items), 256), np.int64)
-    found = [(0, 0, 0)] * len(items)
-    run = engine().region_fold
-    args = (packing.VALUE_BITS, packing.HIGHER_BY, packing.MAIN, packing.OTHER)
-
-    def task(i):
-        """One range of prefixes (the engine releases the GIL)."""
-        first, last = items[i]
-        found[i] = run(plan.capsule, entries, first, last, additive, packed, main, hists[i], *args)
-
-    run_items(task, len(items), threads)
-    largest = max(f[2] for f in found)
-    if twin and largest > packing.VALUE_MASK:
-        raise ValueError(f"a distance above {packing.VALUE_MASK} does not fit a packed entry")
-    return additive, packed, hists.sum(axis=0), sum(f[1] for f in found)
-
-
 __all__ = [
+    "Folded",
     "Plan",
     "RegionResult",
+    "Search",
+    "fold",
+    "fold_chunks",
+    "search",
     "entry_count",
     "make_plan",
     "memory_bytes",

@@ -201,12 +201,12 @@ def test_engine_refuses_what_it_cannot_use():
     with pytest.raises(ValueError, match="items"):
         e.region_fold(p.capsule, entries, 0, p.prefixes, table[:-1], None, None, hist, *args)
     with pytest.raises(TypeError, match="uint32"):
-        e.region_fold(p.capsule, entries, 0, 1, None, table, hist, hist, *args)
+        e.region_fold(p.capsule, entries, 0, 1, None, table[:7], hist, hist, *args)
     with pytest.raises(ValueError, match="out of range"):
         e.region_fold(p.capsule, entries, 0, p.prefixes + 1, table, None, None, hist, *args)
     bad_main = np.zeros(p.maps, np.uint32)
     with pytest.raises(ValueError, match="no region"):
-        e.region_fold(p.capsule, entries, 0, 1, None, table, bad_main, hist, *args)
+        e.region_fold(p.capsule, entries, 0, 1, None, table[:7], bad_main, hist, *args)
     with pytest.raises(ValueError, match="tiles"):
         e.region_plan(3, 3, 9)
     with pytest.raises(ValueError, match="cells"):
@@ -244,3 +244,16 @@ def test_ctrl_c_stops_a_build():
     out, err = proc.communicate(timeout=120)
     assert "finished" not in out
     assert proc.returncode != 0 and "KeyboardInterrupt" in err
+
+
+def test_fold_in_parts_is_the_whole_table():
+    shape, tiles = Shape.parse("4x4"), (2, 3, 6, 7, 11)
+    whole = rb.region_bfs(shape, tiles, twin=True, progress=False)
+    found = rb.search(shape, tiles, progress=False, threads=2)
+    parts = list(rb.fold_chunks(found, twin=True, placements=100_003))
+    assert len(parts) > 5 and parts[0][0] == 0
+    assert np.array_equal(np.concatenate([p[1] for p in parts]), whole.table)
+    assert np.array_equal(np.concatenate([p[2] for p in parts]), whole.twin)
+    assert sum(p[3].clipped for p in parts) == whole.clipped
+    hist = sum(p[3].hist for p in parts)
+    assert hist[: len(whole.counts)].tolist() == whole.counts.tolist()

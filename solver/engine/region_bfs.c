@@ -174,8 +174,9 @@ static void release(Py_buffer *v) {
 
 /* region_fold(plan, entries, first, last, additive, twin, main, hist, value_bits, higher_by,
  * main_class, other_class) -> (unreached, clipped, largest): the tables of the placements of
- * prefixes first..last-1 (ranks first * (n-k+1) on); additive and twin uint8 over every
- * placement or None, main (uint32 by colex rank) with a twin, hist (256 int64) added to. */
+ * prefixes first..last-1; additive and twin uint8, one item a placement from the rank
+ * first * (n-k+1) on, or None; main (uint32 by colex rank) with a twin; hist (256 int64)
+ * added to. */
 static PyObject *fold(PyObject *self, PyObject *args) {
     PyObject *obj, *entries_obj, *add_obj, *twin_obj, *main_obj, *hist_obj;
     long long first, last;
@@ -196,7 +197,7 @@ static PyObject *fold(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "region_fold: value_bits 1..6, classes 0 or 1");
         return NULL;
     }
-    const Py_ssize_t placements = pl->prefixes * (pl->n - pl->k + 1);
+    const Py_ssize_t placements = (Py_ssize_t)(last - first) * (pl->n - pl->k + 1);
     Py_buffer entries = {0}, add = {0}, twin = {0}, main = {0}, hist = {0};
     int ok = view_u8(&entries, entries_obj, "entries", pl->entries, 0) == 0;
     ok = ok && optional_u8(&add, add_obj, "additive", placements) == 0;

@@ -90,7 +90,8 @@ int64_t rg_layer_push(const rg_plan *pl, uint8_t *entries, int d, int64_t first,
 int64_t rg_layer_pull(const rg_plan *pl, uint8_t *entries, int d, int64_t first, int64_t last);
 
 /* The fold of the finished search into per-placement tables, over the placements whose
- * ranks run from first * (n-k+1) to last * (n-k+1) - 1 (see region_sweep.c). */
+ * ranks run from first * (n-k+1) to last * (n-k+1) - 1, the tables' items 0 on (a slice
+ * of the whole table, or a part of it written out before the next; region_sweep.c). */
 typedef struct {
     uint8_t *additive;    /* the smallest depth over every region, or NULL */
     uint8_t *twin;        /* the two classes packed in a byte (solver.core.packing), or NULL */

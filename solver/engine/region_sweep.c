@@ -225,10 +225,11 @@ static void fold_spot(const rg_plan *pl, const uint8_t *entries, const rg_spot *
     if (out->twin != NULL) out->twin[rank] = twin_entry(pl, entries, s->m, s->p, s->mask, out, counts);
 }
 
-/* The placements' tables over the prefixes first..last-1.  The placements are walked in
- * rank order, so the tables are written in sequence and only the entries are read at random:
- * a prefix fixes the cells of the first k-1 tiles (the rank's leading digits), and the last
- * tile's n-k+1 choices are its n-k+1 ranks. */
+/* The placements' tables over the prefixes first..last-1, written from the tables' item 0
+ * (the rank first * (n-k+1)) on.  The placements are walked in rank order, so the tables
+ * are written in sequence and only the entries are read at random: a prefix fixes the cells
+ * of the first k-1 tiles (the rank's leading digits), and the last tile's n-k+1 choices are
+ * its n-k+1 ranks. */
 void rg_fold(const rg_plan *pl, const uint8_t *entries, int64_t first, int64_t last,
              const rg_fold_out *out, rg_fold_counts *counts) {
     const int run = pl->n - pl->k + 1;
@@ -237,6 +238,7 @@ void rg_fold(const rg_plan *pl, const uint8_t *entries, int64_t first, int64_t l
         int64_t end = b + RG_RUNS_AHEAD < last ? b + RG_RUNS_AHEAD : last;
         int count = 0;
         for (int64_t x = b; x < end; x++) count += locate_run(pl, entries, x, spots + count);
-        for (int i = 0; i < count; i++) fold_spot(pl, entries, &spots[i], b * run + i, out, counts);
+        for (int i = 0; i < count; i++)
+            fold_spot(pl, entries, &spots[i], (b - first) * run + i, out, counts);
     }
 }
