@@ -1,6 +1,6 @@
 """Slow, obviously-right reference: breadth-first search over board tuples with a dict.
 
-Independent of the table code on purpose (no ranking, no numba); tests compare against it.
+Independent of the table code on purpose (no ranking); tests compare against it.
 """
 
 from __future__ import annotations

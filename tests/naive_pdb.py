@@ -1,4 +1,4 @@
-"""Slow, obviously-right references for the pattern-database tests (no numba, no ranking tricks).
+"""Slow, obviously-right references for the pattern-database tests (no ranking tricks).
 
 * :func:`pattern_states` -- a 0-1 breadth-first search over (cells of the pattern tiles, blank
   cell): the blank moving onto a pattern tile costs 1 (that tile slides), onto any other cell 0.

@@ -173,8 +173,8 @@ def test_every_blind_search_gets_the_default_cap(algorithm):
 
 
 def test_idastars_kernel_is_loaded_before_any_run_is_timed(run_cli, monkeypatch, tmp_path):
-    """The first compare after an install would otherwise time numba compiling IDA*'s kernel
-    (seconds) as the IDA* run's search."""
+    """The first compare would otherwise time mapping IDA*'s tables and making its pruning
+    machine as the IDA* run's search."""
     from solver import api
 
     calls = []

@@ -197,17 +197,6 @@ def test_package_level_api(exact_dir):
     assert got.tolist() == [1, -1]
 
 
-def test_a_lookup_does_not_import_numba(exact_dir):
-    import subprocess
-    import sys
-
-    code = (
-        f"import sys, solver; solver.distance('8 6 7 2 5 4 3 0 1', data_dir={str(exact_dir)!r}); "
-        "assert 'numba' not in sys.modules"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
-
-
 # --- the compiled search (solver/engine/exact_bfs.c) against the naive BFS -------------------
 
 

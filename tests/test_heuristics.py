@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -426,27 +425,7 @@ def test_an_interrupted_build_leaves_the_old_file_and_no_partial_one(tmp_path, s
     assert list(tmp_path.glob("*.tmp-*")) == []
 
 
-# --- no numba on the lookup path, and the CLI ----------------------------------------------------
-
-
-def test_lookups_do_not_import_numba(apdb_dir):
-    code = (
-        "import sys; from solver.core.board import Shape; "
-        "from solver.tables.partitions import parse_partition; "
-        "from solver.tables.pattern_db import load_apdb; "
-        "s = Shape(3, 3); "
-        f"p = load_apdb(s, parse_partition('4-4', s), data_dir={str(apdb_dir)!r}); "
-        "print(p.value('8 6 7 2 5 4 3 0 1'.split() and (8,6,7,2,5,4,3,0,1)), "
-        "'numba' in sys.modules)"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
-        check=True,
-    ).stdout.split()
-    assert out[1] == "False" and 0 < int(out[0]) <= 31
+# --- the CLI ---------------------------------------------------------------------------------------
 
 
 def test_cli_prints_the_value(run_cli, apdb_dir):

@@ -147,7 +147,7 @@ def imports_before_the_handlers(args: list[str]) -> list[str]:
 @pytest.mark.parametrize("program", ["npuzzle", "build-pdb"])
 def test_the_handlers_come_before_every_heavy_import(program):
     """Between the interpreter's start-up and the handlers: the programs' package modules and
-    a little of the standard library, never click, numpy, h5py or numba."""
+    a little of the standard library, never click, numpy or h5py."""
     before = imports_before_the_handlers([script(program), "--help"])
     ours = {"solver", "solver.core", "pdb_builder"}
     others = [m for m in before if m not in ours]

@@ -30,7 +30,7 @@ SECONDS = re.compile(r'"seconds":[0-9.e-]+')
 
 
 def npuzzle(args: list[str], env: dict, lookup: bool = True) -> tuple[int, str, str, list]:
-    """``(exit status, stdout, stderr, which of click, h5py and numba it imported)`` of
+    """``(exit status, stdout, stderr, which of click and h5py it imported)`` of
     ``npuzzle ARGS`` in a fresh interpreter (the seconds a JSON answer took said as 0)."""
     r = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", RUN.format(args=args, lookup=lookup)],
@@ -39,7 +39,7 @@ def npuzzle(args: list[str], env: dict, lookup: bool = True) -> tuple[int, str, 
         cwd=ROOT,
     )
     err, imported = imports_said(r.stderr)
-    heavy = sorted(m for m in ("click", "h5py", "numba") if m in imported)
+    heavy = sorted(m for m in ("click", "h5py") if m in imported)
     return r.returncode, SECONDS.sub('"seconds":0', r.stdout.decode()), err.decode(), heavy
 
 
@@ -59,7 +59,7 @@ def test_a_plain_distance_is_looked_up_without_click(env, board):
     goal = preset_goal(start.shape)
     truth = distances_from(goal.tiles, start.shape.rows, start.shape.cols)[start.tiles]
     assert (status, out, err) == (0, f"{truth}\n", "")
-    assert modules == []  # no click, no h5py (the layout is remembered), no numba
+    assert modules == []  # no click, no h5py (the layout is remembered)
     assert npuzzle(["distance", *board], env, lookup=False)[:3] == (status, out, err)
 
 

@@ -259,7 +259,7 @@ def test_5x5_from_the_menu_always_gives_a_5x5_board(browser, live_server):
     board = Board.from_tiles(map(int, _tiles(browser).split()), "5x5")
     assert board.shape == Shape.parse("5x5") and manhattan(board, goal_board("5x5")) <= 30
     browser.find_element("id", "random").click()
-    # The server's first 5x5 search compiles its kernels (the test's numba cache starts empty):
+    # The server's first 5x5 search makes its pruning machine (the test's cache starts empty):
     # seconds on a quiet machine, more on a loaded one.
     _wait(browser, lambda d: "fast, not optimal" in _text(d, "status"), "Random gave nothing", 300)
     assert len(_tiles(browser).split()) == 25
@@ -322,7 +322,7 @@ def test_a_long_solve_shows_its_seconds_and_stop_cancels_it(browser, live_server
     _select_shape(browser, "5x5")
     _wait(browser, lambda d: len(_tiles(d).split()) == 25, "the board is not 5x5")
     browser.find_element("id", "random").click()
-    # The server's first 5x5 search compiles its kernels (the test's numba cache starts empty):
+    # The server's first 5x5 search makes its pruning machine (the test's cache starts empty):
     # seconds on a quiet machine, more on a loaded one.
     _wait(browser, lambda d: "fast, not optimal" in _text(d, "status"), "Random gave nothing", 300)
     # The page's short search for the distance is over: the solve gets the server's worker.

@@ -6,9 +6,6 @@ refuse arrays of the wrong type or size."""
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -294,28 +291,3 @@ def test_an_unknown_set_of_bit_operations_is_refused():
     with pytest.raises(ValueError, match="not available"):
         engine().pattern_bit_ops("sse9")
     assert engine().pattern_bit_ops() == before
-
-
-NO_NUMBA = """
-import sys, tempfile
-from pdb_builder.zero_aware import build_with_twin
-rows = build_with_twin("3x3", "4-4", None, tempfile.mkdtemp(), progress=False)
-assert [r["file"] for r in rows] == ["apdb-3x3-4-4.h5", "zpdb-3x3-4-4.h5"], rows
-print(sorted(m for m in sys.modules if m.split(".")[0] in ("numba", "llvmlite")))
-"""
-
-
-def test_a_pattern_database_and_its_twin_are_built_without_numba(tmp_path):
-    """The pattern BFS, the twin's classes and its packing are the engine's: a build of a
-    database and its twin, in a fresh interpreter, never imports numba."""
-    root = Path(__file__).resolve().parent.parent
-    run = subprocess.run(
-        [sys.executable, "-c", NO_NUMBA],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=tmp_path,
-        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
-        timeout=300,
-    )
-    assert run.stdout.strip() == "[]"

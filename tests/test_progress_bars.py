@@ -41,7 +41,7 @@ def line(bar: ProgressBar) -> str:
 def test_no_estimate_while_starting_up_then_the_measured_one(clock):
     bar = ProgressBar(total=2000, file=io.StringIO(), unit="state", desc="exact 2x5")
     bar.update(1)  # a BFS's root, before its kernels compile
-    clock.now += 5.0  # numba compiling
+    clock.now += 5.0  # a slow start
     bar.update(9)
     # tqdm alone would now promise hours (one state in five seconds); this bar says only
     # what it knows.

@@ -1,5 +1,5 @@
-"""A lean start-up: each command imports what it needs and no more (numba never, h5py only to
-read a file's layout the first time, nothing heavy for --help)."""
+"""A lean start-up: each command imports what it needs and no more (h5py only to read a
+file's layout the first time, nothing heavy for --help)."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ def imported_after(args: list[str], env: dict, cwd: str = ROOT) -> set:
     """The heavy modules imported by running ``npuzzle ARGS`` in a fresh interpreter."""
     code = (
         "import sys, atexit, json\n"
-        "heavy = ('numpy', 'h5py', 'numba', 'scipy', 'tqdm', 'matplotlib', 'cffi', "
-        "'importlib.metadata', 'numba.np.arraymath', 'numba.np.arrayobj', 'yaml', 'llvmlite')\n"
+        "heavy = ('numpy', 'h5py', 'scipy', 'tqdm', 'matplotlib', 'cffi', "
+        "'importlib.metadata', 'yaml')\n"
         "atexit.register(lambda: sys.__stderr__.write('MODULES ' + json.dumps("
         "[m for m in heavy if m in sys.modules]) + '\\n'))\n"
         "from solver.cli import main\n"

@@ -2,7 +2,7 @@
 loopback port prints what the command prints on its own -- stdout (apart from the seconds a
 JSON answer measures), stderr and the exit status -- for one board and for batches with bad
 lines; with nothing listening it says so in one line and answers here; the server's caps
-are named with how to raise them; and the client imports neither numpy, numba nor h5py."""
+are named with how to raise them; and the client imports neither numpy nor h5py."""
 
 from __future__ import annotations
 
@@ -102,10 +102,10 @@ def test_one_board_is_answered_as_here(run_cli, live_server, service_dir, args):
 
 
 # `npuzzle` as installed (solver.cli.launch), run with -X importtime: whether click, numpy,
-# numba or h5py was imported shows (the quick client, solver.client.quick, answers one board
+# or h5py was imported shows (the quick client, solver.client.quick, answers one board
 # without them).
 LAUNCH = "import sys\nfrom solver.cli import launch\nsys.argv[0] = 'npuzzle'\nlaunch()\n"
-HEAVY = {"click", "numpy", "numba", "h5py"}
+HEAVY = {"click", "numpy", "h5py"}
 
 
 def _launched(args, data_dir, server, env=None):
@@ -377,7 +377,7 @@ def test_a_data_directory_the_server_does_not_read_is_answered_here(
     assert f"not {exact_dir}; answering here" in err and err.count("\n") == 1
 
 
-def test_the_client_imports_neither_numpy_numba_nor_h5py(live_server, service_dir):
+def test_the_client_imports_neither_numpy_nor_h5py(live_server, service_dir):
     probe = (
         "import sys\n"
         "from solver.cli import main\n"
@@ -385,7 +385,7 @@ def test_the_client_imports_neither_numpy_numba_nor_h5py(live_server, service_di
         f"    main([*sys.argv[1:], '--server', {live_server.url!r}, '--data-dir', "
         f"{str(service_dir)!r}])\n"
         "except SystemExit as e:\n"
-        "    heavy = sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'numba', 'h5py'})\n"
+        "    heavy = sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'h5py'})\n"
         "    print('status', e.code, 'heavy', heavy, file=sys.stderr)\n"
     )
     for args in (["solve", FOUR], ["heuristic", "-"], ["generate", "--count", "2"]):

@@ -1,8 +1,7 @@
 """Zero-aware databases in the product: ``build-pdb --zero-aware`` writes a partition's
 two-class twin (:mod:`pdb_builder.zero_aware`), which a search reads where it is built.
 
-They must be what the measuring script's independent build is, admissible, never below the
-additive database, and IDA* with them must stay optimal: on every 8-puzzle board's value,
+They must be admissible, never below the additive database, and IDA* with them must stay optimal: on every 8-puzzle board's value,
 against the exact distances on random boards of three shapes and two goals, and on Korf's
 instances with one and two threads."""
 
@@ -21,7 +20,7 @@ from naive_bfs import distances_from
 
 from pdb_builder.build_apdb import build_apdb
 from pdb_builder.cli import main as build_main
-from pdb_builder.zero_aware import build_zero_aware, pack_classes, zero_aware_tables
+from pdb_builder.zero_aware import build_zero_aware, pack_classes
 from solver import api
 from solver.core.board import Board, Shape, goal_board
 from solver.core.regions import (
@@ -41,7 +40,6 @@ from solver.search import plans
 from solver.tables import pattern_db, store
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-import bench_zero_aware as script  # noqa: E402
 
 SHAPE3 = Shape.parse("3x3")
 HALVES = "1,2,3,4/5,6,7,8"
@@ -82,20 +80,6 @@ def test_a_packed_byte_gives_each_class_its_distance_or_a_lower_bound():
 def _plans(data: Path, goal: Board) -> tuple[plans.Plan, plans.Plan]:
     pdb = pattern_db.database_for(goal.shape, goal, None, data)[0]
     return plans.pdb_plan_from([pdb], True), plans.pdb_plan_from([pdb], True, zero_aware=True)
-
-
-def test_the_builder_writes_the_scripts_two_class_table():
-    """The product's tables come from the pattern BFS's layers; the script's from a search of
-    its own over (placement, region) states: the same numbers (the script leaves a class with
-    no region at 255, the product repeats the other class there)."""
-    reference = script.Tables(3, 3, ((1, 2, 3, 4), (5, 6, 7, 8)))
-    goal = goal_board(SHAPE3, "blank-first")  # the script's goal: tile t on cell t
-    for i, tiles in enumerate(((1, 2, 3, 4), (5, 6, 7, 8))):
-        pairs, result = zero_aware_tables(SHAPE3, tiles, goal, progress=False)
-        start = reference.offsets[script.KINDS.index("zpdb2")][i]
-        theirs = reference.tables[script.KINDS.index("zpdb2")][start : start + len(pairs)]
-        assert np.array_equal(pairs[theirs != 255], theirs[theirs != 255])
-        assert np.array_equal(pairs.reshape(-1, 2).min(axis=1), result.table)
 
 
 def test_main_region_masks_follow_the_labels():
@@ -270,7 +254,7 @@ def test_list_and_verify_show_and_audit_a_twin(tmp_path):
     command that rebuilds it."""
     import h5py
 
-    from solver.tables import audit, store
+    from solver.tables import audit
 
     build_apdb("3x3", HALVES, None, tmp_path, progress=False)
     build_zero_aware("3x3", HALVES, None, tmp_path, progress=False)
@@ -298,7 +282,6 @@ def test_list_and_verify_show_and_audit_a_twin(tmp_path):
 
 def test_a_twin_of_the_wrong_size_is_refused_with_its_command(tmp_path):
     """E.g. a twin of the first format (two bytes a placement, no longer read)."""
-    from solver.tables import store
 
     build_apdb("3x3", HALVES, None, tmp_path, progress=False)
     attrs = {"kind": "zero-aware-pdb", "shape": "3x3", "goal": goal_board(SHAPE3).flat()}
@@ -316,7 +299,7 @@ def test_a_search_over_a_twin_maps_its_additive_file_and_reads_only_the_twin(eig
     """A batch of searches reads its tables into memory; with a twin built, the additive
     file's bytes are never needed, so it is only mapped (not read as well); without the
     twin (``zero_aware=False``) the additive file is read."""
-    from solver.tables import loading, store
+    from solver.tables import loading
 
     seen = []
     real = loading.load
@@ -342,41 +325,3 @@ def test_a_search_over_a_twin_maps_its_additive_file_and_reads_only_the_twin(eig
         store.clear_cache()
         pattern_db.clear_cache()
         plans.clear_cache()
-
-
-def _loads(monkeypatch) -> list:
-    """The files brought into memory from now on (a list that fills as they are)."""
-    from solver.tables import loading
-
-    seen = []
-    real = loading.load
-
-    def load(path, size, mode):
-        seen.append(Path(path).name)
-        return real(path, size, mode)
-
-    monkeypatch.setattr(loading, "load", load)
-    return seen
-
-
-def test_the_tables_opened_ahead_are_the_ones_the_search_reads(fifteen, monkeypatch):
-    plans.clear_cache()
-    store.clear_cache()
-    goal = goal_board(Shape.parse("4x4"))
-    spec = api.heuristic_spec(goal, api.SearchOptions(data_dir=fifteen))
-    seen = _loads(monkeypatch)
-    plans.open_ahead(goal, spec, race=True)
-    ahead = list(seen)
-    chosen = plans.choose(goal, spec, race=True)
-    assert seen == ahead, "choose read a file that was not opened ahead"
-    assert "zpdb-4x4-5-5-5.h5" in ahead
-    assert {p.database for p, _ in chosen} <= set(ahead)
-
-
-def test_opening_ahead_leaves_a_missing_database_to_the_search(tmp_path, monkeypatch):
-    goal = goal_board(Shape.parse("4x4"))
-    spec = api.heuristic_spec(goal, api.SearchOptions(heuristic="pdb", data_dir=tmp_path))
-    seen = _loads(monkeypatch)
-    assert plans.open_ahead(goal, spec, race=True) is None and seen == []
-    with pytest.raises(store.DatabaseMissing):
-        plans.choose(goal, spec, race=True)

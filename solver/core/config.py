@@ -19,8 +19,6 @@ ENV_CACHE_DIR = (
 )
 ENV_THREADS = "NPUZZLE_THREADS"  # threads of the pattern-database builder
 ENV_ORDER = "NPUZZLE_ORDER"  # 0: IDA* enters children in move order, not smallest h first
-ENV_NUMBA_BLAS = "NPUZZLE_NUMBA_BLAS"  # 1: let numba import scipy for BLAS when it loads
-ENV_NUMBA_EXTENSIONS = "NPUZZLE_NUMBA_EXTENSIONS"  # 1: let numba load cffi when it compiles
 ENV_LOAD = "NPUZZLE_LOAD"  # how pattern tables reach memory: auto, map or read
 ENV_DEBUG = "NPUZZLE_DEBUG"  # 1: an internal error shows its traceback
 ENV_SERVER = "NPUZZLE_SERVER"  # the address of a running `npuzzle serve` the CLI may ask

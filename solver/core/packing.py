@@ -1,5 +1,5 @@
-"""The byte a zero-aware table keeps a placement (layer 0: core; no numba, so that the
-tables layer can check a twin's entries without loading the compiler).
+"""The byte a zero-aware table keeps a placement (layer 0: core; plain Python, so that the
+tables layer can check a twin's entries without the builder).
 
 A two-class table holds a placement's two distances side by side (``2 * r`` for the blank in
 the main region, ``2 * r + 1`` elsewhere; :mod:`solver.core.regions` defines the regions).

@@ -1,6 +1,5 @@
 """The regions a pattern's tiles cut the free cells into, for zero-aware pattern databases
-(layer 0: core; numpy only -- numba's twins of the functions its kernels call are
-:mod:`solver.core.regions_jit`'s).
+(layer 0: core; numpy only -- the engine's C has its own of what its loops call).
 
 A pattern's tiles stand on a set of k cells; the other cells fall apart into *regions* of
 cells joined through free neighbours.  The blank crosses its own region without moving a
@@ -15,8 +14,8 @@ Cell sets are bit masks (bit c: cell c) and are numbered by their *colex rank* a
 of their size, ``sum over the set's cells c_0 < c_1 < ... of C(c_i, i + 1)``: dense, so a
 table over every k-set has ``C(n, k)`` entries (177,100 for 6 of 25 cells).
 
-Why numpy: a search over a zero-aware table makes its region tables when it starts, and a
-search on the compiled kernels imports no numba.  The regions of every set are found at once,
+Why numpy: a search over a zero-aware table makes its region tables when it starts, in
+Python's hands.  The regions of every set are found at once,
 a flood fill of bit masks over all the sets together (:func:`main_regions`): 4x4's table of
 every cell set in about 20 ms, 5x5's of every 6-set in about 60 ms.
 
@@ -50,8 +49,7 @@ def binomials(n: int) -> np.ndarray:
 def set_rank(mask, n, binom):
     """The colex rank of the cell set ``mask`` among the sets of its size (a cell at a time;
     the search uses :func:`colex_tables` instead, the builder the engine's own in
-    ``solver/engine/pattern_twin.c``; compiled by :mod:`solver.core.regions_jit` for
-    ``scripts/bench_zero_aware.py``)."""
+    ``solver/engine/pattern_twin.c``)."""
     r = 0
     i = 0
     for c in range(n):
@@ -208,5 +206,6 @@ def main_region_masks(rows: int, cols: int, k: int) -> np.ndarray:
 
 def class_value(entry, cls):
     """The distance a packed entry (:func:`pdb_builder.zero_aware.pack_classes`) gives the
-    blank's class ``cls`` (compiled for the kernels by :mod:`solver.core.regions_jit`)."""
+    blank's class ``cls`` (the search kernel's ``class_value`` in ``solver/engine/search_walk.h``
+    reads it the same way)."""
     return (entry & VALUE_MASK) + HIGHER_BY * ((entry >> VALUE_BITS) == 1 + cls)

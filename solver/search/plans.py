@@ -254,24 +254,6 @@ def _choose(goal: Board, heuristic: HeuristicSpec, race: bool):
     return tuple(out)
 
 
-def open_ahead(goal: Board, heuristic: HeuristicSpec, race: bool) -> None:
-    """Open the databases that :func:`choose` will read for the same arguments -- the
-    catalog's choice, the race's rivals and, where built, their zero-aware twins -- so that
-    it finds them opened (:func:`solver.api.idastar_module` runs this on a second thread
-    while numba imports).  Raises nothing: :func:`choose` meets any error again and
-    reports it."""
-    try:
-        if not heuristic.reads_databases:
-            return
-        source = sources.choose(goal, heuristic, sources.IDASTAR, race)
-        for entry, _ in source.databases + source.rivals:
-            pdb = _open(entry, heuristic)
-            if heuristic.zero_aware:
-                _twins([pdb], heuristic.data_dir)
-    except Exception:  # noqa: BLE001 - choose opens them again and raises what it meets
-        pass
-
-
 def _twins(pdbs: list, data_dir) -> list | None:
     """The zero-aware twins of ``pdbs``, or None where one of them is not built."""
     try:
