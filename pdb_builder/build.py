@@ -153,25 +153,30 @@ def preflight(
     data_dir=None,
     force: bool = False,
     zero_aware: bool = False,
-) -> None:
+) -> str | None:
     """Refuse, before any work, a build that would not fit in memory or on disk
     (:class:`pdb_builder.budget.BudgetError`); ``partition`` None means the exact tables,
-    ``zero_aware`` a partition's two-class twin.  Nothing is checked for a file that exists
-    and will be kept (no ``force``)."""
+    ``zero_aware`` a partition's two-class twin.  Returns the line that says what the build
+    needs (:func:`pdb_builder.budget.check`), None where nothing was checked: compact exact
+    tables, or a file that exists and will be kept (no ``force``)."""
     directory = store.data_dir(data_dir)
     probe = directory if directory.is_dir() else Path(os.path.dirname(directory) or ".")
     if partition is None:
         if names.exact_layout(shape) != names.FULL:
-            return  # compact tables (10 to 12 cells): a known, fixed cost (pdb_builder.compact_bfs)
+            return None  # compact tables (10 to 12 cells): a known, fixed cost (pdb_builder.compact_bfs)
         check_exact_shape(shape)
         path, what = directory / names.exact_file_name(shape), f"the exact tables of {shape}"
         cost = budget.exact_cost(shape.size)
     else:
         path, parsed = _pattern_target(shape, partition, goal, directory, zero_aware)
         what = f"partition {parsed.name} of {shape}" + (" (zero-aware)" if zero_aware else "")
-        cost = budget.pattern_cost(shape.size, [len(p) for p in parsed], 2 if zero_aware else 1)
+        # Priced as built: each pattern by the search pattern_bfs.uses_region picks for it.
+        from .pattern_bfs import partition_cost
+
+        cost = partition_cost(shape, [len(p) for p in parsed], 2 if zero_aware else 1)
     if force or not os.path.lexists(path):
-        budget.check(what, cost, _disk_of(probe))
+        return budget.check(what, cost, _disk_of(probe))
+    return None
 
 
 def _pattern_target(shape: Shape, partition: str, goal, directory: Path, zero_aware: bool):

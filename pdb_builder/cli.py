@@ -198,7 +198,9 @@ def main(shapes, partitions, goal, data_dir, force, list_, verify, quiet, zero_a
             raise BoardError("--zero-aware builds the twin of a --partition: name one")
         plan = _plan(shapes, partitions)
         for shape, partition in plan:  # refuse what cannot fit before building anything
-            build.preflight(shape, partition, goal, data_dir, force, zero_aware)
+            need = build.preflight(shape, partition, goal, data_dir, force, zero_aware)
+            if need and partition is not None:  # what a pattern database's search will take
+                click.echo(need, err=True)
         directory = store.ensure_writable(store.data_dir(data_dir))
         click.echo(f"building into {directory}", err=True)
         rows = []

@@ -35,7 +35,7 @@ table, 20 MB for 7 tiles on 5x5: :func:`plan_bytes`).  7 tiles on 5x5: 4.07 GB +
 0.02 GB = 6.5 GB.
 
 Imports: numpy, :mod:`solver.core` (board, config, packing, progress_bar, ranking, regions),
-:mod:`solver.engine`.
+:mod:`solver.engine`, :mod:`pdb_builder.budget` (the memory model).
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ from solver.core.board import Board, Shape, goal_board
 from solver.core.progress_bar import ProgressBar
 from solver.core.regions import main_region_masks
 from solver.engine import engine
+
+from . import budget
 
 UNSEEN = 255  # an entry no layer has reached (the other parity class, for a full pattern)
 MAX_DEPTH = 254
@@ -146,7 +148,7 @@ def memory_bytes(shape: Shape | str, k: int) -> int:
     6509585660
     """
     shape = Shape.parse(shape)
-    return entry_count(shape, k) + math.perm(shape.size, k) + plan_bytes(shape, k)
+    return budget.region_bytes(shape.size, k, entry_count(shape, k))
 
 
 def thread_count() -> int:

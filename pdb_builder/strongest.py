@@ -21,8 +21,7 @@ from solver.core.board import Board, Shape
 from solver.tables import store
 from solver.tables.strongest import Member, has_set, members
 
-from . import budget
-from .pattern_bfs import thread_count
+from .pattern_bfs import partition_cost, thread_count
 
 
 class Step(NamedTuple):
@@ -36,7 +35,7 @@ class Step(NamedTuple):
 class Measured(NamedTuple):
     """A table's build as measured: seconds on 2 cores and on 16 (None: not measured there),
     and the build's peak memory in bytes (None: not measured; the builder's memory model,
-    :func:`pdb_builder.budget.pattern_cost`, stands in)."""
+    :func:`pdb_builder.pattern_bfs.partition_cost`, stands in)."""
 
     two_cores: float
     sixteen_cores: float | None
@@ -125,7 +124,7 @@ def estimate(shape: Shape, steps: list[Step], cores: int | None = None) -> Estim
     seconds, disk, memory = 0.0, 0, 0
     for step in steps:
         sizes = [len(p) for p in step.member.partition]
-        model, size = budget.pattern_cost(shape.size, sizes, 1 + step.twin)  # a file's size
+        model, size = partition_cost(shape, sizes, 1 + step.twin)  # a file's size
         disk += size * (step.additive + step.twin)
         kind = _kind(step)
         if kind is None:

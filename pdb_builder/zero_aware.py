@@ -12,7 +12,10 @@ placement (:func:`pack_classes`: the smaller distance, and which class is 2 high
 is the size of its additive table and a search needs the blank's class only where the two
 differ.
 
-They are made by the same BFS: after each of its layers, :func:`classify_layer` has the
+They are made by the search :func:`pdb_builder.pattern_bfs.uses_region` picks
+(:func:`twin_tables`).  The region BFS (:mod:`pdb_builder.region_bfs`) keeps its states by
+region and folds them straight into the packed bytes.  The placement BFS keeps only a word of
+region codes a placement, so after each of its layers :func:`classify_layer` has the
 compiled engine (``solver/engine/pattern_twin.c``) look at the placements whose word (a code
 per free cell: the depth its region was reached, modulo 3) shows regions reached in that layer
 and write the depth into the class those regions belong to, unless the class was reached
@@ -31,19 +34,21 @@ Imports: numpy, :mod:`solver.core` (board, packing, ranking, regions), :mod:`sol
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 
 from solver.core import packing
 from solver.core.board import Board, Shape
 from solver.core.ranking import count_placements
-from solver.core.regions import main_region_masks
+from solver.core.regions import class_value, main_region_masks
 from solver.engine import engine
 from solver.tables import names, store
 
 from .budget import peak_rss_mb
 from .build_apdb import file_mb, start, summary, write_pattern
-from .pattern_bfs import UNREACHED, bfs_pattern, geometry, thread_count
+from .pattern_bfs import UNREACHED, PatternResult, bfs_pattern, geometry, thread_count, uses_region
+from .region_bfs import region_bfs
 from .threads import run_items
 
 KIND = names.ZERO_AWARE
@@ -84,7 +89,9 @@ def pack_classes(pairs: np.ndarray) -> tuple[np.ndarray, int]:
 
 def zero_aware_tables(shape: Shape, tiles, goal: Board, progress: bool = True, label=None):
     """``(pairs, result)``: the two-class table of one pattern (``pairs[2 * rank + class]``)
-    and the BFS's :class:`~pdb_builder.pattern_bfs.PatternResult` (the additive table).
+    and the BFS's :class:`~pdb_builder.pattern_bfs.PatternResult` (the additive table), by
+    the placement BFS (whose layers' words show the regions; :func:`twin_tables` picks the
+    search a build uses).
     Raises RuntimeError if a pair's minimum is not the additive entry (a bug, never data)."""
     tiles = tuple(sorted(int(t) for t in tiles))
     n, k = shape.size, len(tiles)
@@ -103,11 +110,48 @@ def zero_aware_tables(shape: Shape, tiles, goal: Board, progress: bool = True, l
         run_items(item, count, threads)
 
     result = bfs_pattern(
-        shape, tiles, goal, progress=progress, label=label, after_layer=after_layer
+        shape, tiles, goal, progress=progress, label=label, after_layer=after_layer, region=False
     )
     if not np.array_equal(pairs.reshape(-1, 2).min(axis=1), result.table):
         raise RuntimeError(f"the zero-aware table of {tiles} does not fold to the additive one")
     return pairs, result
+
+
+class Twin(NamedTuple):
+    """One pattern's zero-aware table, packed (one byte a placement, 255 unreached), the
+    placements whose classes differ by neither 0 nor HIGHER_BY (kept lower), the mean of
+    the main class over the placements reached, and the search's additive table."""
+
+    packed: np.ndarray
+    clipped: int
+    mean: float
+    result: PatternResult
+
+
+def main_mean(packed: np.ndarray) -> float:
+    """The mean distance of the main class (the blank in the main region) of a packed table,
+    over the placements reached: what the file gives a search, by
+    :func:`solver.core.regions.class_value`."""
+    seen = packed[packed != UNREACHED]
+    return float(class_value(seen, packing.MAIN).mean()) if seen.size else 0.0
+
+
+def twin_tables(shape: Shape, tiles, goal: Board, progress: bool = True, label=None) -> Twin:
+    """One pattern's zero-aware twin and additive table from one search: the region BFS
+    where :func:`pdb_builder.pattern_bfs.uses_region` says so (its fold packs the classes),
+    else the placement BFS with :func:`zero_aware_tables` (the pairs then packed by
+    :func:`pack_classes`).  The bytes are the same either way."""
+    tiles = tuple(sorted(int(t) for t in tiles))
+    if uses_region(shape, len(tiles)):
+        r = region_bfs(shape, tiles, goal, twin=True, progress=progress, label=label)
+        result = PatternResult(
+            r.tiles, r.table, r.counts, r.unreached, r.states, r.seconds, r.layers
+        )
+        return Twin(r.twin, r.clipped, main_mean(r.twin), result)
+    pairs, result = zero_aware_tables(shape, tiles, goal, progress, label)
+    packed, clipped = pack_classes(pairs)
+    del pairs
+    return Twin(packed, clipped, main_mean(packed), result)
 
 
 def build_zero_aware(
@@ -130,7 +174,7 @@ def build_zero_aware(
     t0 = time.perf_counter()
     with store.atomic_h5(path, attrs, size=row["entries"]) as f:
         means = [
-            _write_twin(f, i, pattern, *zero_aware_tables(shape, pattern, goal, progress, label))
+            _write_twin(f, i, pattern, twin_tables(shape, pattern, goal, progress, label))
             for i, pattern, label in _labelled(partition)
         ]
     return _twin_summary(row, means, path, t0)
@@ -144,7 +188,7 @@ def build_with_twin(
     progress: bool = True,
 ) -> tuple[dict, dict]:
     """Build the additive database of ``partition`` and its zero-aware twin from ONE search
-    per pattern: the twin's search (:func:`zero_aware_tables`) finds the additive table too
+    per pattern: the twin's search (:func:`twin_tables`) finds the additive table too
     (the smaller of each pair), so the additive file costs only its writing.  Both files are
     written atomically and (re)built whether or not they exist; returns their summary rows
     (:func:`~pdb_builder.build_apdb.build_apdb`'s, then :func:`build_zero_aware`'s)."""
@@ -154,10 +198,10 @@ def build_with_twin(
     details, means = [], []
     with store.atomic_h5(additive.path, additive.attrs) as fa, store.atomic_h5(path, attrs) as fz:
         for i, pattern, label in _labelled(partition):
-            pairs, result = zero_aware_tables(shape, pattern, goal, progress, label)
-            details.append(write_pattern(fa, i, pattern, result))
-            means.append(_write_twin(fz, i, pattern, pairs, result))
-            del pairs, result
+            twin = twin_tables(shape, pattern, goal, progress, label)
+            details.append(write_pattern(fa, i, pattern, twin.result))
+            means.append(_write_twin(fz, i, pattern, twin))
+            del twin
     seconds = time.perf_counter() - t0
     rows = summary(additive.row, details, additive.path, t0), _twin_summary(row, means, path, t0)
     rows[0]["seconds"] = 0.0  # its search is the twin's: the time is counted once, there
@@ -175,23 +219,18 @@ def _labelled(partition):
         )
 
 
-def _write_twin(f, i: int, pattern, pairs: np.ndarray, result) -> tuple[float, float]:
-    """Write pattern ``i``'s two-class table, packed, into the open file ``f``; return its
+def _write_twin(f, i: int, pattern, twin: Twin) -> tuple[float, float]:
+    """Write pattern ``i``'s packed two-class table into the open file ``f``; return its
     mean over the main class and the additive table's mean."""
-    main = pairs[0::2]
-    seen = main[main != UNREACHED]
-    mean = float(seen.mean()) if seen.size else 0.0
-    packed, clipped = pack_classes(pairs)
-    del main, seen
     store.write_table(
         f,
         f"pattern_{i}",
-        packed,
+        twin.packed,
         tiles=np.array(pattern, np.int64),
         classes=2,
-        clipped=clipped,
+        clipped=twin.clipped,
     )
-    return mean, result.mean_h
+    return twin.mean, twin.result.mean_h
 
 
 def _twin_summary(row: dict, means: list[tuple[float, float]], path, t0: float) -> dict:
