@@ -1,10 +1,13 @@
 """The pattern BFS (the engine's layers, solver/engine/pattern_sweep.h, driven by
 pdb_builder.pattern_bfs): its ranks agree with solver.core.ranking, its tables with a naive 0-1
 BFS, with the CPU's BMI2 bit instructions and with the portable loops alike; its entry points
-refuse arrays of the wrong type or size."""
+refuse arrays of the wrong type or size.  Every search here is the placement BFS, forced
+(``region=False``): left to choose, bfs_pattern hands these patterns to the region BFS
+(tests/test_region_bfs.py, tests/test_bfs_choice.py)."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -13,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive_pdb import pattern_table
 
+from pdb_builder import pattern_bfs
 from pdb_builder.pattern_bfs import (
     UNREACHED,
-    bfs_pattern,
     geometry,
     state_count,
     trace_ranks,
@@ -25,6 +28,7 @@ from solver.core import ranking
 from solver.core.board import Board, Shape, goal_board
 from solver.engine import engine
 
+bfs_pattern = functools.partial(pattern_bfs.bfs_pattern, region=False)  # this module's own BFS
 BIT_OPS = ["portable"] + (["bmi2"] if engine().pattern_bit_ops() == "bmi2" else [])
 
 
