@@ -1,0 +1,118 @@
+#!/usr/bin/env python
+"""The same searches through two checkouts, node for node: each board of a reference set
+solved by this checkout's ``npuzzle`` and by another's (``--old PATH``, e.g. a git worktree
+of an earlier commit, run with the same interpreter), one thread, and every board's length,
+nodes generated and nodes expanded compared.
+
+Prints a table, one row a set and search, and exits 1 on any difference.  With one thread
+the counts do not depend on the timing, so two checkouts whose kernels search alike give
+the same numbers exactly; the seconds are whole processes, for orientation only.
+
+    python scripts/compare_searches.py --old /tmp/old --data-dir data \\
+        --set korf100:"--goal blank-first" --set lc3x5:"--heuristic linear-conflict"
+
+A set is a file of ``data/`` (``korf100``, ``hardest80``, ``korf-taylor-24``, ...) or
+``random:SHAPE:COUNT:STEPS`` (random walks from the goal, seeded), followed by the options
+of ``npuzzle solve`` after a colon.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from solver.core.board import Shape, goal_board  # noqa: E402
+
+
+def boards_of(spec: str, seed: int) -> list[str]:
+    """The boards of a set: a reference file's first column, or random walks."""
+    if spec.startswith("random:"):
+        _, shape, count, steps = spec.split(":")
+        rng = random.Random(seed)
+        goal = goal_board(Shape.parse(shape))
+        out = []
+        for _ in range(int(count)):
+            board, prev = goal, None
+            for _ in range(int(steps)):
+                m = rng.choice([m for m in board.legal_moves() if m != prev])
+                board = board.move(m)
+                prev = {"U": "D", "D": "U", "L": "R", "R": "L"}[m]
+            cols = board.shape.cols
+            rows = [board.tiles[i : i + cols] for i in range(0, len(board.tiles), cols)]
+            out.append("/".join(" ".join(map(str, r)) for r in rows))  # rows: the shape is read
+        return out
+    path = ROOT / "data" / (spec if spec.endswith(".txt") else f"{spec}.txt")
+    rows = [line.split("\t") for line in path.read_text().splitlines()]
+    return [
+        r[1] if r[0].isdigit() and len(r) > 1 else r[0] for r in rows if r and r[0][:1].isdigit()
+    ]
+
+
+def solve(checkout: Path, boards: list[str], options: list[str], data_dir: str) -> tuple:
+    """``(records, seconds)`` of ``npuzzle solve - --json -j 1`` run from ``checkout``."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    args = [sys.executable, "-m", "solver", "solve", "-", "--json", "--jobs", "1"]
+    t0 = time.perf_counter()
+    run = subprocess.run(
+        [*args, "--data-dir", data_dir, *options],
+        input="".join(f"{b}\n" for b in boards),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=checkout,
+    )
+    seconds = time.perf_counter() - t0
+    if run.returncode != 0:
+        sys.exit(f"compare_searches: {checkout}: {run.stderr.strip()[-400:]}")
+    return [json.loads(line) for line in run.stdout.splitlines() if line], seconds
+
+
+def counts(record: dict) -> tuple:
+    """What must be equal: the length and the nodes generated and expanded."""
+    return record.get("length"), record.get("nodes_generated"), record.get("nodes_expanded")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--old", required=True, type=Path, help="the other checkout")
+    p.add_argument("--data-dir", required=True, help="the databases both read")
+    p.add_argument("--set", action="append", required=True, metavar="SET[:OPTIONS]")
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args()
+    print(
+        f"{'set':<14} {'options':<44} {'boards':>6} {'generated':>14} {'new s':>7} "
+        f"{'old s':>7}  same"
+    )
+    differ = False
+    for item in a.set:
+        spec, _, opts = (
+            item.partition(":")
+            if not item.startswith("random:")
+            else (":".join(item.split(":")[:4]), "", ":".join(item.split(":")[4:]))
+        )
+        boards = boards_of(spec, a.seed)
+        options = shlex.split(opts)
+        new, new_s = solve(ROOT, boards, options, a.data_dir)
+        old, old_s = solve(a.old.resolve(), boards, options, a.data_dir)
+        same = [counts(x) for x in new] == [counts(x) for x in old]
+        differ |= not same
+        generated = sum(x.get("nodes_generated") or 0 for x in new)
+        print(
+            f"{spec:<14} {opts:<44} {len(boards):>6} {generated:>14,} {new_s:>7.2f} "
+            f"{old_s:>7.2f}  {'yes' if same else 'NO'}"
+        )
+    sys.exit(1 if differ else 0)
+
+
+if __name__ == "__main__":
+    main()
