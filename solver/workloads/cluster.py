@@ -15,8 +15,9 @@ Dask (``dask.distributed``) is the engine for more than one machine (DESIGN §7)
   thread before tasks get smaller): a stream of ten million lines never sits in memory, and
   the answers are yielded in input order.
 * **Databases on the workers.**  A task opens the tables in its worker process (once per
-  process: the open cache), from ``--data-dir`` as given or the worker's own default (``$NPUZZLE_DATA``...).  A worker that lacks one answers with the
-  exit-3 error, prefixed with its address and host.
+  process: the open cache), from ``--data-dir`` as given or the worker's own default
+  (``$NPUZZLE_DATA``...).  A worker that lacks one answers with the exit-3 error, prefixed
+  with its address and host.
 * **Nothing lost.**  A task is pure (boards in, answers out) and the client holds its future
   until it has the answers: when a worker dies, Dask runs its tasks again elsewhere, and every
   answer is yielded once.  A task that kills ``distributed.scheduler.allowed-failures``
