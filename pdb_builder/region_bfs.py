@@ -34,28 +34,27 @@ once the entries are freed), plus the plan (the maps' labels and the permutation
 table, 20 MB for 7 tiles on 5x5: :func:`plan_bytes`).  7 tiles on 5x5: 4.07 GB + 2.43 GB +
 0.02 GB = 6.5 GB.
 
-Imports: numpy, :mod:`solver.core` (board, config, packing, progress_bar, ranking, regions),
-:mod:`solver.engine`, :mod:`pdb_builder.budget` (the memory model).
+Imports: numpy, :mod:`solver.core` (board, packing, progress_bar, ranking, regions),
+:mod:`solver.engine`, :mod:`pdb_builder.budget` (the memory model) and :mod:`pdb_builder.threads`.
 """
 
 from __future__ import annotations
 
 import math
-import os
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
-from solver.core import config, packing
+from solver.core import packing
 from solver.core.board import Board, Shape, goal_board
 from solver.core.progress_bar import ProgressBar
 from solver.core.regions import main_region_masks
 from solver.engine import engine
 
 from . import budget
+from .threads import run_items, thread_count
 
 UNSEEN = 255  # an entry no layer has reached (the other parity class, for a full pattern)
 MAX_DEPTH = 254
@@ -64,7 +63,6 @@ ENTRIES_PER_ITEM = 1 << 21  # a layer's work handed to a thread at a time: well 
 PLACEMENTS_PER_ITEM = 1 << 21  # the fold's, likewise
 ITEMS_PER_THREAD = 8  # at least, so that threads finish a layer together
 PULL_WHEN = 2.0  # pull once unseen states < PULL_WHEN x frontier states
-JOIN_SECONDS = 0.2  # how long the main thread waits between looks for a signal
 
 
 class Plan(NamedTuple):
@@ -149,55 +147,6 @@ def memory_bytes(shape: Shape | str, k: int) -> int:
     """
     shape = Shape.parse(shape)
     return budget.region_bytes(shape.size, k, entry_count(shape, k))
-
-
-def thread_count() -> int:
-    """Worker threads: ``$NPUZZLE_THREADS`` or the cores this process may use."""
-    env = os.environ.get(config.ENV_THREADS)
-    if env and env.isdigit() and int(env) > 0:
-        return int(env)
-    return config.usable_cores()
-
-
-def run_items(task, count: int, threads: int) -> None:
-    """Call ``task(i)`` for every ``i`` in ``range(count)`` on up to ``threads`` threads, one
-    item at a time.  The main thread waits in short joins, so a Ctrl-C reaches it at once; the
-    workers then stop taking items and the signal is raised once they are out of the engine.
-    An error in a worker stops the others and is raised here."""
-    if threads <= 1 or count <= 1:
-        for i in range(count):
-            task(i)
-        return
-    lock, stop, errors, state = threading.Lock(), threading.Event(), [], {"next": 0}
-
-    def worker():
-        while not stop.is_set():
-            with lock:
-                i = state["next"]
-                state["next"] += 1
-            if i >= count:
-                return
-            try:
-                task(i)
-            except BaseException as e:  # noqa: BLE001 - handed to the main thread
-                errors.append(e)
-                stop.set()
-                return
-
-    pool = [threading.Thread(target=worker, daemon=True) for _ in range(min(threads, count))]
-    for t in pool:
-        t.start()
-    try:
-        for t in pool:
-            while t.is_alive():
-                t.join(JOIN_SECONDS)
-    except BaseException:
-        stop.set()
-        for t in pool:
-            t.join()
-        raise
-    if errors:
-        raise errors[0]
 
 
 def map_items(plan: Plan, threads: int) -> list[tuple[int, int]]:

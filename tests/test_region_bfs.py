@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from naive_pdb import pattern_table, zero_aware_pairs  # noqa: E402
 
 from pdb_builder import region_bfs as rb  # noqa: E402
+from pdb_builder import threads  # noqa: E402
 from pdb_builder.pattern_bfs import bfs_pattern, state_count  # noqa: E402
 from pdb_builder.zero_aware import pack_classes, zero_aware_tables  # noqa: E402
 from solver.core import packing, ranking  # noqa: E402
@@ -219,7 +220,7 @@ def test_worker_errors_reach_the_caller():
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        rb.run_items(task, 10, 3)
+        threads.run_items(task, 10, 3)
 
 
 def test_ctrl_c_stops_a_build():
