@@ -12,7 +12,7 @@ the same numbers exactly; the seconds are whole processes, for orientation only.
         --set korf100:"--goal blank-first" --set lc3x5:"--heuristic linear-conflict"
 
 A set is a file of ``data/`` (``korf100``, ``hardest80``, ``korf-taylor-24``, ...) or
-``random:SHAPE:COUNT:STEPS`` (random walks from the goal, seeded), followed by the options
+``random:SHAPE:COUNT:STEPS`` (random walks from the set's ``--goal``, seeded), followed by the options
 of ``npuzzle solve`` after a colon.
 """
 
@@ -34,12 +34,13 @@ sys.path.insert(0, str(ROOT))
 from solver.core.board import Shape, goal_board  # noqa: E402
 
 
-def boards_of(spec: str, seed: int) -> list[str]:
-    """The boards of a set: a reference file's first column, or random walks."""
+def boards_of(spec: str, seed: int, goal: str | None = None) -> list[str]:
+    """The boards of a set: a reference file's first column, or random walks from ``goal``
+    (a preset or board; default blank-last), the goal the set is solved towards."""
     if spec.startswith("random:"):
         _, shape, count, steps = spec.split(":")
         rng = random.Random(seed)
-        goal = goal_board(Shape.parse(shape))
+        goal = goal_board(Shape.parse(shape), goal)
         out = []
         for _ in range(int(count)):
             board, prev = goal, None
@@ -100,8 +101,9 @@ def main() -> None:
             if not item.startswith("random:")
             else (":".join(item.split(":")[:4]), "", ":".join(item.split(":")[4:]))
         )
-        boards = boards_of(spec, a.seed)
         options = shlex.split(opts)
+        goal = options[options.index("--goal") + 1] if "--goal" in options else None
+        boards = boards_of(spec, a.seed, goal)
         new, new_s = solve(ROOT, boards, options, a.data_dir)
         old, old_s = solve(a.old.resolve(), boards, options, a.data_dir)
         same = [counts(x) for x in new] == [counts(x) for x in old]
