@@ -225,8 +225,12 @@ def test_worker_errors_reach_the_caller():
 
 def test_ctrl_c_stops_a_build():
     """SIGINT during a 5x5 6-tile build (181 M states) ends it with KeyboardInterrupt."""
+    # A child starts with SIGINT ignored where the suite's process ignores it (a shell's
+    # background job; a command run in-process ignores signals once it is over), and Python
+    # leaves it so: the child asks for the usual KeyboardInterrupt itself.
     code = (
-        "import sys\n"
+        "import signal, sys\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "from pdb_builder.region_bfs import region_bfs\n"
         "def said(d, new, s):\n"
         "    if d == 12: print('layer', flush=True)\n"
