@@ -6,7 +6,11 @@ nodes generated and nodes expanded compared.
 
 Prints a table, one row a set and search, and exits 1 on any difference.  With one thread
 the counts do not depend on the timing, so two checkouts whose kernels search alike give
-the same numbers exactly; the seconds are whole processes, for orientation only.
+the same numbers exactly.  The two checkouts run in turn, new then old, ``--runs`` times;
+"search s" is the median over the runs of the sum of the boards' own search seconds, "x" the
+median of the runs' ratios (new / old), so that both were timed on the same machine in the
+same minutes.  ``--old-env NAME=VALUE`` sets a variable for the old checkout only (e.g.
+``NPUZZLE_KERNELS=jit``, for a checkout that still had a second set of kernels).
 
     python scripts/compare_searches.py --old /tmp/old --data-dir data \\
         --set korf100:"--goal blank-first" --set lc3x5:"--heuristic linear-conflict"
@@ -23,9 +27,9 @@ import json
 import os
 import random
 import shlex
+import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,11 +63,13 @@ def boards_of(spec: str, seed: int, goal: str | None = None) -> list[str]:
     ]
 
 
-def solve(checkout: Path, boards: list[str], options: list[str], data_dir: str) -> tuple:
-    """``(records, seconds)`` of ``npuzzle solve - --json -j 1`` run from ``checkout``."""
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
+def solve(
+    checkout: Path, boards: list[str], options: list[str], data_dir: str, env: dict | None = None
+) -> tuple:
+    """``(records, search seconds)`` of ``npuzzle solve - --json -j 1`` run from ``checkout``,
+    the seconds the sum of the boards' own."""
+    env = {**os.environ, **(env or {}), "PYTHONPATH": str(checkout)}
     args = [sys.executable, "-m", "solver", "solve", "-", "--json", "--jobs", "1"]
-    t0 = time.perf_counter()
     run = subprocess.run(
         [*args, "--data-dir", data_dir, *options],
         input="".join(f"{b}\n" for b in boards),
@@ -72,10 +78,10 @@ def solve(checkout: Path, boards: list[str], options: list[str], data_dir: str) 
         env=env,
         cwd=checkout,
     )
-    seconds = time.perf_counter() - t0
     if run.returncode != 0:
         sys.exit(f"compare_searches: {checkout}: {run.stderr.strip()[-400:]}")
-    return [json.loads(line) for line in run.stdout.splitlines() if line], seconds
+    records = [json.loads(line) for line in run.stdout.splitlines() if line]
+    return records, sum(r.get("seconds") or 0.0 for r in records)
 
 
 def counts(record: dict) -> tuple:
@@ -89,10 +95,13 @@ def main() -> None:
     p.add_argument("--data-dir", required=True, help="the databases both read")
     p.add_argument("--set", action="append", required=True, metavar="SET[:OPTIONS]")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--runs", type=int, default=1, help="new and old in turn, this many times")
+    p.add_argument("--old-env", action="append", default=[], metavar="NAME=VALUE")
     a = p.parse_args()
+    old_env = dict(item.split("=", 1) for item in a.old_env)
     print(
-        f"{'set':<14} {'options':<44} {'boards':>6} {'generated':>14} {'new s':>7} "
-        f"{'old s':>7}  same"
+        f"{'set':<14} {'options':<44} {'boards':>6} {'generated':>14} {'new s':>8} "
+        f"{'old s':>8} {'x':>5}  same"
     )
     differ = False
     for item in a.set:
@@ -104,14 +113,20 @@ def main() -> None:
         options = shlex.split(opts)
         goal = options[options.index("--goal") + 1] if "--goal" in options else None
         boards = boards_of(spec, a.seed, goal)
-        new, new_s = solve(ROOT, boards, options, a.data_dir)
-        old, old_s = solve(a.old.resolve(), boards, options, a.data_dir)
-        same = [counts(x) for x in new] == [counts(x) for x in old]
+        new_s, old_s, same = [], [], True
+        for _ in range(a.runs):
+            new, seconds = solve(ROOT, boards, options, a.data_dir)
+            new_s.append(seconds)
+            old, seconds = solve(a.old.resolve(), boards, options, a.data_dir, old_env)
+            old_s.append(seconds)
+            same &= [counts(x) for x in new] == [counts(x) for x in old]
         differ |= not same
         generated = sum(x.get("nodes_generated") or 0 for x in new)
+        ratio = statistics.median(n / o for n, o in zip(new_s, old_s, strict=True) if o)
         print(
-            f"{spec:<14} {opts:<44} {len(boards):>6} {generated:>14,} {new_s:>7.2f} "
-            f"{old_s:>7.2f}  {'yes' if same else 'NO'}"
+            f"{spec:<14} {opts:<44} {len(boards):>6} {generated:>14,} "
+            f"{statistics.median(new_s):>8.2f} {statistics.median(old_s):>8.2f} {ratio:>5.2f}"
+            f"  {'yes' if same else 'NO'}"
         )
     sys.exit(1 if differ else 0)
 
