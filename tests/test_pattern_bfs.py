@@ -275,7 +275,7 @@ def test_the_engine_refuses_arrays_of_the_wrong_type_or_size():
         layer(False, 0, 0, 1, words, dist, blk[:-1], 3, 3, k)
     with pytest.raises(TypeError, match="writable"):
         layer(False, 0, 0, 1, words, bytes(len(dist)), blk, 3, 3, k)
-    with pytest.raises(TypeError, match="contiguous"):
+    with pytest.raises(ValueError, match="words: expected a C-contiguous array"):
         layer(False, 0, 0, 1, np.zeros(2 * len(words), np.uint16)[::2], dist, blk, 3, 3, k)
     with pytest.raises(ValueError, match="out of range"):
         layer(True, 0, 0, len(blk) + 1, words, dist, blk, 3, 3, k)

@@ -6,8 +6,8 @@ Every loop that visits states runs here, one implementation of each: IDA*'s walk
 zero-aware twins' breadth-first searches (``pattern_*.c``) and the exact tables'
 (``exact_*.c``).  Each part has its own method table; ``module.c`` joins them.  Arrays arrive
 through Python's buffer protocol (no numpy C API: a mapped file or a bytes object serves as
-well as an array), and the loops run with the GIL released, so Python's threads share one
-table.
+well as an array), each checked on entry by one checker (``buffers.c``), and the loops run
+with the GIL released, so Python's threads share one table.
 
 The module carries the CRC-32 of the sources it was built from; one built from another version
 of them (a checkout moved on since ``pip install -e .``) is refused, as one built for another

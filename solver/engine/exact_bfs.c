@@ -141,12 +141,13 @@ static PyObject *exact_bfs(PyObject *self, PyObject *args) {
     PyObject *goal_o, *nbr_o, *table_o, *counts_o;
     if (!PyArg_ParseTuple(args, "OOOO:exact_bfs", &goal_o, &nbr_o, &table_o, &counts_o))
         return NULL;
-    NpzExactViews v = {.count = 0};
+    npz_views v = {.count = 0};
     PyObject *result = NULL;
     FullSearch s = {0};
-    const int64_t *goal = npz_exact_view(&v, goal_o, "goal", NPZ_I64, -1, 0);
-    if (goal == NULL) goto done;
-    Py_ssize_t n = npz_exact_items(&v);
+    Py_buffer *b;
+    if (!(b = npz_view(&v, goal_o, "goal", NPZ_I64, -1, -1, 0))) goto done;
+    const int64_t *goal = b->buf;
+    Py_ssize_t n = npz_items(b);
     if (n < 2 || n > NPZ_EXACT_MAX_CELLS) {
         PyErr_Format(PyExc_ValueError, "goal: expected 2 to %d tiles, got %zd",
                      NPZ_EXACT_MAX_CELLS, n);
@@ -155,11 +156,13 @@ static PyObject *exact_bfs(PyObject *self, PyObject *args) {
     s.n = (int)n;
     int64_t size = npz_exact_factorial(s.n);
     if (npz_exact_check_permutation(goal, s.n, "goal") < 0) goto done;
-    if ((s.nbr = npz_exact_view(&v, nbr_o, "neighbours", NPZ_I64, 4 * n, 0)) == NULL ||
-        (s.table = npz_exact_view(&v, table_o, "table", NPZ_U8, size, 1)) == NULL ||
-        (s.counts = npz_exact_view(&v, counts_o, "counts", NPZ_I64, DEPTHS, 1)) == NULL ||
-        npz_exact_check_neighbours(s.nbr, s.n) < 0)
-        goto done;
+    if (!(b = npz_view(&v, nbr_o, "neighbours", NPZ_I64, -1, 4 * n, 0))) goto done;
+    s.nbr = b->buf;
+    if (!(b = npz_view(&v, table_o, "table", NPZ_U8, -1, size, 1))) goto done;
+    s.table = b->buf;
+    if (!(b = npz_view(&v, counts_o, "counts", NPZ_I64, -1, DEPTHS, 1))) goto done;
+    s.counts = b->buf;
+    if (npz_exact_check_neighbours(s.nbr, s.n) < 0) goto done;
     s.capacity = size / 2 + 1; /* one parity class, and the goal's own */
     s.queue = PyMem_RawMalloc((size_t)s.capacity * sizeof *s.queue);
     if (s.queue == NULL) {
@@ -182,7 +185,7 @@ static PyObject *exact_bfs(PyObject *self, PyObject *args) {
     result = PyLong_FromLongLong(deepest(s.counts));
 done:
     PyMem_RawFree(s.queue);
-    npz_exact_release(&v);
+    npz_release(&v);
     return result;
 }
 

@@ -1,6 +1,7 @@
 /* What the exact tables' breadth-first searches share (exact_bfs.c, exact_compact.c,
- * exact_buffers.c): the checked views of the arrays Python hands in, the ranks of placements,
- * and the look for a pending Ctrl-C between stretches of a long loop.
+ * exact_buffers.c): the checks of the values in the arrays Python hands in (their types and
+ * sizes are buffers.c's), the ranks of placements, and the look for a pending Ctrl-C between
+ * stretches of a long loop.
  *
  * A placement is a sequence of distinct cells (or tiles) out of n; its rank is its index in
  * lexicographic order, a mixed-radix number whose digit i counts the values not used before
@@ -15,27 +16,7 @@
 #define NPZ_EXACT_MAX_CELLS 12 /* 12! fits a 32-bit rank; a set of used cells fits 12 bits */
 #define NPZ_EXACT_UNREACHED 255 /* a byte of distance nobody has written yet */
 
-/* --- checked buffers (exact_buffers.c) ------------------------------------------------------- */
-
-#define NPZ_EXACT_MAX_VIEWS 8
-
-typedef struct {
-    Py_buffer views[NPZ_EXACT_MAX_VIEWS];
-    int count;
-} NpzExactViews;
-
-typedef enum { NPZ_U8, NPZ_I64 } NpzExactKind;
-
-/* The memory of `obj` (named `what` in errors): a C-contiguous array of `items` items of kind
- * `kind` (any number of dimensions; -1 items: any count), writable when `writable`.  NULL with
- * a TypeError (not such an array) or a ValueError (the wrong size) set when it is not. */
-void *npz_exact_view(NpzExactViews *v, PyObject *obj, const char *what, NpzExactKind kind,
-                     Py_ssize_t items, int writable);
-
-/* The number of items of the last view taken. */
-Py_ssize_t npz_exact_items(const NpzExactViews *v);
-
-void npz_exact_release(NpzExactViews *v);
+/* --- checked values (exact_buffers.c) -------------------------------------------------------- */
 
 /* A permutation of 0..n-1 (a goal's tiles by cell), else ValueError. */
 int npz_exact_check_permutation(const int64_t *seq, int n, const char *what);

@@ -202,10 +202,12 @@ static int64_t encode_any(const Board *g, int64_t lo, int64_t hi, uint8_t *packe
 
 /* The board's arrays, checked: work (n!/2 bytes, writable when `writable_work`), need and the
  * neighbours; n is need's length.  0, or -1 with the exception set. */
-static int take_board(NpzExactViews *v, Board *g, PyObject *work_o, int writable_work,
+static int take_board(npz_views *v, Board *g, PyObject *work_o, int writable_work,
                       PyObject *need_o, PyObject *nbr_o) {
-    if ((g->need = npz_exact_view(v, need_o, "need", NPZ_I64, -1, 0)) == NULL) return -1;
-    Py_ssize_t n = npz_exact_items(v);
+    Py_buffer *b;
+    if (!(b = npz_view(v, need_o, "need", NPZ_I64, -1, -1, 0))) return -1;
+    g->need = b->buf;
+    Py_ssize_t n = npz_items(b);
     if (n < 4 || n > NPZ_EXACT_MAX_CELLS) {
         PyErr_Format(PyExc_ValueError, "need: expected 4 to %d cells, got %zd",
                      NPZ_EXACT_MAX_CELLS, n);
@@ -218,10 +220,11 @@ static int take_board(NpzExactViews *v, Board *g, PyObject *work_o, int writable
             return -1;
         }
     g->total = npz_exact_factorial(g->n) / 2;
-    if ((g->work = npz_exact_view(v, work_o, "work", NPZ_U8, g->total, writable_work)) == NULL)
-        return -1;
+    if (!(b = npz_view(v, work_o, "work", NPZ_U8, -1, g->total, writable_work))) return -1;
+    g->work = b->buf;
     if (nbr_o == NULL) return 0;
-    if ((g->nbr = npz_exact_view(v, nbr_o, "neighbours", NPZ_I64, 4 * n, 0)) == NULL) return -1;
+    if (!(b = npz_view(v, nbr_o, "neighbours", NPZ_I64, -1, 4 * n, 0))) return -1;
+    g->nbr = b->buf;
     return npz_exact_check_neighbours(g->nbr, g->n);
 }
 
@@ -246,7 +249,7 @@ PyObject *npz_exact_compact_expand(PyObject *self, PyObject *args) {
     int d;
     if (!PyArg_ParseTuple(args, "OLLiOO:compact_expand", &work_o, &lo, &hi, &d, &need_o, &nbr_o))
         return NULL;
-    NpzExactViews v = {.count = 0};
+    npz_views v = {.count = 0};
     Board g = {0};
     PyObject *result = NULL;
     if (take_board(&v, &g, work_o, 1, need_o, nbr_o) < 0 || check_slice(lo, hi, g.total, BLOCK) < 0)
@@ -261,7 +264,7 @@ PyObject *npz_exact_compact_expand(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     result = PyLong_FromLongLong(found);
 done:
-    npz_exact_release(&v);
+    npz_release(&v);
     return result;
 }
 
@@ -274,24 +277,25 @@ PyObject *npz_exact_compact_encode(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OLLOOOO:compact_encode", &work_o, &lo, &hi, &packed_o, &base_o,
                           &need_o, &md_o))
         return NULL;
-    NpzExactViews v = {.count = 0};
+    npz_views v = {.count = 0};
     Board g = {0};
     PyObject *result = NULL;
-    uint8_t *packed, *base;
+    Py_buffer *packed, *base, *md;
     if (take_board(&v, &g, work_o, 0, need_o, NULL) < 0 ||
         check_slice(lo, hi, g.total, BASE_BLOCK) < 0 ||
-        (packed = npz_exact_view(&v, packed_o, "packed", NPZ_U8, (g.total + 1) / 2, 1)) == NULL ||
-        (base = npz_exact_view(&v, base_o, "base", NPZ_U8, (g.total + BASE_BLOCK - 1) / BASE_BLOCK,
-                               1)) == NULL ||
-        (g.md = npz_exact_view(&v, md_o, "md", NPZ_I64, (Py_ssize_t)g.n * g.n, 0)) == NULL)
+        !(packed = npz_view(&v, packed_o, "packed", NPZ_U8, -1, (g.total + 1) / 2, 1)) ||
+        !(base = npz_view(&v, base_o, "base", NPZ_U8, -1,
+                          (g.total + BASE_BLOCK - 1) / BASE_BLOCK, 1)) ||
+        !(md = npz_view(&v, md_o, "md", NPZ_I64, -1, (Py_ssize_t)g.n * g.n, 0)))
         goto done;
+    g.md = md->buf;
     int64_t over;
     Py_BEGIN_ALLOW_THREADS
-    over = encode_any(&g, lo, hi, packed, base);
+    over = encode_any(&g, lo, hi, packed->buf, base->buf);
     Py_END_ALLOW_THREADS
     result = PyLong_FromLongLong(over);
 done:
-    npz_exact_release(&v);
+    npz_release(&v);
     return result;
 }
 
@@ -357,24 +361,24 @@ PyObject *npz_exact_compact_gather(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOOO:compact_gather", &work_o, &packed_o, &rare_o,
                           &offsets_o, &oi_o, &od_o, &ri_o))
         return NULL;
-    NpzExactViews v = {.count = 0};
+    npz_views v = {.count = 0};
     Gather s = {0};
-    const int64_t *offsets;
+    Py_buffer *work, *packed, *rare, *offsets, *o_index, *o_dist, *r_index;
     PyObject *result = NULL;
-    if ((s.work = npz_exact_view(&v, work_o, "work", NPZ_U8, -1, 0)) == NULL) goto done;
-    s.total = npz_exact_items(&v);
-    if ((s.packed = npz_exact_view(&v, packed_o, "packed", NPZ_U8, (s.total + 1) / 2, 0)) ==
-            NULL ||
-        (s.rare = npz_exact_view(&v, rare_o, "rare", NPZ_U8, DEPTHS, 0)) == NULL ||
-        (offsets = npz_exact_view(&v, offsets_o, "offsets", NPZ_I64, DEPTHS + 1, 0)) == NULL ||
-        (s.o_index = npz_exact_view(&v, oi_o, "overflow_index", NPZ_I64, -1, 1)) == NULL)
+    if (!(work = npz_view(&v, work_o, "work", NPZ_U8, -1, -1, 0))) goto done;
+    s.total = npz_items(work);
+    if (!(packed = npz_view(&v, packed_o, "packed", NPZ_U8, -1, (s.total + 1) / 2, 0)) ||
+        !(rare = npz_view(&v, rare_o, "rare", NPZ_U8, -1, DEPTHS, 0)) ||
+        !(offsets = npz_view(&v, offsets_o, "offsets", NPZ_I64, -1, DEPTHS + 1, 0)) ||
+        !(o_index = npz_view(&v, oi_o, "overflow_index", NPZ_I64, -1, -1, 1)))
         goto done;
-    s.o_count = npz_exact_items(&v);
-    if ((s.o_dist = npz_exact_view(&v, od_o, "overflow_distance", NPZ_U8, s.o_count, 1)) ==
-            NULL ||
-        (s.r_index = npz_exact_view(&v, ri_o, "rare_index", NPZ_I64, -1, 1)) == NULL ||
-        take_offsets(&s, offsets, npz_exact_items(&v)) < 0)
+    s.o_count = npz_items(o_index);
+    if (!(o_dist = npz_view(&v, od_o, "overflow_distance", NPZ_U8, -1, s.o_count, 1)) ||
+        !(r_index = npz_view(&v, ri_o, "rare_index", NPZ_I64, -1, -1, 1)))
         goto done;
+    s.work = work->buf, s.packed = packed->buf, s.rare = rare->buf;
+    s.o_index = o_index->buf, s.o_dist = o_dist->buf, s.r_index = r_index->buf;
+    if (take_offsets(&s, offsets->buf, npz_items(r_index)) < 0) goto done;
     int stopped = 0;
     Py_BEGIN_ALLOW_THREADS
     for (int64_t lo = 0; lo < s.total && !stopped; lo += STRETCH) {
@@ -393,6 +397,6 @@ PyObject *npz_exact_compact_gather(PyObject *self, PyObject *args) {
     Py_INCREF(Py_None);
     result = Py_None;
 done:
-    npz_exact_release(&v);
+    npz_release(&v);
     return result;
 }

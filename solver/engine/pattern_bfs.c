@@ -8,62 +8,11 @@
  * out here from the board's rows and columns and the pattern's size, once per call: the
  * caller hands over no constants that could disagree with the tables.
  *
- * Arrays arrive through the buffer protocol (no numpy C API); each is checked on entry for
- * its item type (TypeError) and its size against the pattern's (ValueError). */
+ * Arrays arrive through the buffer protocol (no numpy C API); each is checked on entry
+ * (buffers.c) for its item type (TypeError) and its size against the pattern's (ValueError). */
 #include "pattern_bfs.h"
 
 #include <string.h>
-
-/* --- buffers ------------------------------------------------------------------------------ */
-
-static const char *kind_name(npz_kind kind) {
-    switch (kind) {
-    case NPZ_U8: return "uint8";
-    case NPZ_U16: return "uint16";
-    case NPZ_U32: return "uint32";
-    case NPZ_U64: return "uint64";
-    default: return "int64";
-    }
-}
-
-/* Whether a struct-module format (a native or little-endian prefix allowed) is one of the
- * letters in `letters`. */
-static int format_in(const char *fmt, const char *letters) {
-    if (fmt == NULL) fmt = "B";
-    if (*fmt == '@' || *fmt == '=' || *fmt == '<') fmt++;
-    return fmt[0] != '\0' && fmt[1] == '\0' && strchr(letters, fmt[0]) != NULL;
-}
-
-static int kind_matches(const Py_buffer *b, npz_kind kind) {
-    int size = kind == NPZ_I64 ? 8 : (int)kind;
-    if (b->itemsize != size) return 0;
-    if (kind == NPZ_I64) return format_in(b->format, "lq");
-    return format_in(b->format, "BHILQ");
-}
-
-int npz_view(Py_buffer *view, PyObject *obj, const char *what, npz_kind kind, Py_ssize_t count,
-             int writable) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s: expected a contiguous%s %s array, got %.100s", what,
-                     writable ? " writable" : "", kind_name(kind), Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    if (!kind_matches(view, kind)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected %s items, got format '%s' of %zd bytes",
-                     what, kind_name(kind), view->format ? view->format : "B", view->itemsize);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    Py_ssize_t items = view->len / view->itemsize;
-    if (count >= 0 && items != count) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd items, got %zd", what, count, items);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
 
 /* --- geometry ----------------------------------------------------------------------------- */
 
@@ -193,28 +142,22 @@ static PyObject *layer(PyObject *self, PyObject *args) {
                      "range (0..%lld)", d, first, last, (long long)g.blocks);
         return NULL;
     }
-    Py_buffer words, dist, blk;
-    if (npz_view(&words, words_obj, "words", (npz_kind)g.word_bytes, g.placements, 1) < 0)
-        return NULL;
-    if (npz_view(&dist, dist_obj, "dist", NPZ_U8, g.placements, 1) < 0) {
-        PyBuffer_Release(&words);
-        return NULL;
-    }
-    if (npz_view(&blk, blk_obj, "blk", NPZ_U8, g.blocks, 1) < 0) {
-        PyBuffer_Release(&words);
-        PyBuffer_Release(&dist);
+    npz_views v = {.count = 0};
+    Py_buffer *words, *dist, *blk;
+    if (!(words = npz_view(&v, words_obj, "words", npz_word_kind(&g), -1, g.placements, 1)) ||
+        !(dist = npz_view(&v, dist_obj, "dist", NPZ_U8, -1, g.placements, 1)) ||
+        !(blk = npz_view(&v, blk_obj, "blk", NPZ_U8, -1, g.blocks, 1))) {
+        npz_release(&v);
         return NULL;
     }
-    npz_tables t = {words.buf, dist.buf, blk.buf};
+    npz_tables t = {words->buf, dist->buf, blk->buf};
     npz_counts out = {0, 0};
     const npz_sweeps *sw = sweeps();
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = sw->layer(&g, pull ? NPZ_PULL : NPZ_PUSH, d, first, last, t, &out);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&words);
-    PyBuffer_Release(&dist);
-    PyBuffer_Release(&blk);
+    npz_release(&v);
     if (rc < 0) return PyErr_NoMemory();
     return Py_BuildValue("LL", (long long)out.states, (long long)out.placements);
 }
@@ -229,19 +172,19 @@ static PyObject *trace(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "lllOO:pattern_trace", &rows, &cols, &k, &cells_obj, &moves_obj))
         return NULL;
     if (npz_geometry_init(&g, rows, cols, k) < 0) return NULL;
-    Py_buffer cells, moves;
-    if (npz_view(&cells, cells_obj, "cells", NPZ_I64, g.placements * k, 1) < 0) return NULL;
-    if (npz_view(&moves, moves_obj, "moves", NPZ_I64, g.placements * 4 * k, 1) < 0) {
-        PyBuffer_Release(&cells);
+    npz_views v = {.count = 0};
+    Py_buffer *cells, *moves;
+    if (!(cells = npz_view(&v, cells_obj, "cells", NPZ_I64, -1, g.placements * k, 1)) ||
+        !(moves = npz_view(&v, moves_obj, "moves", NPZ_I64, -1, g.placements * 4 * k, 1))) {
+        npz_release(&v);
         return NULL;
     }
     const npz_sweeps *sw = sweeps();
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = sw->trace(&g, 0, g.blocks, cells.buf, moves.buf);
+    rc = sw->trace(&g, 0, g.blocks, cells->buf, moves->buf);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&cells);
-    PyBuffer_Release(&moves);
+    npz_release(&v);
     if (rc < 0) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }

@@ -1,7 +1,6 @@
 /* The pattern BFS's shared declarations: the geometry of k tiles on a board, the layer
  * sweeps (pattern_sweep.h, compiled twice by pattern_sweep.c: with the CPU's BMI2 bit
- * instructions and without), the zero-aware twin's functions (pattern_twin.c) and the
- * buffer checks every entry point makes (pattern_bfs.c).
+ * instructions and without) and the zero-aware twin's functions (pattern_twin.c).
  *
  * The tables the sweeps share, per placement p of the pattern's k tiles (p is the
  * k-permutation rank of their cells, solver.core.ranking.rank):
@@ -53,6 +52,11 @@ typedef struct {
     int sign[4 * NPZ_MAX_CELLS];
 } npz_geometry;
 
+/* The item type of the words of `g`: 16, 32 or 64 bits by its free cells. */
+static inline npz_kind npz_word_kind(const npz_geometry *g) {
+    return g->word_bytes == 2 ? NPZ_U16 : g->word_bytes == 4 ? NPZ_U32 : NPZ_U64;
+}
+
 /* Fill `g` for k tiles on rows x cols; 0, or -1 with a ValueError set. */
 int npz_geometry_init(npz_geometry *g, long rows, long cols, long k);
 
@@ -98,15 +102,5 @@ int npz_has_fast_bmi2(void);                 /* whether npz_sweeps_bmi2 may run,
 /* The pattern part's entry points in other files (pattern_twin.c). */
 PyObject *npz_twin_classify(PyObject *self, PyObject *args);
 PyObject *npz_twin_pack(PyObject *self, PyObject *args);
-
-/* --- buffers: every array arrives through the buffer protocol, checked on entry --- */
-
-typedef enum { NPZ_U8 = 1, NPZ_U16 = 2, NPZ_U32 = 4, NPZ_U64 = 8, NPZ_I64 = -8 } npz_kind;
-
-/* The buffer of `obj` (called `what` in errors) as a C-contiguous array of `count` items
- * of `kind` (count < 0: any), writable when asked.  0, or -1 with a TypeError (not such an
- * array) or ValueError (the wrong size) set and nothing held. */
-int npz_view(Py_buffer *view, PyObject *obj, const char *what, npz_kind kind, Py_ssize_t count,
-             int writable);
 
 #endif

@@ -136,30 +136,19 @@ PyObject *npz_twin_classify(PyObject *self, PyObject *args) {
                      "of range (0..%lld)", depth, first, last, (long long)g.blocks);
         return NULL;
     }
-    Py_buffer views[4];
-    struct {
-        PyObject *obj;
-        const char *what;
-        npz_kind kind;
-        Py_ssize_t count;
-        int writable;
-    } want[4] = {
-        {words_obj, "words", (npz_kind)g.word_bytes, g.placements, 0},
-        {blk_obj, "blk", NPZ_U8, g.blocks, 0},
-        {pairs_obj, "pairs", NPZ_U8, 2 * g.placements, 1},
-        {main_obj, "main", NPZ_U32, subsets(g.n, g.k), 0},
-    };
-    int held = 0;
-    while (held < 4 && npz_view(&views[held], want[held].obj, want[held].what, want[held].kind,
-                                want[held].count, want[held].writable) == 0)
-        held++;
-    if (held == 4) {
-        Py_BEGIN_ALLOW_THREADS
-        classify(&g, depth, first, last, views[0].buf, views[1].buf, views[2].buf, views[3].buf);
-        Py_END_ALLOW_THREADS
+    npz_views v = {.count = 0};
+    Py_buffer *words, *blk, *pairs, *main;
+    if (!(words = npz_view(&v, words_obj, "words", npz_word_kind(&g), -1, g.placements, 0)) ||
+        !(blk = npz_view(&v, blk_obj, "blk", NPZ_U8, -1, g.blocks, 0)) ||
+        !(pairs = npz_view(&v, pairs_obj, "pairs", NPZ_U8, -1, 2 * g.placements, 1)) ||
+        !(main = npz_view(&v, main_obj, "main", NPZ_U32, -1, subsets(g.n, g.k), 0))) {
+        npz_release(&v);
+        return NULL;
     }
-    for (int i = 0; i < held; i++) PyBuffer_Release(&views[i]);
-    if (held < 4) return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    classify(&g, depth, first, last, words->buf, blk->buf, pairs->buf, main->buf);
+    Py_END_ALLOW_THREADS
+    npz_release(&v);
     Py_RETURN_NONE;
 }
 
@@ -194,29 +183,28 @@ PyObject *npz_twin_pack(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "pattern_pack: value_bits must be 1..6");
         return NULL;
     }
-    Py_buffer pairs, out;
-    if (npz_view(&pairs, pairs_obj, "pairs", NPZ_U8, -1, 0) < 0) return NULL;
-    if (pairs.len % 2 != 0) {
-        PyBuffer_Release(&pairs);
+    npz_views v = {.count = 0};
+    Py_buffer *pairs, *out;
+    if (!(pairs = npz_view(&v, pairs_obj, "pairs", NPZ_U8, -1, -1, 0))) goto fail;
+    if (pairs->len % 2 != 0) {
         PyErr_SetString(PyExc_ValueError, "a two-class table has an even number of entries");
-        return NULL;
+        goto fail;
     }
-    if (npz_view(&out, out_obj, "out", NPZ_U8, pairs.len / 2, 1) < 0) {
-        PyBuffer_Release(&pairs);
-        return NULL;
-    }
+    if (!(out = npz_view(&v, out_obj, "out", NPZ_U8, -1, pairs->len / 2, 1))) goto fail;
     int64_t clipped;
     int largest;
     Py_BEGIN_ALLOW_THREADS
-    clipped = pack(pairs.buf, out.buf, (int64_t)out.len, value_bits, higher_by, main_class,
+    clipped = pack(pairs->buf, out->buf, (int64_t)out->len, value_bits, higher_by, main_class,
                    other_class, &largest);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&pairs);
-    PyBuffer_Release(&out);
+    npz_release(&v);
     int mask = (1 << value_bits) - 1;
     if (largest > mask) {
         PyErr_Format(PyExc_ValueError, "a distance above %d does not fit a packed entry", mask);
         return NULL;
     }
     return PyLong_FromLongLong((long long)clipped);
+fail:
+    npz_release(&v);
+    return NULL;
 }

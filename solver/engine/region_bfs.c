@@ -6,55 +6,11 @@
  * capsule: nothing a caller hands over can point the loops outside their arrays), and the
  * driver's threads run region_layer over ranges of maps, then region_fold over ranges of
  * placements, each call with the GIL released.  The entries and the tables out arrive
- * through the buffer protocol and are checked on entry for their item type (TypeError) and
- * their size against the plan's (ValueError). */
+ * through the buffer protocol and are checked on entry (buffers.c) for their item type
+ * (TypeError) and their size against the plan's (ValueError). */
 #include "region_bfs.h"
 
 #include <string.h>
-
-/* --- buffers ------------------------------------------------------------------------------ */
-
-/* Whether a struct-module format (a native or little-endian prefix allowed) is one letter of
- * `letters`. */
-static int format_is(const char *fmt, const char *letters) {
-    if (fmt == NULL) fmt = "B";
-    if (*fmt == '@' || *fmt == '=' || *fmt == '<') fmt++;
-    return fmt[0] != '\0' && fmt[1] == '\0' && strchr(letters, fmt[0]) != NULL;
-}
-
-/* The buffer of `obj` (`what` in errors) as a C-contiguous array of `count` items of
- * `itemsize` bytes whose format is one of `letters` (count < 0: any).  0, or -1 with a
- * TypeError or ValueError set, nothing held and v->obj NULL. */
-static int view(Py_buffer *v, PyObject *obj, const char *what, int itemsize,
-                const char *letters, const char *type, Py_ssize_t count, int writable) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, v, flags) < 0) {
-        PyErr_Clear();
-        v->obj = NULL;
-        PyErr_Format(PyExc_TypeError, "%s: expected a contiguous%s %s array, got %.100s", what,
-                     writable ? " writable" : "", type, Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    if (v->itemsize != itemsize || !format_is(v->format, letters)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected %s items, got format '%s' of %zd bytes",
-                     what, type, v->format ? v->format : "B", v->itemsize);
-        PyBuffer_Release(v);
-        v->obj = NULL;
-        return -1;
-    }
-    if (count >= 0 && v->len / itemsize != count) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd items, got %zd", what, count,
-                     v->len / itemsize);
-        PyBuffer_Release(v);
-        v->obj = NULL;
-        return -1;
-    }
-    return 0;
-}
-
-static int view_u8(Py_buffer *v, PyObject *obj, const char *what, Py_ssize_t count, int w) {
-    return view(v, obj, what, 1, "B", "uint8", count, w);
-}
 
 /* --- the plan ----------------------------------------------------------------------------- */
 
@@ -98,10 +54,11 @@ static PyObject *offsets(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OO:region_offsets", &obj, &out_obj)) return NULL;
     const rg_plan *pl = plan_of(obj);
     if (pl == NULL) return NULL;
-    Py_buffer out;
-    if (view(&out, out_obj, "out", 8, "lq", "int64", pl->maps + 1, 1) < 0) return NULL;
-    memcpy(out.buf, pl->offset, (size_t)(pl->maps + 1) * sizeof *pl->offset);
-    PyBuffer_Release(&out);
+    npz_views v = {.count = 0};
+    Py_buffer *out = npz_view(&v, out_obj, "out", NPZ_I64, -1, pl->maps + 1, 1);
+    if (out != NULL) memcpy(out->buf, pl->offset, (size_t)(pl->maps + 1) * sizeof *pl->offset);
+    npz_release(&v);
+    if (out == NULL) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -147,29 +104,19 @@ static PyObject *layer(PyObject *self, PyObject *args) {
                      "(0..%lld)", d, first, last, (long long)pl->maps);
         return NULL;
     }
-    Py_buffer entries;
-    if (view_u8(&entries, entries_obj, "entries", pl->entries, 1) < 0) return NULL;
+    npz_views v = {.count = 0};
+    Py_buffer *entries = npz_view(&v, entries_obj, "entries", NPZ_U8, -1, pl->entries, 1);
+    if (entries == NULL) {
+        npz_release(&v);
+        return NULL;
+    }
     int64_t written;
     Py_BEGIN_ALLOW_THREADS
-    written = (pull ? rg_layer_pull : rg_layer_push)(pl, entries.buf, d, first, last);
+    written = (pull ? rg_layer_pull : rg_layer_push)(pl, entries->buf, d, first, last);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&entries);
+    npz_release(&v);
     if (written < 0) return PyErr_NoMemory();
     return PyLong_FromLongLong((long long)written);
-}
-
-/* The optional uint8 table `obj` (None: not wanted) of `count` entries into *v; 0 or -1. */
-static int optional_u8(Py_buffer *v, PyObject *obj, const char *what, Py_ssize_t count) {
-    if (obj == Py_None) {
-        v->obj = NULL;
-        v->buf = NULL;
-        return 0;
-    }
-    return view_u8(v, obj, what, count, 1);
-}
-
-static void release(Py_buffer *v) {
-    if (v->obj != NULL) PyBuffer_Release(v);
 }
 
 /* region_fold(plan, entries, first, last, additive, twin, main, hist, value_bits, higher_by,
@@ -180,7 +127,7 @@ static void release(Py_buffer *v) {
 static PyObject *fold(PyObject *self, PyObject *args) {
     PyObject *obj, *entries_obj, *add_obj, *twin_obj, *main_obj, *hist_obj;
     long long first, last;
-    rg_fold_out out;
+    rg_fold_out out = {0}; /* no table out until one is taken */
     if (!PyArg_ParseTuple(args, "OOLLOOOOiiii:region_fold", &obj, &entries_obj, &first, &last,
                           &add_obj, &twin_obj, &main_obj, &hist_obj, &out.value_bits,
                           &out.higher_by, &out.main_class, &out.other_class))
@@ -198,35 +145,29 @@ static PyObject *fold(PyObject *self, PyObject *args) {
         return NULL;
     }
     const Py_ssize_t placements = (Py_ssize_t)(last - first) * (pl->n - pl->k + 1);
-    Py_buffer entries = {0}, add = {0}, twin = {0}, main = {0}, hist = {0};
-    int ok = view_u8(&entries, entries_obj, "entries", pl->entries, 0) == 0;
-    ok = ok && optional_u8(&add, add_obj, "additive", placements) == 0;
-    ok = ok && optional_u8(&twin, twin_obj, "twin", placements) == 0;
-    if (ok && twin.buf != NULL)
-        ok = view(&main, main_obj, "main", 4, "IL", "uint32", pl->maps, 0) == 0;
-    ok = ok && view(&hist, hist_obj, "hist", 8, "lq", "int64", 256, 1) == 0;
-    if (!ok) { /* what was taken before the failing one */
-        release(&entries);
-        release(&add);
-        release(&twin);
-        release(&main);
-        return NULL;
+    npz_views v = {.count = 0};
+    Py_buffer *entries, *hist, *b;
+    if (!(entries = npz_view(&v, entries_obj, "entries", NPZ_U8, -1, pl->entries, 0)))
+        goto fail;
+    if (add_obj != Py_None) { /* None: not wanted */
+        if (!(b = npz_view(&v, add_obj, "additive", NPZ_U8, -1, placements, 1))) goto fail;
+        out.additive = b->buf;
     }
-    out.additive = add.buf;
-    out.twin = twin.buf;
-    out.main = main.buf;
+    if (twin_obj != Py_None) { /* a twin reads each map's main region */
+        if (!(b = npz_view(&v, twin_obj, "twin", NPZ_U8, -1, placements, 1))) goto fail;
+        out.twin = b->buf;
+        if (!(b = npz_view(&v, main_obj, "main", NPZ_U32, -1, pl->maps, 0))) goto fail;
+        out.main = b->buf;
+    }
+    if (!(hist = npz_view(&v, hist_obj, "hist", NPZ_I64, -1, 256, 1))) goto fail;
     rg_fold_counts counts;
     memset(&counts, 0, sizeof counts);
     Py_BEGIN_ALLOW_THREADS
-    rg_fold(pl, entries.buf, first, last, &out, &counts);
+    rg_fold(pl, entries->buf, first, last, &out, &counts);
     Py_END_ALLOW_THREADS
-    int64_t *h = hist.buf;
+    int64_t *h = hist->buf;
     for (int i = 0; i < 256; i++) h[i] += counts.hist[i];
-    release(&entries);
-    release(&add);
-    release(&twin);
-    release(&main);
-    release(&hist);
+    npz_release(&v);
     if (counts.bad_main > 0) {
         PyErr_Format(PyExc_ValueError, "region_fold: main: %lld masks are no region of their "
                      "map", (long long)counts.bad_main);
@@ -234,6 +175,9 @@ static PyObject *fold(PyObject *self, PyObject *args) {
     }
     return Py_BuildValue("LLi", (long long)counts.unreached, (long long)counts.clipped,
                          counts.largest);
+fail:
+    npz_release(&v);
+    return NULL;
 }
 
 PyMethodDef npz_region_methods[] = {

@@ -13,94 +13,17 @@
  * instances are compiled in search_pdb_plain.c and search_pdb_zero.c, so that setup.py
  * compiles them at once on as many cores.
  *
- * Every buffer's format, item size, dimensions and contiguity are checked on entry (TypeError
- * or ValueError), and their shapes against each other.  The indices stored in the arrays
- * (tiles, move ids, patterns) are trusted: the plans make them.  tests/test_search_kernels.py
- * compares the nodes of whole iterations with a plain IDA* (tests/naive_ida.py). */
+ * Every buffer's format, item size, dimensions and contiguity are checked on entry by
+ * buffers.c (TypeError or ValueError), and their shapes against each other here.  The
+ * indices stored in the arrays (tiles, move ids, patterns) are trusted: the plans make them.
+ * tests/test_search_kernels.py compares the nodes of whole iterations with a plain IDA*
+ * (tests/naive_ida.py). */
 
 #include "engine.h"
 #include "search_walk.h"
 
 
-/* --- buffers --------------------------------------------------------------------------------- */
-
-#define MAX_VIEWS 48
-
-typedef struct {
-    Py_buffer views[MAX_VIEWS];
-    int count;
-} Views;
-
-static void release_all(Views *v) {
-    for (int i = 0; i < v->count; i++) PyBuffer_Release(&v->views[i]);
-    v->count = 0;
-}
-
-/* Whether a buffer format names one integer type of the given kind: `kinds` lists the
- * struct-module letters that may stand for it (with a native or little-endian prefix). */
-static int format_is(const char *fmt, const char *kinds) {
-    if (fmt == NULL) return strchr(kinds, 'B') != NULL; /* plain bytes */
-    if (*fmt == '@' || *fmt == '=' || *fmt == '<') fmt++;
-    return fmt[0] != '\0' && fmt[1] == '\0' && strchr(kinds, fmt[0]) != NULL;
-}
-
-typedef enum { I64, U8, I16_OR_I32, U16, U32, I32 } Kind;
-
-static const char *kind_name(Kind k) {
-    switch (k) {
-    case I64: return "int64";
-    case U8: return "uint8";
-    case I16_OR_I32: return "int16 or int32";
-    case U16: return "uint16";
-    case U32: return "uint32";
-    default: return "int32";
-    }
-}
-
-static int kind_ok(const Py_buffer *b, Kind k) {
-    switch (k) {
-    case I64: return b->itemsize == 8 && format_is(b->format, "ql");
-    case U8: return b->itemsize == 1 && format_is(b->format, "B");
-    case I16_OR_I32:
-        return (b->itemsize == 2 && format_is(b->format, "h")) ||
-               (b->itemsize == 4 && format_is(b->format, "il"));
-    case U16: return b->itemsize == 2 && format_is(b->format, "H");
-    case U32: return b->itemsize == 4 && format_is(b->format, "IL");
-    default: return b->itemsize == 4 && format_is(b->format, "il");
-    }
-}
-
-/* The buffer of `obj` (named `what` in errors): `ndim` dimensions, C-contiguous, of kind `k`,
- * writable when `writable`.  NULL with an exception set when it is not. */
-static Py_buffer *view(Views *v, PyObject *obj, const char *what, int ndim, Kind k, int writable) {
-    if (v->count >= MAX_VIEWS) {
-        PyErr_SetString(PyExc_RuntimeError, "too many arrays");
-        return NULL;
-    }
-    Py_buffer *b = &v->views[v->count];
-    int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, b, flags) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s: expected a%s %s array, got %.100s", what,
-                     writable ? " writable" : "n", kind_name(k), Py_TYPE(obj)->tp_name);
-        return NULL;
-    }
-    v->count++;
-    if (!kind_ok(b, k)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected %s items, got format '%s' of %zd bytes", what,
-                     kind_name(k), b->format ? b->format : "B", b->itemsize);
-        return NULL;
-    }
-    if (b->ndim != ndim) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %d dimensions, got %d", what, ndim, b->ndim);
-        return NULL;
-    }
-    if (!PyBuffer_IsContiguous(b, 'C')) {
-        PyErr_Format(PyExc_ValueError, "%s: expected a C-contiguous array", what);
-        return NULL;
-    }
-    return b;
-}
+/* --- arguments ------------------------------------------------------------------------------- */
 
 static Py_ssize_t dim(const Py_buffer *b, int i) { return b->ndim > i ? b->shape[i] : 1; }
 
@@ -169,8 +92,8 @@ static int64_t as_int64(PyObject *obj, const char *what, int *bad) {
 }
 
 /* The machine's transitions: int16 or int32, (states, 4). */
-static int take_trans(Views *v, PyObject *obj, const int16_t **t16, const int32_t **t32) {
-    Py_buffer *b = view(v, obj, "fsm", 2, I16_OR_I32, 0);
+static int take_trans(npz_views *v, PyObject *obj, const int16_t **t16, const int32_t **t32) {
+    Py_buffer *b = npz_view(v, obj, "fsm", NPZ_I16_OR_I32, 2, -1, 0);
     if (!b) return -1;
     if (dim(b, 1) != 4) return shape_error("fsm", "expected 4 directions a state");
     *t16 = b->itemsize == 2 ? (const int16_t *)b->buf : NULL;
@@ -179,30 +102,33 @@ static int take_trans(Views *v, PyObject *obj, const int16_t **t16, const int32_
 }
 
 /* The moves (nb, succ, succ_n) of a board of n cells. */
-static int take_moves(Views *v, PyObject *moves, Py_ssize_t *n, const int64_t **nb,
+static int take_moves(npz_views *v, PyObject *moves, Py_ssize_t *n, const int64_t **nb,
                       const int64_t **succ, const int64_t **succ_n) {
     PyObject *o;
     Py_buffer *b;
-    if (!(o = field(moves, "moves", 3, 0)) || !(b = view(v, o, "moves.nb", 1, I64, 0))) return -1;
+    if (!(o = field(moves, "moves", 3, 0)) || !(b = npz_view(v, o, "moves.nb", NPZ_I64, 1, -1, 0)))
+        return -1;
     *nb = b->buf;
     if (dim(b, 0) % 4) return shape_error("moves.nb", "expected 4 moves a cell");
     *n = dim(b, 0) / 4;
-    if (!(b = view(v, PyTuple_GET_ITEM(moves, 1), "moves.succ", 2, I64, 0))) return -1;
+    if (!(b = npz_view(v, PyTuple_GET_ITEM(moves, 1), "moves.succ", NPZ_I64, 2, -1, 0)))
+        return -1;
     if (dim(b, 0) != 5 * *n || dim(b, 1) != 4)
         return shape_error("moves.succ", "expected (5 * cells, 4)");
     *succ = b->buf;
-    if (!(b = view(v, PyTuple_GET_ITEM(moves, 2), "moves.succ_n", 1, I64, 0))) return -1;
+    if (!(b = npz_view(v, PyTuple_GET_ITEM(moves, 2), "moves.succ_n", NPZ_I64, 1, -1, 0)))
+        return -1;
     if (dim(b, 0) != 5 * *n) return shape_error("moves.succ_n", "expected 5 * cells");
     *succ_n = b->buf;
     return 0;
 }
 
 /* fcost: None or an int64 (g, h) table (Problem.fcost: a row for every depth the walk reaches). */
-static int take_fcost(Views *v, PyObject *obj, const int64_t **fcost, Py_ssize_t *fcols) {
+static int take_fcost(npz_views *v, PyObject *obj, const int64_t **fcost, Py_ssize_t *fcols) {
     *fcost = NULL;
     *fcols = 0;
     if (obj == Py_None) return 0;
-    Py_buffer *b = view(v, obj, "fcost", 2, I64, 0);
+    Py_buffer *b = npz_view(v, obj, "fcost", NPZ_I64, 2, -1, 0);
     if (!b) return -1;
     if (dim(b, 1) < 1 || dim(b, 0) < 1) return shape_error("fcost", "expected a non-empty table");
     *fcost = b->buf;
@@ -211,14 +137,14 @@ static int take_fcost(Views *v, PyObject *obj, const int64_t **fcost, Py_ssize_t
 }
 
 /* The stack's seven arrays; `lookups` its width per depth (1 for linear conflict). */
-static int take_stack(Views *v, PyObject *stack, Py_ssize_t lookups, int64_t **p) {
+static int take_stack(npz_views *v, PyObject *stack, Py_ssize_t lookups, int64_t **p) {
     static const char *names[7] = {"stack.path", "stack.kid", "stack.nkid", "stack.kidx",
                                    "stack.h", "stack.saved", "stack.fsm"};
     static const int ndims[7] = {1, 3, 1, 1, 2, 2, 1};
     Py_buffer *b[7];
     for (int i = 0; i < 7; i++) {
         PyObject *o = field(stack, "stack", 7, i);
-        if (!o || !(b[i] = view(v, o, names[i], ndims[i], I64, 1))) return -1;
+        if (!o || !(b[i] = npz_view(v, o, names[i], NPZ_I64, ndims[i], -1, 1))) return -1;
         p[i] = b[i]->buf;
     }
     Py_ssize_t z = dim(b[0], 0);
@@ -233,8 +159,8 @@ static int take_stack(Views *v, PyObject *stack, Py_ssize_t lookups, int64_t **p
     return 0;
 }
 
-static int64_t *state_vector(Views *v, PyObject *obj) {
-    Py_buffer *b = view(v, obj, "st", 1, I64, 1);
+static int64_t *state_vector(npz_views *v, PyObject *obj) {
+    Py_buffer *b = npz_view(v, obj, "st", NPZ_I64, 1, -1, 1);
     if (!b) return NULL;
     if (dim(b, 0) < STATE_SLOTS) {
         shape_error("st", "expected the kernels' state slots");
@@ -259,7 +185,7 @@ static PyObject *ida_pdb(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOOOOOpOL:ida_pdb", &node, &stack, &st_o, &first_o,
                           &deltas_o, &frames, &moves, &fsm_o, &fcost_o, &order, &zero, &budget))
         return NULL;
-    Views v = {.count = 0};
+    npz_views v = {.count = 0};
     Pdb a;
     memset(&a, 0, sizeof a);
     a.order = order;
@@ -287,7 +213,8 @@ static PyObject *ida_pdb(PyObject *self, PyObject *args) {
         static const int ndims[6] = {2, 2, 3, 2, 2, 3};
         const int64_t **dst[6] = {&a.pat, &a.wt, &a.contrib, &a.sgn, &a.step, &a.btw};
         for (int i = 0; i < 6; i++) {
-            if (!(b = view(&v, PyTuple_GET_ITEM(frames, i), names[i], ndims[i], I64, 0)))
+            if (!(b = npz_view(&v, PyTuple_GET_ITEM(frames, i), names[i], NPZ_I64, ndims[i], -1,
+                               0)))
                 goto done;
             Py_ssize_t width = i < 3 ? a.n : a.nm;
             if (dim(b, 0) != nf || dim(b, 1) != width || (i == 2 && dim(b, 2) != a.n) ||
@@ -298,7 +225,8 @@ static PyObject *ida_pdb(PyObject *self, PyObject *args) {
             *dst[i] = b->buf;
         }
     }
-    if (!(b = view(&v, PyTuple_GET_ITEM(frames, 6), "frames.tab", 1, I64, 0))) goto done;
+    if (!(b = npz_view(&v, PyTuple_GET_ITEM(frames, 6), "frames.tab", NPZ_I64, 1, -1, 0)))
+        goto done;
     if (dim(b, 0) != nf) {
         shape_error("frames.tab", "expected a table a lookup");
         goto done;
@@ -310,7 +238,7 @@ static PyObject *ida_pdb(PyObject *self, PyObject *args) {
     Py_buffer *nv[4];
     for (int i = 0; i < 4; i++) {
         if (!(o = field(node, "node", 4, i)) ||
-            !(nv[i] = view(&v, o, node_names[i], i ? 2 : 1, I64, 1)))
+            !(nv[i] = npz_view(&v, o, node_names[i], NPZ_I64, i ? 2 : 1, -1, 1)))
             goto done;
     }
     if (dim(nv[0], 0) != a.n) {
@@ -346,12 +274,12 @@ static PyObject *ida_pdb(PyObject *self, PyObject *args) {
         goto done;
 
     /* the tables: lookup f reads `first`, or the table `deltas[tab[f]]` bytes from it */
-    if (!(b = view(&v, first_o, "first", 1, U8, 0))) goto done;
+    if (!(b = npz_view(&v, first_o, "first", NPZ_U8, 1, -1, 0))) goto done;
     const uint8_t *first = b->buf;
     const int64_t *deltas = NULL;
     Py_ssize_t ndeltas = 0;
     if (deltas_o != Py_None) {
-        if (!(b = view(&v, deltas_o, "deltas", 1, I64, 0))) goto done;
+        if (!(b = npz_view(&v, deltas_o, "deltas", NPZ_I64, 1, -1, 0))) goto done;
         deltas = b->buf;
         ndeltas = dim(b, 0);
     }
@@ -372,41 +300,47 @@ static PyObject *ida_pdb(PyObject *self, PyObject *args) {
         if (!(o = field(zero, "zero", 7, 6)) || (nch = tuple_len(o, "zero.chunks")) < 0) goto done;
         zmode = nch == 0 ? ZERO_EAGER : ZERO_LAZY;
         a.nchunks = (int)nch;
-        if (!(b = view(&v, PyTuple_GET_ITEM(zero, 0), "zero.xmask", 2, I64, 0))) goto done;
+        if (!(b = npz_view(&v, PyTuple_GET_ITEM(zero, 0), "zero.xmask", NPZ_I64, 2, -1, 0)))
+            goto done;
         if (dim(b, 0) < nf || dim(b, 1) != a.nm) {
             shape_error("zero.xmask", "expected (lookups, moves)");
             goto done;
         }
         a.xmask = b->buf;
-        if (!(b = view(&v, PyTuple_GET_ITEM(zero, 1), "zero.bcell", 2, I64, 0))) goto done;
+        if (!(b = npz_view(&v, PyTuple_GET_ITEM(zero, 1), "zero.bcell", NPZ_I64, 2, -1, 0)))
+            goto done;
         if (dim(b, 0) < nf || dim(b, 1) != a.n) {
             shape_error("zero.bcell", "expected (lookups, cells)");
             goto done;
         }
         a.bcell = b->buf;
         if (zmode == ZERO_EAGER) {
-            if (!(b = view(&v, PyTuple_GET_ITEM(zero, 2), "zero.main", 1, U16, 0))) goto done;
+            if (!(b = npz_view(&v, PyTuple_GET_ITEM(zero, 2), "zero.main", NPZ_U16, 1, -1, 0)))
+                goto done;
             if (a.n > 16 || dim(b, 0) < ((Py_ssize_t)1 << a.n)) {
                 shape_error("zero.main", "expected an entry for every cell set");
                 goto done;
             }
             a.main16 = b->buf;
         } else {
-            if (!(b = view(&v, PyTuple_GET_ITEM(zero, 2), "zero.main", 1, U32, 0))) goto done;
+            if (!(b = npz_view(&v, PyTuple_GET_ITEM(zero, 2), "zero.main", NPZ_U32, 1, -1, 0)))
+                goto done;
             a.main32 = b->buf;
             if (nch > 8 || nch * 8 < a.n) {
                 shape_error("zero.chunks", "expected a byte for every 8 cells");
                 goto done;
             }
         }
-        if (!(b = view(&v, PyTuple_GET_ITEM(zero, 3), "zero.moff", 2, I64, 0))) goto done;
+        if (!(b = npz_view(&v, PyTuple_GET_ITEM(zero, 3), "zero.moff", NPZ_I64, 2, -1, 0)))
+            goto done;
         if (dim(b, 0) < nf) {
             shape_error("zero.moff", "expected a row a lookup");
             goto done;
         }
         a.moff = b->buf;
         a.moffw = dim(b, 1);
-        if (!(b = view(&v, PyTuple_GET_ITEM(zero, 4), "zero.part", 3, I32, 0))) goto done;
+        if (!(b = npz_view(&v, PyTuple_GET_ITEM(zero, 4), "zero.part", NPZ_I32, 3, -1, 0)))
+            goto done;
         if (dim(b, 0) < nch || dim(b, 2) != 256) {
             shape_error("zero.part", "expected (bytes, cells + 1, 256)");
             goto done;
@@ -414,7 +348,8 @@ static PyObject *ida_pdb(PyObject *self, PyObject *args) {
         a.part = b->buf;
         a.part_j = dim(b, 1) * 256;
         a.part_s = 256;
-        if (!(b = view(&v, PyTuple_GET_ITEM(zero, 5), "zero.ones", 1, I32, 0))) goto done;
+        if (!(b = npz_view(&v, PyTuple_GET_ITEM(zero, 5), "zero.ones", NPZ_I32, 1, -1, 0)))
+            goto done;
         if (dim(b, 0) != 256) {
             shape_error("zero.ones", "expected 256 entries");
             goto done;
@@ -427,7 +362,7 @@ static PyObject *ida_pdb(PyObject *self, PyObject *args) {
     status = fn(&a);
     Py_END_ALLOW_THREADS
 done:
-    release_all(&v);
+    npz_release(&v);
     if (status < 0) return NULL;
     return PyLong_FromLong(status);
 }
@@ -615,7 +550,7 @@ static PyObject *ida_lc(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOOOOpOL:ida_lc", &tiles_o, &conflicts_o, &stack, &st_o,
                           &lines, &moves, &fsm_o, &fcost_o, &use_lc, &scratch_o, &budget))
         return NULL;
-    Views v = {.count = 0};
+    npz_views v = {.count = 0};
     Lc a;
     memset(&a, 0, sizeof a);
     a.use_lc = use_lc;
@@ -629,19 +564,21 @@ static PyObject *ida_lc(PyObject *self, PyObject *args) {
     if (take_moves(&v, moves, &n, &a.nb, &a.succ, &a.succ_n) < 0) goto done;
     a.n = n;
     /* lines: md, grow, gcol, rows, cols */
-    if (!(o = field(lines, "lines", 5, 0)) || !(b = view(&v, o, "lines.md", 2, I64, 0))) goto done;
+    if (!(o = field(lines, "lines", 5, 0)) ||
+        !(b = npz_view(&v, o, "lines.md", NPZ_I64, 2, -1, 0)))
+        goto done;
     if (dim(b, 0) != n || dim(b, 1) != n) {
         shape_error("lines.md", "expected (cells, cells)");
         goto done;
     }
     a.md = b->buf;
-    if (!(b = view(&v, PyTuple_GET_ITEM(lines, 1), "lines.grow", 1, I64, 0))) goto done;
+    if (!(b = npz_view(&v, PyTuple_GET_ITEM(lines, 1), "lines.grow", NPZ_I64, 1, -1, 0))) goto done;
     if (dim(b, 0) != n) {
         shape_error("lines.grow", "expected a row a tile");
         goto done;
     }
     a.grow = b->buf;
-    if (!(b = view(&v, PyTuple_GET_ITEM(lines, 2), "lines.gcol", 1, I64, 0))) goto done;
+    if (!(b = npz_view(&v, PyTuple_GET_ITEM(lines, 2), "lines.gcol", NPZ_I64, 1, -1, 0))) goto done;
     if (dim(b, 0) != n) {
         shape_error("lines.gcol", "expected a column a tile");
         goto done;
@@ -656,20 +593,20 @@ static PyObject *ida_lc(PyObject *self, PyObject *args) {
     }
     const int64_t side = a.rows > a.cols ? a.rows : a.cols;
 
-    if (!(b = view(&v, tiles_o, "tiles", 1, I64, 1))) goto done;
+    if (!(b = npz_view(&v, tiles_o, "tiles", NPZ_I64, 1, -1, 1))) goto done;
     if (dim(b, 0) != n) {
         shape_error("tiles", "expected a tile a cell");
         goto done;
     }
     a.tiles = b->buf;
-    if (!(b = view(&v, conflicts_o, "conflicts", 2, I64, 1))) goto done;
+    if (!(b = npz_view(&v, conflicts_o, "conflicts", NPZ_I64, 2, -1, 1))) goto done;
     if (dim(b, 0) != 2 || dim(b, 1) < side) {
         shape_error("conflicts", "expected (2, longest side)");
         goto done;
     }
     a.rowc = b->buf;
     a.colc = (int64_t *)b->buf + dim(b, 1);
-    if (!(b = view(&v, scratch_o, "scratch", 1, I64, 1))) goto done;
+    if (!(b = npz_view(&v, scratch_o, "scratch", NPZ_I64, 1, -1, 1))) goto done;
     if (dim(b, 0) < 2 * side) {
         shape_error("scratch", "expected twice the longest side");
         goto done;
@@ -691,7 +628,7 @@ static PyObject *ida_lc(PyObject *self, PyObject *args) {
     status = fn(&a);
     Py_END_ALLOW_THREADS
 done:
-    release_all(&v);
+    npz_release(&v);
     if (status < 0) return NULL;
     return PyLong_FromLong(status);
 }
