@@ -15,7 +15,8 @@ same minutes.  ``--old-env NAME=VALUE`` sets a variable for the old checkout onl
     python scripts/compare_searches.py --old /tmp/old --data-dir data \\
         --set korf100:"--goal blank-first" --set lc3x5:"--heuristic linear-conflict"
 
-A set is a file of ``data/`` (``korf100``, ``hardest80``, ``korf-taylor-24``, ...) or
+A set is a file of ``data/`` (``korf100``, ``hardest80``, ``korf-taylor-24``, ...), some of
+its rows by their ids (``korf-felner-24#32,44``), or
 ``random:SHAPE:COUNT:STEPS`` (random walks from the set's ``--goal``, seeded), followed by the options
 of ``npuzzle solve`` after a colon.
 """
@@ -56,11 +57,13 @@ def boards_of(spec: str, seed: int, goal: str | None = None) -> list[str]:
             rows = [board.tiles[i : i + cols] for i in range(0, len(board.tiles), cols)]
             out.append("/".join(" ".join(map(str, r)) for r in rows))  # rows: the shape is read
         return out
-    path = ROOT / "data" / (spec if spec.endswith(".txt") else f"{spec}.txt")
+    name, _, ids = spec.partition("#")
+    path = ROOT / "data" / (name if name.endswith(".txt") else f"{name}.txt")
     rows = [line.split("\t") for line in path.read_text().splitlines()]
-    return [
-        r[1] if r[0].isdigit() and len(r) > 1 else r[0] for r in rows if r and r[0][:1].isdigit()
-    ]
+    rows = [r for r in rows if r and r[0][:1].isdigit()]
+    if ids:  # the rows of those ids (a file's first column)
+        rows = [r for r in rows if r[0] in ids.split(",")]
+    return [r[1] if r[0].isdigit() and len(r) > 1 else r[0] for r in rows]
 
 
 def solve(
