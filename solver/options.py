@@ -26,6 +26,7 @@ from typing import Any
 
 from .core import config
 from .core.board import BoardError
+from .core.messages import option
 from .core.solution import LC_HEURISTIC, MANHATTAN_HEURISTIC, PDB_HEURISTIC
 
 # name -> (module, function); 'auto' picks 'table' or 'idastar'.
@@ -61,7 +62,9 @@ class Option:
     flag that turns it off (``--no-reflect``); the service calls it ``service_key`` when that
     differs from ``name`` (``no_reflect``, holding the opposite).  ``cli_default`` is the
     command line's default where it differs (``--jobs``: all the cores, resolved by the
-    command).  ``low``/``high`` bound a number; ``choices`` name the values a text takes."""
+    command).  ``low``/``high`` bound a number; ``choices`` name the values a text takes.
+    ``unserved`` says why the service takes no such key, for an option of the command line's
+    own (how it prints, where it runs): a request naming it is told so."""
 
     name: str
     type: type
@@ -81,6 +84,7 @@ class Option:
     service_key: str | None = None
     cli_default: Any = SAME
     envvar: str | None = None
+    unserved: str = ""
 
     @property
     def key(self) -> str:
@@ -114,17 +118,20 @@ SPEC: tuple[Option, ...] = (
            "are 2x3, 3x3, 4x4, 5x5)."),
     Option("data_dir", Path, None, flags=("--data-dir",),
            commands=(*BOARD_COMMANDS, "generate", "stats", "serve"),
+           unserved="the server reads its own databases (npuzzle serve --data-dir)",
            help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
            "~/.local/share/npuzzle)."),
     Option("as_json", bool, False, flags=("--json",), search=False,
-           commands=BOARD_COMMANDS,
+           commands=BOARD_COMMANDS, unserved="every answer is JSON",
            help="Print JSON (one object per line in batch mode)."),
     Option("show", bool, False, flags=("--show",), search=False,
-           commands=("solve",),
-           help="Print the board after every move."),
+           commands=("solve",), endpoints=("solve",),
+           help="Print the board after every move (a JSON answer is the same: its moves "
+           "replay them)."),
     Option("tiles", bool, False, flags=("--tiles",), search=False,
-           commands=("solve",),
-           help="Print which tile slides at each step instead of the blank's directions."),
+           commands=("solve",), endpoints=("solve",),
+           help="Print which tile slides at each step instead of the blank's directions (a "
+           "JSON answer holds both)."),
     Option("algorithm", str, "auto", flags=("--algorithm", "-a"), choices=("auto", *ALGORITHMS),
            commands=("solve",), endpoints=("hint", "solve"),
            help="auto: the exact table where one is built (up to 12 cells), IDA* elsewhere.  "
@@ -144,6 +151,7 @@ SPEC: tuple[Option, ...] = (
            'false and "bound": W.'),
     Option("jobs", int, 1, flags=("--jobs", "-j"), low=1, cli_default=None,
            commands=("solve",),
+           unserved="the server shares its cores among its searches (npuzzle serve --workers)",
            help="Cores to use (default, and at most: all this process may use).  One board: "
            "IDA* shares its long iterations among J threads.  '-': J processes solve the "
            "boards."),
@@ -163,6 +171,7 @@ SPEC: tuple[Option, ...] = (
            "is checked against the board and the goal."),
     Option("scheduler", str, None, flags=("--scheduler",), metavar="ADDRESS", search=False,
            envvar=config.ENV_SCHEDULER, commands=("solve", "distance"),
+           unserved="the server searches in its own worker processes",
            help="Solve on a Dask cluster: the address of its scheduler (tcp://host:8786; "
            "default $DASK_SCHEDULER_ADDRESS; --scheduler '' solves on this machine).  Each "
            "worker needs npuzzle and the databases (a shared --data-dir, or build-pdb on each "
@@ -170,17 +179,20 @@ SPEC: tuple[Option, ...] = (
            "Needs pip install 'npuzzle[cluster]'."),
     Option("verbose", bool, False, flags=("--verbose", "-v"), search=False,
            commands=("solve",),
+           unserved="it writes to the command's stderr; the answer holds the search's counts",
            help="Statistics on stderr, and the iterations of a long search even when stderr "
            "is not a terminal."),
     Option("server", str, None, flags=("--server",), metavar="URL", search=False,
            envvar=config.ENV_SERVER,
            commands=("solve", "distance", "hint", "heuristic", "check", "generate"),
+           unserved="this is the server",
            help="Ask a running `npuzzle serve` (http://HOST:PORT; default $NPUZZLE_SERVER): "
            "the same answers without starting numpy here.  Without a server there, "
            "the command says so and answers here; --server '' answers here."),
     Option("token", str, None, flags=("--token",), metavar="TOKEN", search=False,
            envvar=config.ENV_TOKEN,
            commands=("solve", "distance", "hint", "heuristic", "check", "generate", "serve"),
+           unserved="send it as the header Authorization: Bearer TOKEN",
            help="The service's token (default $NPUZZLE_TOKEN, which keeps it out of the "
            "process list): `npuzzle serve` answers only requests that carry "
            "Authorization: Bearer TOKEN, and a command sends it to the server it asks."),
@@ -227,6 +239,8 @@ SPEC: tuple[Option, ...] = (
     Option("load", str, None, RESEARCH, flags=("--load",),
            choices=("auto", "map", "populate", "read"), search=False,
            commands=("solve", "distance", "hint", "heuristic"),
+           unserved="how the server's databases reach memory is set where it starts "
+           "($NPUZZLE_LOAD)",
            help="How database files reach memory: map (nothing read until used), populate "
            "(map and fault every page in before the search), read (copy into memory backed "
            "by huge pages).  auto (default, or $NPUZZLE_LOAD): populate for a batch ('-'), "
@@ -286,15 +300,18 @@ class _Checks:
         weighted = parse_weight(self.weight) > 1
         if weighted and self.algorithm not in ("auto", "idastar", "table"):
             raise BoardError(
-                f"--weight works with IDA* (algorithm auto or idastar), not {self.algorithm}"
+                f"{option('weight')} works with IDA* (algorithm auto or idastar), not "
+                f"{self.algorithm}"
             )
         if self.resume is not None:
             if self.algorithm not in ("auto", "idastar"):
                 raise BoardError(
-                    f"--resume goes on with IDA* (auto or idastar), not {self.algorithm}"
+                    f"{option('resume')} goes on with IDA* (auto or idastar), not {self.algorithm}"
                 )
             if weighted:
-                raise BoardError("--resume goes on with an optimal search, not a weighted one")
+                raise BoardError(
+                    f"{option('resume')} goes on with an optimal search, not a weighted one"
+                )
 
 
 def _search_fields() -> list[tuple]:

@@ -75,6 +75,34 @@ def test_non_square_shape_needs_shape_or_rows():
     assert parse_board("1 2/0 3/4 5").shape == Shape(3, 2)
 
 
+@pytest.mark.parametrize(
+    "board,shape,api_words,cli_words",
+    [
+        ("1 2 3 4 5 6 7", None, "or give shape='ROWSxCOLS'", "or give --shape ROWSxCOLS"),
+        ("1 2 3/4 0 5", "3x2", "but the shape argument says 3x2", "but --shape says 3x2"),
+    ],
+)
+def test_a_message_names_the_shape_as_the_caller_gives_it(
+    run_cli, board, shape, api_words, cli_words
+):
+    """The Python API is told of its ``shape=`` argument, the command line of ``--shape``:
+    the same parser, worded by the front end the board came through."""
+    import solver
+
+    with pytest.raises(BoardError) as e:
+        solver.distance(board, shape=shape)
+    assert api_words in str(e.value) and "--shape" not in str(e.value), str(e.value)
+    with pytest.raises(BoardError) as e:
+        solver.solve(board, shape=shape)
+    assert api_words in str(e.value)
+    r = run_cli(["distance", board] + (["--shape", shape] if shape else []))
+    assert r.exit_code == 2 and cli_words in r.stderr, r.stderr
+    # The command line's words end with its command: the API's are the same after it.
+    with pytest.raises(BoardError) as e:
+        solver.distance(board, shape=shape)
+    assert api_words in str(e.value)
+
+
 @st.composite
 def boards(draw, max_side=6):
     rows = draw(st.integers(2, max_side))

@@ -137,6 +137,36 @@ def test_the_readme_is_at_most_200_lines():
     assert lines <= README_MAX_LINES, f"README.md has {lines} lines"
 
 
+def test_the_readme_names_the_record_of_proven_files_where_the_code_writes_it(monkeypatch):
+    """A file npuzzle writes into the user's home is named where a user looks, and the
+    section it links to says when it is written and that deleting it is safe."""
+    from solver.tables import trust
+
+    monkeypatch.delenv("NPUZZLE_CACHE", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", "/home/someone")
+    written = trust.Trusted.record_path()  # where the code writes it by default
+    shown = "~/" + str(written.relative_to("/home/someone"))
+    readme = _text(ROOT / "README.md")
+    found = re.findall(rf"`{re.escape(shown)}`[^\n]*?\]\(docs/([^)#]+)#([^)]+)\)", readme)
+    assert len(found) == 1, f"README.md does not name {shown} with a link to the docs on it"
+    ((doc, anchor),) = found
+    text = _text(ROOT / "docs" / doc)
+    headings = list(re.finditer(r"^#{1,6} (.+)$", text, re.M))
+    (start,) = [h.end() for h in headings if slug(h.group(1)) == anchor]
+    section = text[start : min([h.start() for h in headings if h.start() > start] + [len(text)])]
+    assert shown in section and "When it is written" in section, section
+    assert "Deleting it is safe" in section, section
+
+
+def test_the_readmes_commands_that_read_data_say_they_need_a_checkout():
+    """``data/`` is the repository's: a wheel installs none."""
+    readme = _text(ROOT / "README.md")
+    reading = [line for line in readme.splitlines() if re.search(r"<\s*data/", line)]
+    assert reading, "the README reads no reference set any more: drop this test"
+    assert all("checkout" in line for line in reading), reading
+
+
 def test_every_path_named_exists():
     missing = sorted(
         {

@@ -152,3 +152,45 @@ def test_the_handlers_come_before_every_heavy_import(program):
     ours = {"solver", "solver.core", "pdb_builder"}
     others = [m for m in before if m not in ours]
     assert all(m.split(".")[0] in sys.stdlib_module_names for m in others), before
+
+
+# Put on sys.path ahead of everything, as sitecustomize: the moment solver.core.progress_bar
+# starts importing tqdm -- the module is in sys.modules, its ProgressBar not yet defined -- the
+# process sends itself SIGINT, so the handler runs against the half-imported module.
+SIGNAL_INSIDE_THE_IMPORT = """
+import os, signal, sys
+
+class SignalInsideTheImport:
+    def find_spec(self, name, path=None, target=None):
+        bars = sys.modules.get("solver.core.progress_bar")
+        if name == "tqdm" and bars is not None and not hasattr(bars, "ProgressBar"):
+            sys.meta_path.remove(self)
+            open(os.environ["SIGNALLED_MARK"], "w").close()
+            signal.raise_signal(signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, SignalInsideTheImport())
+"""
+
+
+def test_ctrl_c_while_the_progress_bars_are_half_imported_is_one_line(tmp_path):
+    """The handler looks for an unfinished bar's line among the imported modules; a module
+    still being imported is there without its names, and a signal at that moment of the
+    start is one line and 130 all the same."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(SIGNAL_INSIDE_THE_IMPORT)
+    mark = tmp_path / "signalled"
+    data = tmp_path / "data"
+    r = subprocess.run(
+        [script("build-pdb"), "-q", "--shape", "4x4", "--partition", "6-6-3"]
+        + ["--data-dir", str(data)],
+        capture_output=True,
+        text=True,
+        env=dict(env(), PYTHONPATH=f"{hook}{os.pathsep}{ROOT}", SIGNALLED_MARK=str(mark)),
+        timeout=120,
+    )
+    assert mark.exists(), "the signal was never sent: progress_bar no longer imports tqdm?"
+    assert r.returncode == 130 and "Traceback" not in r.stderr, (r.returncode, r.stderr)
+    assert r.stderr == "build-pdb: interrupted; no partial file was left behind\n"
+    assert not data.exists() or list(data.iterdir()) == []

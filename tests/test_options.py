@@ -168,6 +168,31 @@ def test_each_request_takes_its_options_as_declared(endpoint):
     assert search_keys == {o.key for o in for_endpoint(endpoint)}
 
 
+def _key(option: click.Option) -> str:
+    """The key a client writes for a command-line option: its first flag as a name."""
+    return option.opts[0].lstrip("-").replace("-", "_")
+
+
+@pytest.mark.parametrize("endpoint", [*MODELS, "check", "generate"])
+def test_each_endpoint_takes_every_option_of_its_command_but_the_command_lines_own(endpoint):
+    """A request's keys are the command line's option names: every option of the command
+    is a key of its endpoint, or declared the command line's own (``unserved``: said in the
+    400 that refuses it)."""
+    model = {"check": requests.CheckRequest, "generate": requests.GenerateRequest}
+    fields = {**MODELS, **model}[endpoint].model_fields
+    missing = []
+    for p in command(endpoint).params:
+        if not isinstance(p, click.Option) or p.name == "help_all":
+            continue
+        spec = BY_NAME.get(p.name)
+        if spec is not None and getattr(spec, "unserved", ""):
+            assert _key(p) not in fields, (endpoint, p.name)
+            continue
+        if (spec.key if spec is not None else _key(p)) not in fields:
+            missing.append(p.opts[0])
+    assert missing == [], f"/{endpoint} takes no key for {missing}"
+
+
 def test_the_service_has_no_fast_field():
     with pytest.raises(pydantic.ValidationError):
         requests.SolveRequest(board="1 2 3/4 0 5", fast=True)

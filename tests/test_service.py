@@ -234,6 +234,38 @@ def test_the_clis_fast_and_weight_over_http(client):
         assert_error(*post(client, "/solve", body), 400, fragment)
 
 
+def test_the_command_lines_option_names_are_the_keys(client):
+    """``solve --show``/``--tiles`` and ``generate --timeout`` are keys as named on the
+    command line; answered as ``--json`` answers them, where the record already holds the
+    moves and the tiles that slide."""
+    plain = post(client, "/solve", {"board": FAR_3X3})
+    for asked in ({"show": True}, {"tiles": True}, {"show": True, "tiles": False}):
+        status, rec = post(client, "/solve", {"board": FAR_3X3, **asked})
+        assert status == 200, rec
+        assert {k: v for k, v in rec.items() if k != "seconds"} == {
+            k: v for k, v in plain[1].items() if k != "seconds"
+        }
+    assert rec["moves"] and len(rec["tiles"]) == rec["length"] == 31
+    status, body = post(
+        client, "/generate", {"shape": "3x3", "distance": 20, "count": 2, "seed": 5, "timeout": 9}
+    )
+    assert status == 200 and [r["distance"] for r in body["results"]] == [20, 20]
+    # The command line's own options have no meaning here: the 400 says why, and which keys
+    # the endpoint takes.
+    for path, key, value, why in (
+        ("/solve", "jobs", 2, "--workers"),
+        ("/solve", "verbose", True, "stderr"),
+        ("/distance", "data_dir", "/", "its own databases"),
+        ("/check", "json", True, "every answer is JSON"),
+    ):
+        status, body = post(client, path, {"board": FAR_3X3, key: value})
+        assert_error(status, body, 400, why)
+        assert f"{path} takes board, boards, goal, shape" in body["error"], body
+    status, body = post(client, "/solve", {"board": FAR_3X3, "frobnicate": 1})
+    assert_error(status, body, 400, "unknown field 'frobnicate'")
+    assert "show" in body["error"] and "tiles" in body["error"]
+
+
 def test_5x5_at_a_distance_by_random_walks(client):
     """No 5x5 database is built here, so each walk's end is solved with
     linear conflict -- still quick at distance 20."""
@@ -300,7 +332,8 @@ def test_docs_work_offline(client):
         ),
         ("/distance", {"board": "1 2 3/4 5 6/7 7 0"}, 400, "tile 7 appears twice"),
         ("/distance", {"board": [[1, 2, 3], [4, 5, 6], [7, 8]]}, 400, "different lengths"),
-        ("/distance", {"board": 5}, 400, "cannot tell the shape"),
+        ("/distance", {"board": 5}, 400, "cannot tell the shape of 1 tiles: write rows"),
+        ("/distance", {"board": "1 2 3 4 5 6 7"}, 400, "or give --shape ROWSxCOLS"),
         ("/distance", {"board": "[" * 20_000 + "]" * 20_000}, 400, "nested too deeply"),
         ("/distance", {"board": "9" * 5000}, 400, "out of range"),
         ("/distance", {}, 400, "give the board"),

@@ -2,7 +2,7 @@
 ``0 x X _ .`` (layer 0: core).  The layout only -- the shape and the numbers; whether the
 numbers are a permutation is :class:`solver.core.board.Board`'s to check.
 
-Imports: the standard library, :mod:`solver.core.shape`.
+Imports: the standard library, :mod:`solver.core.messages`, :mod:`solver.core.shape`.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 
+from .messages import option
 from .shape import (
     BLANK,
     BLANK_SYMBOLS,
@@ -66,7 +67,7 @@ def board_layout(text, shape: Shape | str | None = None) -> tuple[Shape, tuple[i
     if found is None:
         raise BoardError(f"rows must have at least {MIN_SIDE} tiles each")
     if want is not None and want != found:
-        raise BoardError(f"the rows give a {found} board but --shape says {want}")
+        raise BoardError(f"the rows give a {found} board but {option('shape')} says {want}")
     return found, tuple(t for r in rows for t in r)
 
 
@@ -118,7 +119,7 @@ def _flat_shape(tiles: list[int], want: Shape | None) -> Shape:
         if len(tiles) not in INFERRED_SHAPES:
             raise BoardError(
                 f"cannot tell the shape of {len(tiles)} tiles: write rows ('1 2 3/4 0 5') "
-                f"or give --shape ROWSxCOLS"
+                f"or give {option('shape', 'ROWSxCOLS')}"
             )
         want = Shape(*INFERRED_SHAPES[len(tiles)])
     return want

@@ -179,7 +179,10 @@ def start_line() -> None:
     """End the unfinished line of a progress bar that a signal left open on stderr, so that
     the line said next stands on its own."""
     bars = sys.modules.get("solver.core.progress_bar")  # never imported for this
-    if bars is not None and bars.ProgressBar.drawn:
+    # A signal can land while that module is still being imported (it imports tqdm first):
+    # it is in sys.modules then, without ProgressBar, and no bar of it can have been drawn.
+    drawn = getattr(getattr(bars, "ProgressBar", None), "drawn", None)
+    if drawn:
         # The bar's text may still sit in sys.stderr's buffer: out first, then the newline.
         with contextlib.suppress(Exception):  # a stream busy in the interrupted code
             sys.stderr.flush()

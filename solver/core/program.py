@@ -5,7 +5,8 @@ Exit status (DESIGN §3): 0 answered · 1 unsolvable · 2 bad input or usage · 
 missing, stale or corrupt · 4 a search limit was reached (memory included) · 130 interrupted
 (SIGINT) · 143 terminated (SIGTERM) · 141 the reader of the output went away · 70 an internal
 error (a bug: please report it).  Every failure is one line on stderr, never a traceback
-(``NPUZZLE_DEBUG=1`` shows the traceback of an internal error).
+(``NPUZZLE_DEBUG=1`` shows the traceback of an internal error).  A message that names an
+option names it as the command line spells it (:func:`command_line_option`).
 
 Imports: click, :mod:`solver.core.config`, :mod:`solver.core.interrupts`,
 :mod:`solver.core.messages`.
@@ -19,7 +20,7 @@ import sys
 import click
 
 from . import config, interrupts
-from .messages import ERROR, LIMIT, prefixed
+from .messages import ERROR, LIMIT, prefixed, speaking
 
 EXIT_OK = 0
 EXIT_UNSOLVABLE = 1
@@ -30,6 +31,13 @@ EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug, not the user's doing
 EXIT_INTERRUPTED = interrupts.EXIT_INTERRUPTED
 EXIT_TERMINATED = interrupts.EXIT_TERMINATED
 EXIT_BROKEN_PIPE = interrupts.EXIT_BROKEN_PIPE
+
+
+def command_line_option(name: str, value: str | None = None) -> str:
+    """Option ``name`` as the command line gives it: ``--shape ROWSxCOLS`` (its flag is its
+    name in :mod:`solver.options` with dashes), ``--shape`` without a value."""
+    flag = "--" + name.replace("_", "-")
+    return f"{flag} {value}" if value is not None else flag
 
 
 def one_line(text) -> str:
@@ -92,7 +100,8 @@ class OneLineUsage:
 
     def _status(self, args, prog_name, extra, program) -> int:
         try:
-            rv = super().main(args, prog_name, **extra)
+            with speaking(command_line_option):  # where a command line's questions arrive
+                rv = super().main(args, prog_name, **extra)
             # A closed pipe is noticed here, not at the process's end.
             gone = interrupts.flush_stdout()
             return gone if gone is not None else rv if isinstance(rv, int) else EXIT_OK
@@ -156,6 +165,7 @@ DATA_DIR = DataDirType()
 __all__ = [
     "Command",
     "DATA_DIR",
+    "command_line_option",
     "DataDirType",
     "OneLineUsage",
     "exit_status",

@@ -33,12 +33,14 @@ from .errors import BodyLimit, add_error_handlers, validation_message
 from .limits import Settings
 from .pool import SearchPool
 from .requests import (
+    REQUESTS,
     CheckRequest,
     DistanceRequest,
     GenerateRequest,
     HeuristicRequest,
     HintRequest,
     SolveRequest,
+    unknown_key,
 )
 from .responses import ErrorBody, ErrorRecord, answer_model
 from .sharing import ClientGone, SharedAnswers
@@ -105,7 +107,7 @@ def create_app(settings: Settings | None = None, admission: Admission | None = N
         description="Optimal sliding-tile puzzle answers: the CLI's questions as "
         "JSON over HTTP.  The page is at /.",
     )
-    add_error_handlers(app)
+    add_error_handlers(app, _unknown_key)
     app.add_middleware(BodyLimit, max_bytes=settings.limits.max_body_bytes)
     # Added last, so it runs first: a request refused is answered before its body is read.
     app.add_middleware(Admit, admission=admission or Admission())
@@ -118,6 +120,12 @@ def create_app(settings: Settings | None = None, admission: Admission | None = N
     _add_status_routes(app, settings, pool, shared, started)
     _add_pages(app, assets)
     return app
+
+
+def _unknown_key(path: str, key: str) -> str | None:
+    """The refusal of ``key`` in a question's body at ``path``, naming the keys it takes."""
+    endpoint = path.strip("/")
+    return unknown_key(endpoint, key) if endpoint in REQUESTS else None
 
 
 def _lifespan(settings: Settings, pool: SearchPool):

@@ -10,7 +10,9 @@ Imports: fastapi/starlette only.
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Callable
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -79,12 +81,18 @@ class BodyLimit:
 # --- errors as one JSON line -----------------------------------------------------------------
 
 
-def validation_message(errors) -> str:
-    """One line for pydantic's list of validation errors (the first one is enough to fix)."""
-    return " ".join(_first_problem(errors).split())  # a client's key may hold a newline
+# The line refusing a key a request body does not take, or None for the plain one.
+UnknownKey = Callable[[str], "str | None"]
 
 
-def _first_problem(errors) -> str:
+def validation_message(errors, unknown_key: UnknownKey | None = None) -> str:
+    """One line for pydantic's list of validation errors (the first one is enough to fix);
+    ``unknown_key`` words the refusal of a key the body does not take."""
+    # A client's key may hold a newline.
+    return " ".join(_first_problem(errors, unknown_key).split())
+
+
+def _first_problem(errors, unknown_key: UnknownKey | None = None) -> str:
     """The first of pydantic's ``errors`` in the words of the API (its field names, not
     pydantic's locations)."""
     if not errors:
@@ -95,15 +103,22 @@ def _first_problem(errors) -> str:
     if kind == "json_invalid":
         return f"the body is not valid JSON ({e.get('ctx', {}).get('error', 'parse error')})"
     if kind == "extra_forbidden":
-        return f"unknown field {where!r} (see /docs for the fields of each endpoint)"
+        said = unknown_key(where) if unknown_key is not None else None
+        return said or f"unknown field {where!r} (see /docs for the fields of each endpoint)"
     if not where:
         return 'the body must be a JSON object, e.g. {"board": "8 6 7/2 5 4/3 0 1"}'
     return f"{where}: {e.get('msg', 'invalid')}"
 
 
-async def _bad_request(request: Request, exc: RequestValidationError):
-    """400 for a body that does not fit the endpoint's request model (FastAPI says 422)."""
-    return JSONResponse({"error": validation_message(exc.errors())}, status_code=400)
+def _bad_request(unknown_key: Callable[[str, str], str | None] | None):
+    """The handler of a body that does not fit the endpoint's request model: 400 (FastAPI
+    says 422), a key it does not take worded by ``unknown_key(path, key)``."""
+
+    async def bad_request(request: Request, exc: RequestValidationError):
+        words = None if unknown_key is None else functools.partial(unknown_key, request.url.path)
+        return JSONResponse({"error": validation_message(exc.errors(), words)}, status_code=400)
+
+    return bad_request
 
 
 async def _http_error(request: Request, exc: StarletteHTTPException):
@@ -133,10 +148,14 @@ async def _internal_error(request: Request, exc: Exception):
     )
 
 
-def add_error_handlers(app: FastAPI) -> None:
+def add_error_handlers(
+    app: FastAPI, unknown_key: Callable[[str, str], str | None] | None = None
+) -> None:
     """Make every error a client can cause one JSON ``{"error": ...}`` (and a fault of ours a
-    500 with the same shape, its traceback in the server log only)."""
-    app.add_exception_handler(RequestValidationError, _bad_request)
+    500 with the same shape, its traceback in the server log only).  ``unknown_key(path,
+    key)`` words the refusal of a key the body at ``path`` does not take (None: the plain
+    one)."""
+    app.add_exception_handler(RequestValidationError, _bad_request(unknown_key))
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _internal_error)
 

@@ -4,7 +4,10 @@
 list of rows -- and are read by the CLI's own parser, so a bad board gets the CLI's message.
 The search options are the specification's (:mod:`solver.options`): the same names, types,
 defaults, bounds and help as on the command line, which is also what ``/docs`` shows (null
-means the default).  Unknown keys are refused: a misspelt ``max_node`` must not be ignored.
+means the default).  Unknown keys are refused: a misspelt ``max_node`` must not be ignored,
+and the refusal names the keys the endpoint takes; an option of the command line's own
+(``--json``, ``--jobs``, ...: :attr:`~solver.options.Option.unserved`) is refused saying
+why.
 
 A board question takes ``board`` (one answer) or ``boards`` (a list; the answers come back in
 order under ``results``, each board failing on its own like a line of ``npuzzle distance -``).
@@ -19,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ..core.shape import BLANK_WORDS
-from ..options import Option, for_endpoint
+from ..options import SPEC, Option, for_endpoint
 
 BOARD_HELP = (
     "A board in any format the CLI reads: flat numbers '8 6 7 2 5 4 3 0 1' or "
@@ -79,9 +82,13 @@ def _request(name: str, endpoint: str, doc: str) -> type[Problem]:
 
 def search_fields(endpoint: str, params: dict) -> dict:
     """The :class:`~solver.options.SearchOptions` fields a request to ``/ENDPOINT`` sets,
-    from its validated body ``params`` (a key left out, or null, keeps the default)."""
+    from its validated body ``params`` (a key left out, or null, keeps the default).  The
+    keys that only say how a command prints its answer (``show``, ``tiles``) leave the
+    record as the command's ``--json`` prints it."""
     chosen = {}
     for option in for_endpoint(endpoint):
+        if not option.search:
+            continue
         value = params.get(option.key)
         if value is not None:
             chosen[option.name] = not value if option.service_key else value
@@ -118,11 +125,51 @@ class GenerateRequest(Strict):
     length: int | None = Field(None, ge=0, le=10_000, description="Steps of each walk.")
     seed: int | None = Field(None, ge=0, lt=2**64, description="The same seed, the same positions.")
     unique: bool = False
+    timeout: float | None = Field(
+        None,
+        ge=0,
+        allow_inf_nan=False,
+        description="Give up solving candidates after S seconds (at most the server's cap; "
+        "boards with an exact table need no solving).",
+    )
+
+
+# The request body of each endpoint: /check, /distance, ...
+REQUESTS: dict[str, type[Strict]] = {
+    "check": CheckRequest,
+    "distance": DistanceRequest,
+    "heuristic": HeuristicRequest,
+    "hint": HintRequest,
+    "solve": SolveRequest,
+    "generate": GenerateRequest,
+}
+
+
+def command_line_key(option: Option) -> str:
+    """The key a client would write for ``option``: its first flag as a name (``--data-dir``:
+    ``data_dir``, ``--json``: ``json``)."""
+    return option.flags[0].lstrip("-").replace("-", "_")
+
+
+# The command line's own options, by the key a client would write: why the service takes none.
+COMMAND_LINE_ONLY = {command_line_key(o): o.unserved for o in SPEC if o.unserved}
+
+
+def unknown_key(endpoint: str, key: str) -> str:
+    """The one line refusing ``key`` in a request to ``/ENDPOINT``: why, for an option of the
+    command line's own, and the keys the endpoint takes."""
+    why = COMMAND_LINE_ONLY.get(key)
+    head = f"{key!r} is the command line's own: {why}" if why else f"unknown field {key!r}"
+    return f"{head}; /{endpoint} takes {', '.join(REQUESTS[endpoint].model_fields)}"
 
 
 __all__ = [
+    "COMMAND_LINE_ONLY",
+    "REQUESTS",
+    "command_line_key",
     "field_of",
     "search_fields",
+    "unknown_key",
     "Problem",
     "CheckRequest",
     "DistanceRequest",

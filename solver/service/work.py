@@ -11,10 +11,13 @@ The bodies are the records of :mod:`solver.answers` -- the same fields as the CL
 * 504 a ``/generate`` that had to solve its candidates and ran out of time.
 
 :func:`answer` runs in the server process for lookups and in a worker process for searches
-(:func:`is_lookup` decides), so everything it takes and returns is plain data.
+(:func:`is_lookup` decides), so everything it takes and returns is plain data.  Its
+messages name options as the command line does (``--shape``): the request's keys are the
+command line's option names, and a board is refused in the command line's words.
 
-Imports: :mod:`solver.answers`, :mod:`solver.api`, :mod:`solver.tables`, :mod:`solver.workloads`,
-and :mod:`.limits` and :mod:`.requests` of this package.
+Imports: :mod:`solver.answers`, :mod:`solver.api`, :mod:`solver.core` (board, messages, program),
+:mod:`solver.tables`, :mod:`solver.workloads`, and :mod:`.limits` and :mod:`.requests` of this
+package.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import time
 
 from .. import answers, api
 from ..core.board import Board, BoardError, Shape, parse_board
+from ..core.messages import speaking
+from ..core.program import command_line_option
 from ..tables import catalog, names
 from ..workloads.distributions import uses_exact_table
 from ..workloads.generate import MAX_SEARCHED_CELLS, GenerateTimeout
@@ -105,6 +110,11 @@ BOARD_QUESTIONS = {
 def answer(endpoint: str, params: dict, settings: Settings) -> tuple[int, dict]:
     """The HTTP status and JSON body answering ``params`` (a validated request body) at
     ``endpoint`` (``solve``, ``distance``, ``hint``, ``heuristic``, ``check``, ``generate``)."""
+    with speaking(command_line_option):
+        return _answer(endpoint, params, settings)
+
+
+def _answer(endpoint: str, params: dict, settings: Settings) -> tuple[int, dict]:
     try:
         if endpoint == "generate":
             return 200, {"results": _generate(params, settings)}
@@ -218,7 +228,7 @@ def _generate(p: dict, s: Settings) -> list[dict]:
             goal=p.get("goal"),
             method=p.get("method", "shuffle"),
             walk_length=p.get("length"),
-            timeout=s.limits.max_seconds if searched else None,
+            timeout=_generate_seconds(p.get("timeout"), s.limits.max_seconds if searched else None),
             **wanted,
         )
     except GenerateTimeout as e:
@@ -228,6 +238,13 @@ def _generate(p: dict, s: Settings) -> list[dict]:
             f"{answers.one_line(e)}: this server has no pattern database for {shape}, so each "
             f"candidate is solved with linear conflict; ask for a smaller distance"
         ) from None
+
+
+def _generate_seconds(asked: float | None, cap: float | None) -> float | None:
+    """How long a ``/generate`` may solve its candidates: the client's ``timeout`` within the
+    server's cap (None: no limit, where nothing is solved)."""
+    given = [t for t in (asked, cap) if t is not None]
+    return min(given) if given else None
 
 
 def pattern_db_built(shape: Shape, data_dir) -> bool:
