@@ -280,7 +280,7 @@ def _strongest_shape(shapes, partitions, zero_aware) -> Shape:
 
 
 def _list(data_dir) -> None:
-    directory = store.data_dir(data_dir) if data_dir is None else store.named(data_dir)
+    directory = store.named(data_dir)
     click.echo(f"data directory: {directory}", err=True)
     rows = build.list_built(data_dir) if directory.is_dir() else []
     if not rows:
@@ -296,7 +296,7 @@ def _list(data_dir) -> None:
 
 
 def _verify(data_dir) -> None:
-    directory = store.data_dir(data_dir) if data_dir is None else store.named(data_dir)
+    directory = store.named(data_dir)
     files, problems, fixes = build.verify_all(data_dir)
     for p in problems:
         click.echo(p)

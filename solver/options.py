@@ -50,6 +50,7 @@ TIERS = (COMMON, RESEARCH, TEACHING)
 
 # The commands that answer a board question (all of them take --goal, --shape, --json).
 BOARD_COMMANDS = ("solve", "distance", "hint", "heuristic", "check", "compare")
+EVERY_COMMAND = (*BOARD_COMMANDS, "generate", "stats", "serve")
 SAME = object()  # Option.cli_default: the command line's default is the option's default
 
 
@@ -117,7 +118,7 @@ SPEC: tuple[Option, ...] = (
            help="Board shape when it cannot be inferred from a flat list (6, 9, 16, 25 tiles "
            "are 2x3, 3x3, 4x4, 5x5)."),
     Option("data_dir", Path, None, flags=("--data-dir",),
-           commands=(*BOARD_COMMANDS, "generate", "stats", "serve"),
+           commands=EVERY_COMMAND,
            unserved="the server reads its own databases (npuzzle serve --data-dir)",
            help="Database directory (default: $NPUZZLE_DATA, the checkout's data/, or "
            "~/.local/share/npuzzle)."),
@@ -196,6 +197,12 @@ SPEC: tuple[Option, ...] = (
            help="The service's token (default $NPUZZLE_TOKEN, which keeps it out of the "
            "process list): `npuzzle serve` answers only requests that carry "
            "Authorization: Bearer TOKEN, and a command sends it to the server it asks."),
+    # `npuzzle` takes it before the command's name too (solver.cli.group): one option.
+    Option("quiet", bool, False, flags=("--quiet", "-q"), search=False,
+           envvar=config.ENV_QUIET, commands=EVERY_COMMAND,
+           unserved='it quiets the command\'s stderr; an answer carries its note as "notice"',
+           help="No notes on stderr (what to build, a fallback) and no progress bar; failures "
+           f"are still said.  ${config.ENV_QUIET}=1 too."),
     # -- research: switches of the engine, each with a good default -----------------------
     Option("fsm", int, config.DEFAULT_FSM_DEPTH, RESEARCH, flags=("--fsm",), metavar="DEPTH",
            low=MIN_FSM_DEPTH, high=config.MAX_FSM_DEPTH,

@@ -34,8 +34,11 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True)
 def _isolated_data_dir(monkeypatch, tmp_path_factory):
-    """No test reads or writes the developer's data/ by accident."""
-    monkeypatch.setenv("NPUZZLE_DATA", str(tmp_path_factory.getbasetemp() / "no-databases-here"))
+    """No test reads or writes the developer's data/ by accident: $NPUZZLE_DATA names an empty
+    directory (one that does not exist would be refused, as a mistyped name)."""
+    empty = tmp_path_factory.getbasetemp() / "no-databases-here"
+    empty.mkdir(exist_ok=True)
+    monkeypatch.setenv("NPUZZLE_DATA", str(empty))
 
 
 @pytest.fixture(scope="session")

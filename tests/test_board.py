@@ -53,6 +53,9 @@ def test_every_format_reads_the_same_board(text):
         ("1 2 3/4 5", None, "rows have different lengths"),
         ("1 2 3 4 5 a", None, "'a' is not a tile number"),
         ("1 2 3 4 5 9", None, "tile 9 is out of range"),
+        ("1 2 3 4 5 6", None, "'1 2 3 4 5 6' has no blank"),  # numbered from 1, as a person counts
+        ("1 2 3 4 5 -1", None, "tile -1 is negative"),
+        ("[1, 2, 3, 4, 0, -1]", None, "tile -1 is out of range"),
         ("", None, "empty board"),
         ("[[1,2],[3,", None, "not valid JSON"),
         ("1 2 3 4 0 5", "3x3", "needs 9 tiles, got 6"),

@@ -2,14 +2,17 @@
 
 A ``--data-dir`` that does not exist is a typo, not "nothing is built": one line and exit 2 for
 every ``npuzzle`` command and for ``build-pdb --list`` and ``--verify``, while a build still
-creates the directory it writes into.  ``$NPUZZLE_DATA`` naming a missing directory keeps
-meaning "nothing built yet" (the default directory of a fresh install is missing too).
+creates the directory it writes into.  ``$NPUZZLE_DATA`` is a directory named too: missing, it
+is the same line and exit status (only the default directory of a fresh install may be missing).
 ``--list`` states each file's status once and exits 3 with the rebuild command when one is
 damaged, as ``--verify`` does."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 
 import click
 import pytest
@@ -62,12 +65,47 @@ def test_a_build_still_creates_the_directory_it_writes(tmp_path):
     assert (new / "exact-2x3.h5").is_file()
 
 
-def test_a_missing_npuzzle_data_means_nothing_is_built(run_cli, tmp_path, monkeypatch):
+@pytest.mark.parametrize("command", [c for c in commands_taking_a_data_dir() if c != "serve"])
+def test_a_missing_npuzzle_data_is_refused_as_a_missing_data_dir_is(
+    run_cli, tmp_path, monkeypatch, command
+):
+    missing = tmp_path / "not-yet"
+    monkeypatch.setenv("NPUZZLE_DATA", str(missing))
+    r = run_cli([command, *(["1 2 3/4 5 6/7 0 8"] if command in (
+        "solve", "distance", "hint", "heuristic", "check", "compare") else [])])  # fmt: skip
+    assert_one_line_error(r, 2)
+    assert f"data directory {missing} (named by $NPUZZLE_DATA) does not exist" in r.stderr
+    assert not missing.exists()
+
+
+def test_serve_refuses_a_missing_npuzzle_data_before_it_starts(tmp_path):
+    # A process with a bound: a server that started would answer until it is stopped.
+    env = {**os.environ, "NPUZZLE_DATA": str(tmp_path / "not-yet")}
+    p = subprocess.run(
+        [sys.executable, "-m", "solver", "serve", "--port", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert "(named by $NPUZZLE_DATA) does not exist" in p.stderr
+
+
+@pytest.mark.parametrize("flag", ["--list", "--verify"])
+def test_build_pdb_list_and_verify_refuse_a_missing_npuzzle_data(tmp_path, monkeypatch, flag):
     monkeypatch.setenv("NPUZZLE_DATA", str(tmp_path / "not-yet"))
-    r = run_cli(["stats", "--shape", "2x3", "--json"])
-    assert r.exit_code == 0 and '"total":360' in r.stdout, r.output
-    r = CliRunner().invoke(build_main, ["--list"])
-    assert r.exit_code == 0 and "no databases built yet" in r.stderr
+    r = CliRunner().invoke(build_main, [flag])
+    assert_one_line_error(r, 2)
+    assert "does not exist" in r.stderr and "NPUZZLE_DATA" in r.stderr
+
+
+def test_a_build_creates_the_directory_of_npuzzle_data(tmp_path, monkeypatch):
+    new = tmp_path / "not-yet"
+    monkeypatch.setenv("NPUZZLE_DATA", str(new))
+    r = CliRunner().invoke(build_main, ["--shape", "2x3", "-q"])
+    assert r.exit_code == 0, r.output
+    assert (new / "exact-2x3.h5").is_file()
 
 
 # --- build-pdb --list --------------------------------------------------------------------------

@@ -195,6 +195,7 @@ def test_the_fix_in_the_message_works_when_pasted(run_cli, damaged, tmp_path, ca
 
 
 def test_the_default_data_dir_fix_names_no_data_dir(run_cli, tmp_path, monkeypatch):
+    (tmp_path / "with space").mkdir()
     monkeypatch.setenv("NPUZZLE_DATA", str(tmp_path / "with space"))
     table = ["solve", START_3X3, "--algorithm", "table"]  # the exact table, no search instead
     r = run_cli(table)

@@ -123,7 +123,7 @@ def test_solve_help_shows_the_common_options_and_points_at_help_all():
     assert shown == [
         "--goal", "--shape", "--data-dir", "--json", "--show", "--tiles", "--algorithm",
         "--partition", "--weight", "--jobs", "--timeout", "--max-nodes", "--resume",
-        "--scheduler", "--verbose", "--server", "--token", "--help-all", "--help",
+        "--scheduler", "--verbose", "--server", "--token", "--quiet", "--help-all", "--help",
     ]  # fmt: skip
     assert "\nResearch options:\n" not in r.stdout and "--fsm" not in r.stdout
     assert r.stdout.rstrip().splitlines()[-1].endswith("npuzzle solve --help-all")

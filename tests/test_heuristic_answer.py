@@ -64,7 +64,8 @@ def test_a_partition_is_read_where_the_question_arrives(run_cli, pdb_dir):
         assert r.exit_code == 0 and rec["heuristic"] == "pdb"
         assert rec["partition"] == pdb.name and rec["h"] == pdb.value(board)
         r, recs = _json(run_cli, pdb_dir, "-", "--partition", words, input=BATCH)
-        assert r.exit_code == 0 and recs[0]["h"] == rec["h"] and recs[0]["partition"] == pdb.name
+        assert r.exit_code == 1  # BATCH's second start is unsolvable
+        assert recs[0]["h"] == rec["h"] and recs[0]["partition"] == pdb.name
     r = run_cli(["heuristic", FAR_3X3, "-p", "4-4+1,4,7/2,5,8/3,6", "--data-dir", pdb_dir])
     assert_one_line_error(r, 2)
     assert "one pattern database" in r.stderr and "IDA*" in r.stderr
@@ -93,7 +94,7 @@ def test_batches_choose_the_same_estimate(run_cli, exact_dir, pdb_dir, tmp_path)
     goal = goal_board("3x3")
     for data_dir, kind in ((exact_dir, "exact"), (pdb_dir, "pdb"), (tmp_path, "linear-conflict")):
         r, recs = _json(run_cli, data_dir, "-", input=BATCH)
-        assert r.exit_code == 0, (r.output, r.stderr)
+        assert r.exit_code == 1, (r.output, r.stderr)  # the second start is unsolvable
         far, unsolvable, near = recs
         assert unsolvable["solvable"] is False
         for rec, board in ((far, boards[0]), (near, boards[2])):

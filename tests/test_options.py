@@ -233,10 +233,10 @@ def test_solve_help_shows_the_common_options_and_help_all_every_one():
     solve = command("solve")
     common = [p for p in solve.params if getattr(p, "tier", "common") == "common"]
     common = [p for p in common if isinstance(p, click.Option)]
-    assert 13 <= len(common) <= 18
+    assert 13 <= len(common) <= 19
     names = {o.name for o in for_command("solve") if o.tier == "common"}
     assert names == {
         "goal", "shape", "data_dir", "as_json", "show", "tiles", "algorithm", "partition",
         "weight", "jobs", "timeout", "max_nodes", "resume", "scheduler", "verbose", "server",
-        "token",
+        "token", "quiet",
     }  # fmt: skip

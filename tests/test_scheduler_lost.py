@@ -70,6 +70,7 @@ def _env(tmp_path) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
     env["NPUZZLE_DATA"] = str(tmp_path / "no-default-data")
+    os.makedirs(env["NPUZZLE_DATA"], exist_ok=True)  # empty: a missing one would be refused
     env["NPUZZLE_CACHE"] = str(tmp_path / "cache")
     return env
 

@@ -172,7 +172,6 @@ def check(board, goal, shape, data_dir, as_json):
             record=lambda v: answers.solvability_record(*v),
             code=lambda v: errors.EXIT_OK if v[2].solvable else errors.EXIT_UNSOLVABLE,
             bulk=_bulk,
-            counted=(errors.EXIT_UNSOLVABLE, errors.EXIT_USAGE),
             goal=goal,
             shape=shape,
             as_json=as_json,

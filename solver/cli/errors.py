@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import threading
 
 import click
@@ -88,7 +89,17 @@ def notice(message: str | None) -> None:
     unless notes are silenced (:func:`quiet`)."""
     if message and message not in _SAID and not quiet():
         _SAID.add(message)
-        click.echo(f"npuzzle: note: {message}", err=True)
+        _beside_bars(f"npuzzle: note: {message}")
+
+
+def _beside_bars(line: str) -> None:
+    """Say ``line`` on stderr, on a line of its own where a progress bar is drawn there: the
+    bars are cleared first and drawn again after."""
+    bars = sys.modules.get("solver.core.progress_bar")  # never imported for this
+    if bars is not None and getattr(getattr(bars, "ProgressBar", None), "drawn", None):
+        bars.ProgressBar.write(line, file=sys.stderr)
+    else:
+        click.echo(line, err=True)
 
 
 def silence_notes(silent: bool = True) -> None:

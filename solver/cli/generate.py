@@ -127,7 +127,7 @@ def generate(
         max_distance=max_distance,
         seed=seed,
         data_dir=data_dir,
-        progress=True,
+        progress=not errors.quiet(),  # on a terminal only (solver.workloads.generate)
         walk_length=walk_length,
         unique=unique,
         timeout=timeout,

@@ -3,29 +3,55 @@
 The group imports a command's module only when the command runs or its help is shown, so one
 command never pays for another's imports.  A command's ``--help`` lists its common options
 and points at ``--help-all``, which lists the research and teaching options too, each tier
-under its own heading (the tiers are :mod:`solver.options`').
+under its own heading (the tiers are :mod:`solver.options`').  The group's own option, ``-q``,
+is declared once in the specification, which gives it to every command too.
 """
 
 from __future__ import annotations
 
+import re
+
 import click
+from click.parser import _OptionParser  # the parser click's commands make: see _NumbersAreWords
 
 from .. import __version__ as package_version
-from ..core import config
 from ..core.program import OneLineUsage
 from ..core.shape import BLANK_WORDS
-from ..options import COMMON, RESEARCH, TEACHING
+from ..options import BY_NAME, COMMON, RESEARCH, TEACHING
+from .options import HELP_ALL, click_option
 
 TYPED_WORDS = "npuzzle.typed_words"  # a key of click's Context.meta: the words after `npuzzle`
-HELP_ALL = "npuzzle.help_all"  # a key of click's Context.meta: --help-all was asked for
 HEADINGS = {COMMON: "Options", RESEARCH: "Research options", TEACHING: "Teaching options"}
+
+
+# A negative number is a word of the command line, never an option (none is spelled with a
+# digit): `distance 1 2 3 4 5 6 7 8 -1` is a board, which then says what is wrong with it.
+NUMBER = re.compile(r"-[0-9]+")
+
+
+class _NumbersAreWords(_OptionParser):
+    """Click's parser, reading a negative number where an option could stand as a word."""
+
+    def _process_opts(self, arg, state):
+        if NUMBER.fullmatch(arg):
+            state.largs.append(arg)
+            return
+        super()._process_opts(arg, state)
 
 
 class TieredCommand(click.Command):
     """A command whose ``--help`` shows the options it lists (``listed``: the common ones, and
     a teaching command's teaching ones), and ends by pointing at ``--help-all``, which shows
     every option, each tier under its heading (:mod:`solver.cli.options` sets both
-    attributes; an option without them is a listed one)."""
+    attributes; an option without them is a listed one).  It reads a negative number as a
+    word (:data:`NUMBER`)."""
+
+    def make_parser(self, ctx):
+        """Click's parser of this command's parameters, reading negative numbers as words."""
+        parser = _NumbersAreWords(ctx)
+        for param in self.get_params(ctx):
+            param.add_to_parser(parser, ctx)
+        return parser
 
     def _tiers(self, ctx) -> dict[str, list]:
         rows: dict[str, list] = {tier: [] for tier in HEADINGS}
@@ -61,6 +87,15 @@ class Group(OneLineUsage, click.Group):
 
     command_class = TieredCommand
     lazy: dict = {}
+
+    def parse_args(self, ctx, args):
+        """Parse the group's own options, a new command's notes forgotten first."""
+        from .errors import forget_notices
+
+        # A command's notes are said once in it, as in a process of its own; forgotten before
+        # the options are read, since --quiet is one of them.
+        forget_notices()
+        return super().parse_args(ctx, args)
 
     def make_context(self, info_name, args, parent=None, **extra):
         # The words as typed, kept for the warm path (solver.cli.forwarding), which sends them
@@ -109,19 +144,16 @@ corrupt, 4 search limit reached, 130 interrupted.
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.version_option(package_version, prog_name="npuzzle")
-@click.option(
-    "--quiet",
-    "-q",
-    is_flag=True,
-    envvar=config.ENV_QUIET,
-    help=f"No notes on stderr (what to build, a fallback); failures are still said. ${config.ENV_QUIET}=1 too.",
-)
-def main_group(quiet):
-    """The npuzzle group: its own options apply to every command."""
-    from .errors import forget_notices, silence_notes
-
-    forget_notices()  # a command's notes are said once in it, as in a process of its own
-    silence_notes(quiet)
+@click_option(BY_NAME["quiet"])
+def main_group():
+    """The npuzzle group: its own options apply to every command, which takes them too."""
 
 
-__all__ = ["Group", "TieredCommand", "main_group", "HELP_ALL", "TYPED_WORDS"]
+__all__ = [
+    "Group",
+    "TieredCommand",
+    "main_group",
+    "HELP_ALL",
+    "NUMBER",
+    "TYPED_WORDS",
+]

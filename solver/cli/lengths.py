@@ -140,6 +140,7 @@ def read_lengths(source, goal=None, shape=None, data_dir=None) -> tuple[Lengths,
             yield lines.Chunk(b"\n".join(kept) + b"\n", chunk.first, chunk.long)
 
     batch = make_batch(api.SearchOptions(data_dir=data_dir), goal, shape, as_json=False)
+    batch.counted = (errors.EXIT_USAGE,)  # an unsolvable board is counted as unanswered
     status = stream.run(batch, out=_Tally(lengths), chunks=questions())
     if lengths.errors:
         status = errors.EXIT_USAGE

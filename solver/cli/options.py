@@ -15,9 +15,10 @@ from pathlib import Path
 import click
 
 from ..options import COMMON, SPEC, TEACHING, Option, SearchOptions, for_command
-from .errors import notice
-from .group import HELP_ALL
+from .errors import notice, silence_notes
 from .option_types import DATA_DIR, SECONDS
+
+HELP_ALL = "npuzzle.help_all"  # a key of click's Context.meta: --help-all was asked for
 
 
 class SpecOption(click.Option):
@@ -50,21 +51,35 @@ def _set_load(ctx, param, value):
 
 
 def _named_data_dir(ctx, param, value):
-    # Every command only reads the data directory: one that does not exist is a typo, not
-    # "nothing is built" (solver.tables.directory.named; build-pdb creates the one it writes).
-    if value is not None:
-        from ..tables import directory, errors
+    # Every command only reads the data directory: one named by --data-dir or $NPUZZLE_DATA
+    # that does not exist is a typo, not "nothing is built" (solver.tables.directory.named;
+    # build-pdb creates the one it writes).  The value stays None without --data-dir: the
+    # variable is read where the directory is used (a cluster's workers read their own).
+    from ..tables import directory, errors
 
-        try:
-            directory.named(value)
-        except errors.DataDirError as e:
-            raise click.BadParameter(str(e), ctx, param) from None
+    try:
+        directory.named(value)
+    except errors.DataDirError as e:
+        if value is None:  # named by the variable, which the message says
+            raise click.UsageError(str(e), ctx) from None
+        raise click.BadParameter(str(e), ctx, param) from None
     return value
 
 
+def _quiet(ctx, param, value):
+    # For the rest of the command, whether given before its name (to the group) or after.
+    if value:
+        silence_notes()
+
+
 # What the command line does with an option's value beyond parsing it.
-CALLBACKS = {"scheduler": _blank_is_none, "load": _set_load, "data_dir": _named_data_dir}
-NOT_PASSED = ("load",)  # set for the whole process: the command never sees it
+CALLBACKS = {
+    "scheduler": _blank_is_none,
+    "load": _set_load,
+    "data_dir": _named_data_dir,
+    "quiet": _quiet,
+}
+NOT_PASSED = ("load", "quiet")  # set for the whole process: the command never sees it
 
 
 def _type(option: Option):
@@ -176,4 +191,11 @@ def usable_jobs(requested: int | None) -> int:
     return requested
 
 
-__all__ = ["SpecOption", "click_option", "help_all_option", "search_options", "taken_by"]
+__all__ = [
+    "HELP_ALL",
+    "SpecOption",
+    "click_option",
+    "help_all_option",
+    "search_options",
+    "taken_by",
+]

@@ -59,37 +59,34 @@ def remote_options(opts: api.SearchOptions) -> api.SearchOptions:
 
 
 @contextlib.contextmanager
-def batch_solver(address: str | None, opts: api.SearchOptions, jobs: int, progress: bool):
+def batch_solver(address: str | None, opts: api.SearchOptions, jobs: int):
     """``solve_many(problems)`` for the batch driver (``stream.Batch.many``): Solutions (or
     the errors raised) in order, on ``jobs`` local processes or on the cluster at
-    ``address``."""
+    ``address``.  The batch driver shows how far they have got (:mod:`.batch_progress`)."""
     if address is None:
         from ..workloads import batch
 
-        with batch.Solver(opts, jobs, progress=progress) as solver:
+        with batch.Solver(opts, jobs) as solver:
             yield solver.solve
         return
     remote = functools.partial(api.solve, options=remote_options(opts))
-    with many(address, remote, progress) as solve_many:
+    with many(address, remote) as solve_many:
         yield solve_many
 
 
 @contextlib.contextmanager
-def many(address: str | None, remote, progress: bool | None = None):
+def many(address: str | None, remote):
     """None without ``address`` (the caller answers each board itself); else a function
     answering problems ``(start, goal)`` in order on the cluster -- ``remote(start, goal)``
-    (picklable) run on the workers, the line errors it raises given back as results."""
+    (picklable) run on the workers, the line errors it raises given back as results (a
+    batch's progress is the batch driver's: :mod:`.batch_progress`)."""
     if address is None:
         yield None
         return
-    import sys
-
     from ..workloads import cluster
 
     with connected(address) as client:
-        answers = cluster.Answers(
-            client, remote, sys.stderr.isatty() if progress is None else progress
-        )
+        answers = cluster.Answers(client, remote)
         try:
             yield answers
         finally:

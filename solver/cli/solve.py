@@ -183,7 +183,7 @@ def _advised_one(solve_one, opts: api.SearchOptions):
 def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
     from . import stream
 
-    with batch_solver(scheduler, opts, jobs, sys.stderr.isatty()) as solve_many:
+    with batch_solver(scheduler, opts, jobs) as solve_many:
         spec = stream.Batch(
             one=lambda start, goal_b: api.solve(start, goal_b, options=opts),
             text=lambda sol: _text(sol, tiles),
@@ -191,7 +191,6 @@ def _batch(goal, shape, opts, as_json, tiles, jobs, scheduler) -> int:
             code=lambda sol: errors.EXIT_LIMIT if sol.moves is None else errors.EXIT_OK,
             bulk=_bulk(opts, tiles),
             many=Advice(opts).before(solve_many),
-            counted=(errors.EXIT_USAGE, errors.EXIT_LIMIT),
             goal=goal,
             shape=shape,
             as_json=as_json,

@@ -30,14 +30,15 @@ import numpy as np
 from ..answers import error_record, other_goal_text
 from ..client.pieces import first_with_content
 from ..core import config, heap
-from ..core.board import Board, Solvability, solvable_for
+from ..core.board import Board, BoardError, Solvability, solvable_for
+from ..core.board_text import one_row
 from ..core.messages import ERROR, prefixed
 from ..core.notes import NotedOnceWriter
 from ..core.solution import Unsolvable
 from ..tables import loading
 from ..tables.store import DatabaseError
 from ..workloads import bulk, lines
-from . import errors, io, piece_input
+from . import batch_progress, errors, io, piece_input
 
 
 @dataclass
@@ -58,6 +59,12 @@ class BulkAnswers:
     parity: object = None  # bulk_answers.Parity of the group, when computed
 
 
+# The exit status of a batch is the largest of its lines' (docs/faults.md#a-batchs-exit-status):
+# 4 a search limit, then 2 a bad line, then 1 an unsolvable one.  A missing database (3) ends
+# the batch where it is met.
+LINE_STATUSES = (errors.EXIT_UNSOLVABLE, errors.EXIT_USAGE, errors.EXIT_LIMIT)
+
+
 @dataclass
 class Batch:
     """What a command answers in batch mode.
@@ -66,8 +73,9 @@ class Batch:
     ``record`` render its result; ``code`` is the exit status it stands for; ``bulk(group,
     as_json)`` answers a whole group or returns None (then its lines go one by one);
     ``many(problems)`` answers problems in order (default: ``one`` on each; ``solve`` uses a
-    pool of processes).  ``counted``: the exit statuses of lines that make the batch's;
-    ``searches``: whether its lines run searches rather than lookups."""
+    pool of processes).  ``counted``: the exit statuses of lines that make the batch's
+    (:data:`LINE_STATUSES`, for every command: ``stats -`` counts the unsolvable as
+    unanswered); ``searches``: whether its lines run searches rather than lookups."""
 
     one: Callable
     text: Callable
@@ -75,14 +83,16 @@ class Batch:
     code: Callable = lambda result: errors.EXIT_OK
     bulk: Callable | None = None
     many: Callable | None = None
-    counted: tuple = (errors.EXIT_USAGE,)
+    counted: tuple = LINE_STATUSES
     goal: object = None
     shape: object = None
     as_json: bool = False
     searches: bool = False  # whether a line runs a search (how tables are loaded: loading.py)
     worst: int = field(default=errors.EXIT_OK, init=False)
+    told_rows: bool = field(default=False, init=False)  # ROWS_HINT said
 
     def note(self, code: int) -> None:
+        """Count a line's exit status towards the batch's: the largest counted one."""
         if code in self.counted and code > self.worst:
             self.worst = code
 
@@ -97,22 +107,37 @@ def run(batch: Batch, stream=None, out=None, chunks=None) -> int:
     loading.prefer(batch=True, searches=batch.searches)  # many lookups ahead: see loading
     heap.keep_freed_memory()  # each chunk reuses the last one's pages (solver.core.heap)
     reader = lines.Reader()
-    piece = piece_input.current() if chunks is None and stream is None else None
-    if piece is not None:
-        chunks = [piece.chunk]
-        if piece.head is not None:
-            reader.start(*piece.head)  # the batch's header may be in an earlier piece
-    elif chunks is None:
-        chunks = lines.chunks(stream if stream is not None else sys.stdin.buffer)
+    chunks, progress = _input(reader, stream, chunks)
+    out = progress.beside(out)
     use_bulk = os.environ.get(config.ENV_BULK, "1") != "0"
-    for chunk in chunks:
-        if not reader.started:
-            head = first_with_content(chunk)
-            if head is not None:
-                reader.start(*head)
-        _answer_chunk(batch, chunk, reader, use_bulk and reader.started, out)
+    try:
+        for chunk in chunks:
+            if not reader.started:
+                head = first_with_content(chunk)
+                if head is not None:
+                    reader.start(*head)
+            _answer_chunk(batch, chunk, reader, use_bulk and reader.started, out, progress)
+    finally:
+        progress.close()
     out.flush()
     return batch.worst
+
+
+def _input(reader, stream, chunks):
+    """``(chunks, progress)``: the chunks a batch answers -- ``chunks`` as given, ``stream``
+    read in chunks, the piece of a client's batch this thread answers (:mod:`.piece_input`),
+    else stdin read in chunks -- and what shows how far it has got (only stdin's batch may:
+    :mod:`.batch_progress`)."""
+    if chunks is not None or stream is not None:
+        chunks = chunks if chunks is not None else lines.chunks(stream)
+        return chunks, batch_progress.NoProgress()
+    piece = piece_input.current()
+    if piece is not None:
+        if piece.head is not None:
+            reader.start(*piece.head)  # the batch's header may be in an earlier piece
+        return [piece.chunk], batch_progress.NoProgress()
+    progress = batch_progress.start(batch_progress.shown())
+    return progress.chunks(lines.chunks(sys.stdin.buffer), sys.stdin.buffer), progress
 
 
 class _RawLines:
@@ -128,28 +153,20 @@ class _RawLines:
         return self.split[i]
 
 
-def _answer_chunk(batch: Batch, chunk: lines.Chunk, reader, use_bulk: bool, out) -> None:
+def _answer_chunk(batch: Batch, chunk: lines.Chunk, reader, use_bulk: bool, out, progress) -> None:
     raw_lines = _RawLines(chunk)
     n = chunk.data.count(b"\n")
     answers = _Answers()
     if use_bulk:
-        parsed = bulk.parse(chunk, reader, batch.goal, batch.shape)
-        slow = set(parsed.slow.tolist())
-        for g in parsed.groups:
-            try:
-                answered = batch.bulk(g, batch.as_json) if batch.bulk else None
-            except DatabaseError:
-                answered = None  # one by one, so the lines before the failing one are answered
-            if answered is None:
-                slow.update(g.rows.tolist())
-                continue
-            _render_group(batch, reader, chunk, raw_lines, g, answered, answers)
-        slow = sorted(slow)
+        slow, in_bulk = _answer_in_bulk(batch, chunk, reader, raw_lines, answers)
     else:
-        slow = list(range(n))
+        slow, in_bulk = list(range(n)), 0
     fast = answers.render(n, slow, batch.as_json)
+    outcomes, problems = _read_one_by_one(batch, reader, chunk, raw_lines, slow)
+    progress.expect(in_bulk + sum(item is not None for item in outcomes))
+    progress.done(in_bulk)
     done = 0
-    one_by_one = _slow_answers(batch, reader, chunk, raw_lines, slow)
+    one_by_one = _slow_answers(batch, outcomes, problems, progress)
     for i in slow:
         out.write(fast.between(done, i))  # before the answer: it may end the batch (exit 3)
         text = next(one_by_one)
@@ -159,6 +176,25 @@ def _answer_chunk(batch: Batch, chunk: lines.Chunk, reader, use_bulk: bool, out)
         if len(slow) < 64:
             out.flush()  # a few lines at a time: someone may be waiting for each
     out.write(fast.between(done, n))
+
+
+def _answer_in_bulk(batch: Batch, chunk, reader, raw_lines, answers: _Answers) -> tuple:
+    """``(slow, count)``: the rows of ``chunk`` left to answer one by one, sorted, and how many
+    were answered in bulk (into ``answers``)."""
+    parsed = bulk.parse(chunk, reader, batch.goal, batch.shape)
+    slow = set(parsed.slow.tolist())
+    count = 0
+    for g in parsed.groups:
+        try:
+            answered = batch.bulk(g, batch.as_json) if batch.bulk else None
+        except DatabaseError:
+            answered = None  # one by one, so the lines before the failing one are answered
+        if answered is None:
+            slow.update(g.rows.tolist())
+            continue
+        _render_group(batch, reader, chunk, raw_lines, g, answered, answers)
+        count += g.rows.size
+    return sorted(slow), count
 
 
 class _Answers:
@@ -291,51 +327,59 @@ def _render_group(
         answers.text(i, io.json_line(lines.merged(head, rec, req)))
 
 
-def _slow_answers(batch: Batch, reader, chunk, raw_lines, slow: list) -> Iterator[str]:
-    """The answers of the lines read one by one, in order."""
-    reader_outcomes = []  # (line, req, start, goal) or (line, req, exc, None) or None
-    problems = []
+def _read_one_by_one(batch: Batch, reader, chunk, raw_lines, slow: list) -> tuple:
+    """``(outcomes, problems)`` of the lines read one by one: per line ``(line, req, start,
+    goal)``, ``(line, req, exc, raw)`` or None (it asks nothing), and the problems to answer."""
+    outcomes, problems = [], []
     for i in slow:
         line = chunk.first + i
         if i in chunk.long:
             err = lines.LineError(
                 f"line {line} is longer than {lines.MAX_LINE_BYTES:,} bytes, the limit for one line"
             )
-            reader_outcomes.append((line, None, err, b""))
+            outcomes.append((line, None, err, b""))
             continue
         raw = raw_lines[i]
         req = None
         try:
             req = reader.read(raw, line)
             if req is None:
-                reader_outcomes.append(None)
+                outcomes.append(None)
                 continue
             start, goal = lines.problem(req, batch.goal, batch.shape)
         except Exception as e:  # noqa: BLE001 - whatever a line holds, it is that line's error
-            reader_outcomes.append((line, req, e, raw))
+            outcomes.append((line, req, e, raw))
             continue
-        reader_outcomes.append((line, req, start, goal))
+        outcomes.append((line, req, start, goal))
         problems.append((start, goal))
+    return outcomes, problems
+
+
+def _slow_answers(batch: Batch, outcomes: list, problems: list, progress) -> Iterator[str]:
+    """The answers of the lines read one by one, in order (each question counted done on
+    ``progress`` once answered)."""
     results = iter((batch.many or _each(batch.one))(problems))
-    for item in reader_outcomes:
+    for item in outcomes:
         if item is None:
             yield ""
             continue
-        line, req, a, b = item
-        if isinstance(a, BaseException):
-            yield _error(batch, line, req, a, None, None, lines.input_text(b))
-            continue
-        result = next(results)
-        if isinstance(result, BaseException):
-            yield _error(batch, line, req, result, a, b, req.text)
-            continue
-        batch.note(batch.code(result))
-        if batch.as_json:
-            yield io.json_line(
-                lines.merged(lines.answer_fields(req, line), batch.record(result), req)
-            )
-        else:
-            yield batch.text(result)
+        text = _answer_of(batch, item, results)
+        progress.done()
+        yield text
+
+
+def _answer_of(batch: Batch, item: tuple, results: Iterator) -> str:
+    """The answer of one line read one by one: its error, or the next of ``results``."""
+    line, req, a, b = item
+    if isinstance(a, BaseException):
+        return _error(batch, line, req, a, None, None, lines.input_text(b))
+    result = next(results)
+    if isinstance(result, BaseException):
+        return _error(batch, line, req, result, a, b, req.text)
+    batch.note(batch.code(result))
+    if batch.as_json:
+        return io.json_line(lines.merged(lines.answer_fields(req, line), batch.record(result), req))
+    return batch.text(result)
 
 
 def _each(one):
@@ -349,7 +393,27 @@ def _each(one):
     return answer_all
 
 
+# Said on the first line of a batch that holds one row of a board, not a board: whoever wrote
+# a board's rows on lines of their own gets an error a row, and this once.
+ROWS_HINT = (
+    " (a batch reads one board per line: write a board's rows on one line, separated by '/', "
+    "as in '1 2 3/4 5 6/7 8 0')"
+)
+
+
+def _told_rows(batch: Batch, req, exc: BaseException) -> BaseException:
+    """``exc``, with :data:`ROWS_HINT` after its message when the line is the batch's first to
+    hold a board's row."""
+    if batch.told_rows or req is None or not isinstance(exc, BoardError) or not req.boards:
+        return exc
+    if not one_row(req.boards[0], batch.shape if batch.shape is not None else req.shape):
+        return exc
+    batch.told_rows = True
+    return BoardError(f"{exc}{ROWS_HINT}")
+
+
 def _error(batch, line, req, exc, start, goal, text) -> str:
+    exc = _told_rows(batch, req, exc)
     code, message = line_error(exc)
     if code == errors.EXIT_DATABASE:
         raise exc

@@ -16,9 +16,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .board_text import board_layout
+from .board_text import board_layout, check_count, quoted
 from .shape import (  # noqa: F401 - every board speaks this vocabulary: importers find it here
     BLANK,
+    BLANK_WORDS,
     GOAL_PRESETS,
     MAX_BOARD_CHARS,
     MOVES,
@@ -153,24 +154,24 @@ def _steps(shape: Shape) -> dict[str, list[int]]:
 
 def validate_tiles(tiles: Sequence[int], shape: Shape) -> None:
     """Raise :class:`BoardError` naming the first fault if ``tiles`` is not a permutation of
-    ``0..N-1`` for ``shape``."""
+    ``0..N-1`` for ``shape``.  Tiles numbered 1..N, each once, are a board without its blank:
+    that is said, not that tile N is out of range, which is only where the fault shows."""
     n = shape.size
-    if len(tiles) != n:
-        raise BoardError(f"a {shape} board needs {n} tiles, got {len(tiles)} in {_quote(tiles)}")
+    check_count(tiles, shape)
+    if BLANK not in tiles and sorted(tiles) == list(range(1, n + 1)):
+        raise BoardError(
+            f"the board {quoted(tiles)} has no blank (write it as {BLANK_WORDS}): a {shape} "
+            f"board holds 0 (the blank) to {n - 1}, each once"
+        )
     seen = set()
     for t in tiles:
         if not 0 <= t < n:
             raise BoardError(
-                f"tile {clip(t)} is out of range 0..{n - 1} for {shape} in {_quote(tiles)}"
+                f"tile {clip(t)} is out of range 0..{n - 1} for {shape} in {quoted(tiles)}"
             )
         if t in seen:
-            raise BoardError(f"tile {t} appears twice in {_quote(tiles)}")
+            raise BoardError(f"tile {t} appears twice in {quoted(tiles)}")
         seen.add(t)
-
-
-def _quote(tiles: Sequence[int]) -> str:
-    text = " ".join(clip(t, 12) for t in tiles[:40])
-    return f"'{text[:60]}…'" if len(text) > 60 else f"'{text}'"
 
 
 def parse_board(text, shape: Shape | str | None = None) -> Board:

@@ -30,6 +30,11 @@ from .shape import (
 def _token_to_tile(token: str) -> int:
     if token in BLANK_SYMBOLS:
         return BLANK
+    if token[:1] == "-" and DIGITS.fullmatch(token[1:]):
+        raise BoardError(
+            f"tile {clip(token)} is negative: the tiles are numbered from 1 up, and the blank "
+            f"is {BLANK_WORDS}"
+        )
     if not DIGITS.fullmatch(token):
         raise BoardError(f"'{clip(token)}' is not a tile number (the blank is {BLANK_WORDS})")
     if len(token) > MAX_TILE_DIGITS:  # int() of a 4,301-digit number raises ValueError
@@ -37,6 +42,28 @@ def _token_to_tile(token: str) -> int:
             f"tile {clip(token)} is out of range (a board has at most {MAX_SIDE * MAX_SIDE} cells)"
         )
     return int(token)
+
+
+def one_row(text, shape: Shape | str | None = None) -> bool:
+    """Whether ``text`` reads as one row of a board rather than a whole board: a single line of
+    2 to 16 tiles, fewer than a board of ``shape`` holds (without a shape: a count that names
+    no shape).  A batch reads one board a line, so a board's rows written on lines of their
+    own are each one of these.
+
+    >>> one_row("8 6 7"), one_row("8 6 7/2 5 4/3 0 1"), one_row("1 2 3 4", "4x4")
+    (True, False, True)
+    """
+    if isinstance(text, (list, tuple)):
+        return False
+    try:
+        want = Shape.parse(shape) if shape is not None else None
+        rows = _rows_from_text(str(text))
+    except BoardError:
+        return False
+    if len(rows) != 1 or not MIN_SIDE <= len(rows[0]) <= MAX_SIDE:
+        return False
+    count = len(rows[0])
+    return count < want.size if want is not None else count not in INFERRED_SHAPES
 
 
 def _split_row(text: str) -> list[int]:
@@ -122,4 +149,20 @@ def _flat_shape(tiles: list[int], want: Shape | None) -> Shape:
                 f"or give {option('shape', 'ROWSxCOLS')}"
             )
         want = Shape(*INFERRED_SHAPES[len(tiles)])
+    check_count(tiles, want)
     return want
+
+
+def check_count(tiles, shape: Shape) -> None:
+    """Raise :class:`BoardError` unless ``tiles`` are as many as ``shape`` has cells: a count
+    is the layout's, so :func:`board_layout` refuses a wrong one before any tile is read."""
+    if len(tiles) != shape.size:
+        raise BoardError(
+            f"a {shape} board needs {shape.size} tiles, got {len(tiles)} in {quoted(tiles)}"
+        )
+
+
+def quoted(tiles) -> str:
+    """``tiles`` as a message quotes them: the first ones, between quotes."""
+    text = " ".join(clip(t, 12) for t in tiles[:40])
+    return f"'{text[:60]}…'" if len(text) > 60 else f"'{text}'"

@@ -42,21 +42,28 @@ def data_dir(explicit: str | os.PathLike | None = None) -> Path:
     return _source_checkout_data() or _user_dir("XDG_DATA_HOME", ".local/share")
 
 
-def named(explicit: str | os.PathLike) -> Path:
-    """The data directory a user named (``--data-dir``), which must exist: a mistyped name must
-    not read as "nothing is built there" (:class:`DataDirError`).  Only where a build writes
-    is a named directory created (:func:`ensure_writable`); the directory of
-    ``$NPUZZLE_DATA`` or the default one may be absent, and then holds nothing."""
-    return existing(data_dir(explicit))
+def named(explicit: str | os.PathLike | None = None) -> Path:
+    """The data directory a reader uses (:func:`data_dir`), which must exist when the user
+    named it -- ``explicit`` (``--data-dir``) or else ``$NPUZZLE_DATA``: a mistyped name must
+    not read as "nothing is built there" (:class:`DataDirError`, naming the variable when it
+    named the directory).  Only the default directory may be absent (a fresh install has
+    built nothing yet), and only a build creates a named one (:func:`ensure_writable`)."""
+    directory = data_dir(explicit)
+    if explicit is not None and str(explicit) != "":
+        return existing(directory)
+    if os.environ.get(config.ENV_DATA_DIR):
+        return existing(directory, f" (named by ${config.ENV_DATA_DIR})")
+    return directory
 
 
-def existing(directory: Path) -> Path:
-    """``directory``, when it is a directory; else :class:`DataDirError` saying what it is."""
+def existing(directory: Path, source: str = "") -> Path:
+    """``directory``, when it is a directory; else :class:`DataDirError` saying what it is
+    (``source``: where its name came from, said after it)."""
     if not directory.is_dir():
         raise DataDirError(
-            f"data directory {directory} does not exist"
+            f"data directory {directory}{source} does not exist"
             if not os.path.lexists(directory)
-            else f"data directory {directory} is not a directory"
+            else f"data directory {directory}{source} is not a directory"
         )
     return directory
 
