@@ -97,6 +97,14 @@ def test_a_negative_value_of_an_option_is_still_the_option_s(run_cli, exact_dir)
     assert "--max-nodes" in r.stderr
 
 
+def test_an_unknown_option_beside_a_negative_tile_is_still_no_such_option(run_cli, exact_dir):
+    r = run_cli(
+        ["distance", *"1 2 3 4 -1 6 7 8 0".split(), "--shpae", "3x3", "--data-dir", exact_dir]
+    )
+    assert_one_line_error(r, 2)
+    assert "No such option '--shpae'" in r.stderr and "--shape" in r.stderr
+
+
 def test_the_program_reads_a_negative_tile_as_a_tile(exact_dir):
     p = subprocess.run(
         [sys.executable, "-m", "solver", "distance", *"1 2 3 4 5 6 7 8 -1".split()],

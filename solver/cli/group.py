@@ -9,10 +9,10 @@ is declared once in the specification, which gives it to every command too.
 
 from __future__ import annotations
 
+import difflib
 import re
 
 import click
-from click.parser import _OptionParser  # the parser click's commands make: see _NumbersAreWords
 
 from .. import __version__ as package_version
 from ..core.program import OneLineUsage
@@ -29,16 +29,6 @@ HEADINGS = {COMMON: "Options", RESEARCH: "Research options", TEACHING: "Teaching
 NUMBER = re.compile(r"-[0-9]+")
 
 
-class _NumbersAreWords(_OptionParser):
-    """Click's parser, reading a negative number where an option could stand as a word."""
-
-    def _process_opts(self, arg, state):
-        if NUMBER.fullmatch(arg):
-            state.largs.append(arg)
-            return
-        super()._process_opts(arg, state)
-
-
 class TieredCommand(click.Command):
     """A command whose ``--help`` shows the options it lists (``listed``: the common ones, and
     a teaching command's teaching ones), and ends by pointing at ``--help-all``, which shows
@@ -46,12 +36,23 @@ class TieredCommand(click.Command):
     attributes; an option without them is a listed one).  It reads a negative number as a
     word (:data:`NUMBER`)."""
 
-    def make_parser(self, ctx):
-        """Click's parser of this command's parameters, reading negative numbers as words."""
-        parser = _NumbersAreWords(ctx)
-        for param in self.get_params(ctx):
-            param.add_to_parser(parser, ctx)
-        return parser
+    def parse_args(self, ctx, args):
+        """Click's parsing, where a negative number among the words is a word: click keeps an
+        option it does not know for the words when asked to (``ignore_unknown_options``), and
+        is asked only where a negative number is there to keep; any other unknown option is
+        then refused as click refuses it."""
+        words = [p for p in self.get_params(ctx) if isinstance(p, click.Argument) and p.nargs == -1]
+        if not words or not any(NUMBER.fullmatch(a) for a in args):
+            return super().parse_args(ctx, args)
+        ctx.ignore_unknown_options = True
+        rest = super().parse_args(ctx, args)
+        names = [n for p in self.get_params(ctx) for n in getattr(p, "opts", ()) if n[:1] == "-"]
+        for param in words:
+            for word in ctx.params.get(param.name) or ():
+                if word.startswith("-") and not NUMBER.fullmatch(word):
+                    near = difflib.get_close_matches(word, names)
+                    raise click.NoSuchOption(word, possibilities=near, ctx=ctx)
+        return rest
 
     def _tiers(self, ctx) -> dict[str, list]:
         rows: dict[str, list] = {tier: [] for tier in HEADINGS}
