@@ -43,17 +43,18 @@ class Measured(NamedTuple):
 
 
 # Per partition, by (shape, kind): its additive file, its twin alone, or both from one search.
-# 5x5: the set built on 16 cores of machine B in 25.9 s (6-6-6-6) + 56.1 s (three cuts) +
-# 199.4 s (four twins), peak 1.6 GB (section 10); on 2 cores 6-6-6-6 in about a minute, the
-# three cuts in 4.3 minutes, a twin in 117-119 s, peak 1.5 GB (section 8b), and the three cuts
-# with their twins, one search each, in 645 s, peak 1.5 GB (section 10).  4x4: 7-8 in about a
-# minute, its twin in 135 s with a peak of 2.7 GB on 2 cores (section 8b).
+# Both from one search, as --strongest builds them, measured with the C builder on 2 cores of
+# machine A (docs/research/end-to-end.md, 2026-12-06): the 5x5 set's four partitions in 203 s,
+# 41-56 s each; 4x4's 7-8 with its twin in 37 s, peak 1.9 GB.  The 5x5 additive and twin
+# rows, measured with the earlier builder on 2 and 16 cores (docs/research/search.md,
+# sections 8b and 10), stay for the share of a build that more cores do not shorten; where a
+# peak was not measured with the C builder, the builder's memory model stands in.
 MEASURED = {
-    ("5x5", "additive"): Measured((60 + 258) / 4, (25.9 + 56.1) / 4, int(1.6e9)),
-    ("5x5", "twin"): Measured(118, 199.4 / 4, int(1.5e9)),
-    ("5x5", "both"): Measured(645 / 3, None, int(1.52e9)),
+    ("5x5", "additive"): Measured((60 + 258) / 4, (25.9 + 56.1) / 4, None),
+    ("5x5", "twin"): Measured(118, 199.4 / 4, None),
+    ("5x5", "both"): Measured(203 / 4, None, None),
     ("4x4", "additive"): Measured(60, None, None),
-    ("4x4", "twin"): Measured(135, None, int(2.7e9)),
+    ("4x4", "twin"): Measured(37, None, int(1.9e9)),
 }
 GB = 1e9
 
@@ -163,7 +164,7 @@ def describe(shape: Shape, steps: list[Step], est: Estimate) -> list[str]:
     lines.append(
         f"estimate: about {_duration(est.seconds)} on {est.cores} core(s), "
         f"{est.disk / GB:.1f} GB of disk, peak memory about {est.memory / GB:.1f} GB "
-        f"(an estimate from the builds measured in docs/research/search.md)"
+        f"(an estimate from the builds measured in docs/research/)"
     )
     return lines
 
