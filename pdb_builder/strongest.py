@@ -44,15 +44,15 @@ class Measured(NamedTuple):
 
 # Per partition, by (shape, kind): its additive file, its twin alone, or both from one search.
 # Both from one search, as --strongest builds them, measured with the C builder on 2 cores of
-# machine A (docs/research/end-to-end.md, 2026-12-06): the 5x5 set's four partitions in 203 s,
-# 41-56 s each; 4x4's 7-8 with its twin in 37 s, peak 1.9 GB.  The 5x5 additive and twin
+# machine A (docs/research/end-to-end.md, 2026-12-06): the 5x5 set's four partitions in 104 s,
+# about 26 s each; 4x4's 7-8 with its twin in 37 s, peak 1.9 GB.  The 5x5 additive and twin
 # rows, measured with the earlier builder on 2 and 16 cores (docs/research/search.md,
 # sections 8b and 10), stay for the share of a build that more cores do not shorten; where a
 # peak was not measured with the C builder, the builder's memory model stands in.
 MEASURED = {
     ("5x5", "additive"): Measured((60 + 258) / 4, (25.9 + 56.1) / 4, None),
     ("5x5", "twin"): Measured(118, 199.4 / 4, None),
-    ("5x5", "both"): Measured(203 / 4, None, None),
+    ("5x5", "both"): Measured(104 / 4, None, None),
     ("4x4", "additive"): Measured(60, None, None),
     ("4x4", "twin"): Measured(37, None, int(1.9e9)),
 }

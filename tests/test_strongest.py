@@ -76,7 +76,7 @@ def test_plan_skips_what_is_built_and_estimates_the_rest(tmp_path):
     )
     assert "to build: zpdb-5x5-6-6-6-6c.h5" in lines
     assert "to build: apdb-5x5-6-6-6-6d.h5 and zpdb-5x5-6-6-6-6d.h5 (one search for both)" in lines
-    assert lines[-1].startswith("estimate: about 4 min on 2 core(s), 2.6 GB of disk")
+    assert lines[-1].startswith("estimate: about 3 min on 2 core(s), 2.6 GB of disk")
     assert "an estimate" in lines[-1]
     forced = plan_set.plan(FIVE, preset_goal(FIVE), tmp_path, force=True)
     assert all(s.additive and s.twin for s in forced)
