@@ -17,7 +17,7 @@ import threading
 import click
 
 from .. import answers
-from ..core import config
+from ..core import config, interrupts
 from ..core.messages import ERROR, LIMIT, prefixed
 from ..core.program import (
     EXIT_BROKEN_PIPE,
@@ -95,9 +95,9 @@ def notice(message: str | None) -> None:
 def _beside_bars(line: str) -> None:
     """Say ``line`` on stderr, on a line of its own where a progress bar is drawn there: the
     bars are cleared first and drawn again after."""
-    bars = sys.modules.get("solver.core.progress_bar")  # never imported for this
-    if bars is not None and getattr(getattr(bars, "ProgressBar", None), "drawn", None):
-        bars.ProgressBar.write(line, file=sys.stderr)
+    bars = interrupts.drawn_bars()
+    if bars is not None:
+        bars.write(line, file=sys.stderr)
     else:
         click.echo(line, err=True)
 

@@ -175,14 +175,20 @@ def leave_now(signum: int) -> None:
     os._exit(128 + signum)
 
 
+def drawn_bars():
+    """:class:`solver.core.progress_bar.ProgressBar` when one of its bars is drawn on stderr
+    now, else None; the module is never imported for this."""
+    bars = sys.modules.get("solver.core.progress_bar")
+    # A signal can land while that module is still being imported (it imports tqdm first):
+    # it is in sys.modules then, without ProgressBar, and no bar of it can have been drawn.
+    cls = getattr(bars, "ProgressBar", None)
+    return cls if getattr(cls, "drawn", None) else None
+
+
 def start_line() -> None:
     """End the unfinished line of a progress bar that a signal left open on stderr, so that
     the line said next stands on its own."""
-    bars = sys.modules.get("solver.core.progress_bar")  # never imported for this
-    # A signal can land while that module is still being imported (it imports tqdm first):
-    # it is in sys.modules then, without ProgressBar, and no bar of it can have been drawn.
-    drawn = getattr(getattr(bars, "ProgressBar", None), "drawn", None)
-    if drawn:
+    if drawn_bars() is not None:
         # The bar's text may still sit in sys.stderr's buffer: out first, then the newline.
         with contextlib.suppress(Exception):  # a stream busy in the interrupted code
             sys.stderr.flush()
@@ -285,6 +291,7 @@ def quiet_broken_pipe() -> int:
 
 __all__ = [
     "Interrupted",
+    "drawn_bars",
     "install",
     "install_if_program",
     "installed",
