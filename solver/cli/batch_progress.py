@@ -186,7 +186,7 @@ class NoProgress:
 
 
 def start(show: bool) -> Progress | NoProgress:
-    """The progress of a batch: a :class:`Progress` where it is ``show`` n, else nothing."""
+    """The progress of a batch: a :class:`Progress` where ``show``, else nothing."""
     return Progress() if show else NoProgress()
 
 
